@@ -1,0 +1,9 @@
+#pragma once
+// spyre_emu: the emulated IBM Spyre device (umbrella header).
+//
+//   #include <spyre_emu/spyre_emu.h>
+//   at::Tensor x = at::randn({4, 64}).to(spyre_emu::device());
+//
+// Link the `spyre_emu` library; loading it registers the PrivateUse1 backend.
+#include "spyre_emu/config.h"
+#include "spyre_emu/version.h"

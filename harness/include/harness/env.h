@@ -1,0 +1,39 @@
+#pragma once
+// The environment fingerprint (shared/CONTRACT.md, "Environment fingerprint"):
+// everything upstream of a result that could move it. Stored with every run
+// (v_runs.env_json) and diffed between runs to attribute regressions.
+//
+// Keys: libtorch, blas {name, version, path, config, threads}, compiler,
+// spyre_emu, profile, rounding, cores, faults, os, cpu, threads,
+// harness {version, git}, tags {K: V} (every --tag K=V).
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/status.h"
+
+namespace harness {
+
+// The BLAS library that libtorch resolves `sgemm_` to in this process.
+struct BlasInfo {
+  std::string name;     // "OpenBLAS", "BLIS", "MKL", "reference", or the file name
+  std::string version;  // e.g. "0.3.21"; empty when the library does not say
+  std::string path;     // the resolved file, symlinks followed
+  std::string config;   // openblas_get_config() text when available
+  int threads = 0;      // the BLAS library's own thread count, 0 when unknown
+};
+BlasInfo DetectBlas();
+
+// Sets libtorch's intra-op thread count: `requested` when > 0, else
+// SPYRE_REGRESS_THREADS, else the number of online cores. Returns the count in
+// force. An unparsable SPYRE_REGRESS_THREADS is an error.
+StatusOr<int> ConfigureThreads(int requested);
+
+// Collects the fingerprint. Fails only on a malformed SPYRE_EMU_* setting.
+StatusOr<nlohmann::json> CollectFingerprint(const std::map<std::string, std::string>& tags);
+
+// Stable hash of a fingerprint (SHA-256 of its canonical dump, 16 hex chars).
+std::string FingerprintHash(const nlohmann::json& fingerprint);
+
+}  // namespace harness

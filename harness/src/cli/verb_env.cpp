@@ -1,0 +1,61 @@
+// `spyre-regress env [--json]`: the environment fingerprint of this machine.
+#include <iostream>
+#include <memory>
+
+#include "cli.h"
+#include "harness/env.h"
+
+namespace harness::cli {
+namespace {
+
+struct EnvOptions {
+  bool json = false;
+  std::vector<std::string> tags;
+};
+
+void PrintHuman(const nlohmann::json& fp) {
+  for (const auto& [key, value] : fp.items()) {
+    if (key == "blas") {
+      std::cout << "blas: " << value["name"].get<std::string>() << " "
+                << value["version"].get<std::string>() << " (" << value["path"].get<std::string>()
+                << ")\n";
+    } else if (value.is_object()) {
+      for (const auto& [k, v] : value.items()) {
+        std::cout << key << "." << k << ": " << (v.is_string() ? v.get<std::string>() : v.dump())
+                  << "\n";
+      }
+    } else {
+      std::cout << key << ": " << (value.is_string() ? value.get<std::string>() : value.dump())
+                << "\n";
+    }
+  }
+}
+
+}  // namespace
+
+void AddEnvVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
+  auto opts = std::make_shared<EnvOptions>();
+  CLI::App* cmd = app.add_subcommand("env", "print the environment fingerprint of this machine");
+  cmd->add_flag("--json", opts->json, "one JSON document on stdout");
+  cmd->add_option("--tag", opts->tags, "extra K=V recorded with the fingerprint (repeatable)");
+  cmd->callback([opts, &global, action] {
+    *action = [opts, &global]() -> StatusOr<int> {
+      StatusOr<int> threads = ConfigureThreads(global.threads);
+      if (!threads.ok()) return threads.status();
+      auto tags = ParseTags(opts->tags);
+      if (!tags.ok()) return tags.status();
+      StatusOr<nlohmann::json> fp = CollectFingerprint(*tags);
+      if (!fp.ok()) return fp.status();
+      if (opts->json) {
+        (*fp)["fingerprint"] = FingerprintHash(*fp);
+        std::cout << fp->dump(2) << "\n";
+      } else {
+        PrintHuman(*fp);
+        std::cout << "fingerprint: " << FingerprintHash(*fp) << "\n";
+      }
+      return 0;
+    };
+  });
+}
+
+}  // namespace harness::cli

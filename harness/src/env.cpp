@@ -1,0 +1,161 @@
+#include "harness/env.h"
+
+#include <dlfcn.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <ATen/Parallel.h>
+#include <torch/csrc/api/include/torch/version.h>
+
+#include "harness/build_info.h"
+#include "harness/sha256.h"
+#include "spyre_emu/spyre_emu.h"
+
+namespace harness {
+namespace {
+
+std::string RealPath(const std::string& p) {
+  char buf[PATH_MAX];
+  if (::realpath(p.c_str(), buf) == nullptr) return p;
+  return buf;
+}
+
+bool Contains(const std::string& s, const char* needle) { return s.find(needle) != std::string::npos; }
+
+// "OpenBLAS 0.3.21 DYNAMIC_ARCH NO_AFFINITY Haswell MAX_THREADS=64" -> "0.3.21"
+std::string SecondWord(const std::string& s) {
+  std::istringstream in(s);
+  std::string a, b;
+  in >> a >> b;
+  return b;
+}
+
+std::string ReadFirstMatch(const char* file, const std::string& key) {
+  std::ifstream in(file);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.compare(0, key.size(), key) != 0) continue;
+    size_t pos = line.find_first_of(":=", key.size());
+    if (pos == std::string::npos) continue;
+    std::string v = line.substr(pos + 1);
+    v.erase(0, v.find_first_not_of(" \t\""));
+    while (!v.empty() && (v.back() == '"' || v.back() == ' ')) v.pop_back();
+    return v;
+  }
+  return "";
+}
+
+std::string CompilerName() {
+#if defined(__clang__)
+  return std::string("clang ") + __clang_version__;
+#elif defined(__GNUC__)
+  return std::string("GCC ") + __VERSION__;
+#else
+  return "unknown";
+#endif
+}
+
+std::string OsName() {
+  std::string pretty = ReadFirstMatch("/etc/os-release", "PRETTY_NAME");
+  struct utsname u {};
+  std::string kernel = ::uname(&u) == 0 ? std::string(u.sysname) + " " + u.release : "";
+  if (pretty.empty()) return kernel;
+  return pretty + "; " + kernel;
+}
+
+}  // namespace
+
+BlasInfo DetectBlas() {
+  BlasInfo info;
+  void* sym = ::dlsym(RTLD_DEFAULT, "sgemm_");
+  Dl_info dl{};
+  if (sym == nullptr || ::dladdr(sym, &dl) == 0 || dl.dli_fname == nullptr) {
+    info.name = "none";
+    return info;
+  }
+  info.path = RealPath(dl.dli_fname);
+  // Ask the library that owns sgemm_ (and what it pulls in) for its identity.
+  void* handle = ::dlopen(dl.dli_fname, RTLD_NOW | RTLD_NOLOAD);
+  auto lookup = [&](const char* name) -> void* {
+    void* p = handle ? ::dlsym(handle, name) : nullptr;
+    return p;
+  };
+  if (auto get_config = reinterpret_cast<char* (*)()>(lookup("openblas_get_config"))) {
+    info.name = "OpenBLAS";
+    info.config = get_config();
+    info.version = SecondWord(info.config);
+    if (auto threads = reinterpret_cast<int (*)()>(lookup("openblas_get_num_threads"))) {
+      info.threads = threads();
+    }
+  } else if (auto blis = reinterpret_cast<const char* (*)()>(lookup("bli_info_get_version_str"))) {
+    info.name = "BLIS";
+    info.version = blis();
+  } else if (lookup("mkl_get_version_string") != nullptr) {
+    info.name = "MKL";
+  } else if (Contains(info.path, "atlas")) {
+    info.name = "ATLAS";
+  } else if (Contains(info.path, "/blas/") || Contains(info.path, "libblas.so")) {
+    info.name = "reference";  // Netlib reference BLAS, Debian's default alternative
+  } else {
+    info.name = info.path.substr(info.path.find_last_of('/') + 1);
+  }
+  if (handle != nullptr) ::dlclose(handle);
+  return info;
+}
+
+StatusOr<int> ConfigureThreads(int requested) {
+  int n = requested;
+  if (n <= 0) {
+    if (const char* v = std::getenv("SPYRE_REGRESS_THREADS"); v != nullptr && *v != '\0') {
+      char* end = nullptr;
+      long parsed = std::strtol(v, &end, 10);
+      if (*end != '\0' || parsed < 1 || parsed > 1024) {
+        return UsageError(std::string("SPYRE_REGRESS_THREADS='") + v +
+                          "' is not a thread count: use a whole number from 1 to 1024");
+      }
+      n = static_cast<int>(parsed);
+    }
+  }
+  if (n <= 0) n = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  at::set_num_threads(n);
+  return at::get_num_threads();
+}
+
+StatusOr<nlohmann::json> CollectFingerprint(const std::map<std::string, std::string>& tags) {
+  spyre_emu::Config config;
+  std::string error;
+  if (!spyre_emu::ParseConfig(spyre_emu::ProcessEnvironment(), &config, &error)) {
+    return UsageError(error);
+  }
+  BlasInfo blas = DetectBlas();
+  nlohmann::json j;
+  j["libtorch"] = TORCH_VERSION;
+  j["blas"] = {{"name", blas.name}, {"version", blas.version}, {"path", blas.path},
+               {"config", blas.config}, {"threads", blas.threads}};
+  j["compiler"] = CompilerName();
+  j["spyre_emu"] = spyre_emu::Version();
+  j["profile"] = spyre_emu::ProfileName(config.profile);
+  j["rounding"] = spyre_emu::RoundingName(config.rounding);
+  j["cores"] = config.cores;
+  j["faults"] = config.faults;
+  j["os"] = OsName();
+  j["cpu"] = ReadFirstMatch("/proc/cpuinfo", "model name");
+  j["threads"] = at::get_num_threads();
+  j["harness"] = {{"version", HarnessVersion()}, {"git", HarnessGitRevision()}};
+  j["tags"] = nlohmann::json::object();
+  for (const auto& [k, v] : tags) j["tags"][k] = v;
+  return j;
+}
+
+std::string FingerprintHash(const nlohmann::json& fingerprint) {
+  // nlohmann::json objects are key-sorted, so dump() is canonical.
+  return Sha256Hex(fingerprint.dump()).substr(0, 16);
+}
+
+}  // namespace harness
