@@ -1,8 +1,15 @@
 #pragma once
 // Shared pieces of the spyre-regress command line. Each verb lives in its own
-// file (verb_<name>.cpp) and registers itself through one Add<Name>Verb call in
-// main.cpp; a verb's action returns the process exit code (0/1/2, see
-// shared/CONTRACT.md) and reports expected failures as a Status.
+// file (verb_<name>.cpp) and registers itself with SPYRE_REGISTER_VERB; a
+// verb's action returns the process exit code (0/1/2, see shared/CONTRACT.md)
+// and reports expected failures as a Status, which main prints as one line and
+// turns into exit code 2.
+//
+//   void AddFooVerb(CLI::App& app, GlobalOptions& g, VerbAction* action) {
+//     CLI::App* cmd = app.add_subcommand("foo", "does foo");
+//     cmd->callback([&g, action] { *action = [&g]() -> StatusOr<int> { ... }; });
+//   }
+//   SPYRE_REGISTER_VERB(30, AddFooVerb);
 #include <functional>
 #include <map>
 #include <vector>
@@ -32,8 +39,18 @@ using VerbAction = std::function<StatusOr<int>()>;
 // is a usage error naming it.
 StatusOr<std::map<std::string, std::string>> ParseTags(const std::vector<std::string>& tags);
 
-// Registration hooks, one per verb file.
-void AddEnvVerb(CLI::App& app, GlobalOptions& global, VerbAction* action);
+// Adds one verb's subcommand to `app`; when the verb is chosen its callback
+// stores the action to run in *action.
+using AddVerbFn = void (*)(CLI::App& app, GlobalOptions& global, VerbAction* action);
+
+// The verb registry: (order in --help, add function), filled by static
+// registrars in the verb files.
+std::vector<std::pair<int, AddVerbFn>>& VerbRegistry();
+struct VerbRegistrar {
+  VerbRegistrar(int order, AddVerbFn fn) { VerbRegistry().emplace_back(order, fn); }
+};
+#define SPYRE_REGISTER_VERB(order, fn) \
+  static ::harness::cli::VerbRegistrar spyre_verb_registrar_##fn(order, fn)
 
 // The directory holding suites/ and golden/ when not configured: the nearest
 // ancestor of the executable's directory that has a suites/ folder, else the

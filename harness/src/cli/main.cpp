@@ -1,6 +1,7 @@
 // spyre-regress: the command line. Parses the verb and its flags, then runs
 // the verb's action. Usage errors and failed actions print one line on stderr
 // and exit 2 (shared/CONTRACT.md).
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
@@ -9,6 +10,13 @@
 #include "cli.h"
 #include "harness/build_info.h"
 #include "spyre_emu/spyre_emu.h"
+
+namespace harness::cli {
+std::vector<std::pair<int, AddVerbFn>>& VerbRegistry() {
+  static std::vector<std::pair<int, AddVerbFn>> registry;
+  return registry;
+}
+}  // namespace harness::cli
 
 namespace {
 
@@ -50,7 +58,9 @@ int main(int argc, char** argv) {
   app.add_flag("-q,--quiet", global.quiet, "plain output, no progress bar");
 
   harness::cli::VerbAction action;
-  harness::cli::AddEnvVerb(app, global, &action);
+  auto verbs = harness::cli::VerbRegistry();
+  std::sort(verbs.begin(), verbs.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [order, add] : verbs) add(app, global, &action);
 
   try {
     app.parse(argc, argv);

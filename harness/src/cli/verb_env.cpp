@@ -58,4 +58,6 @@ void AddEnvVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
   });
 }
 
+SPYRE_REGISTER_VERB(90, AddEnvVerb);
+
 }  // namespace harness::cli

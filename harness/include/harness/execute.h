@@ -1,0 +1,46 @@
+#pragma once
+// Running one case: the case kind registry (shared/STYLE.md: a case kind is a
+// command, parsed once from JSON, dispatched through a registry table).
+//
+// A case kind validates a case body when the suite is loaded (so a bad suite
+// file fails before anything runs) and executes it in a worker process:
+// builds inputs, runs warm-up + repeats on the emulated device, compares with
+// the golden outputs and fills a CaseResult. libtorch exceptions may escape
+// Execute; the worker boundary turns them into status `error`.
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "harness/case_result.h"
+#include "harness/suite.h"
+
+namespace harness {
+
+struct ExecOptions {
+  std::string suites_dir;
+  std::string golden_dir;
+  int warmup = -1;  // -1: the suite's default
+  int repeat = -1;
+};
+
+class CaseKind {
+ public:
+  virtual ~CaseKind() = default;
+  // Checks a case body; errors name the JSON pointer inside the case.
+  virtual Status Validate(const SuiteSpec& suite, const CaseSpec& c) const = 0;
+  // Runs the case and returns its result (never throws for expected failures).
+  virtual CaseResult Execute(const SuiteSpec& suite, const CaseSpec& c,
+                             const ExecOptions& options) const = 0;
+};
+
+// Registry of case kinds by name ("op", "decode", ...).
+using CaseKindFactory = std::function<std::unique_ptr<CaseKind>()>;
+void RegisterCaseKind(const std::string& name, CaseKindFactory factory);
+const CaseKind* FindCaseKind(const std::string& name);  // nullptr when unknown
+
+// Looks up the case's kind and executes it; an unknown kind or an exception
+// becomes status `error` with the message.
+CaseResult ExecuteCase(const SuiteSpec& suite, const CaseSpec& c, const ExecOptions& options);
+
+}  // namespace harness
