@@ -1,0 +1,85 @@
+#include "harness/changepoint.h"
+
+#include <random>
+
+#include <gtest/gtest.h>
+
+namespace {
+
+std::vector<double> Noisy(size_t n, double level, double sigma, std::mt19937_64& rng) {
+  std::normal_distribution<double> d(0, sigma);
+  std::vector<double> v(n);
+  for (auto& x : v) x = level * (1 + d(rng));
+  return v;
+}
+
+TEST(ChangePointTest, DeterministicStepIsFoundExactly) {
+  std::vector<double> s(6, 23.7);
+  s.insert(s.end(), 6, 32.5);
+  auto cps = harness::DetectChangePoints(s);
+  ASSERT_EQ(cps.size(), 1u);
+  EXPECT_EQ(cps[0].index, 6u);
+  EXPECT_DOUBLE_EQ(cps[0].before, 23.7);
+  EXPECT_DOUBLE_EQ(cps[0].after, 32.5);
+  EXPECT_NEAR(cps[0].relative, 32.5 / 23.7 - 1, 1e-12);
+}
+
+TEST(ChangePointTest, ConstantAndShortSeriesHaveNone) {
+  EXPECT_TRUE(harness::DetectChangePoints(std::vector<double>(30, 1.0)).empty());
+  EXPECT_TRUE(harness::DetectChangePoints({1, 2, 3, 4, 5}).empty());
+  EXPECT_TRUE(harness::DetectChangePoints({}).empty());
+}
+
+TEST(ChangePointTest, SingleOutliersAreNotChangePoints) {
+  std::mt19937_64 rng(7);
+  for (int trial = 0; trial < 50; ++trial) {
+    auto s = Noisy(30, 100, 0.01, rng);
+    s[trial % 30] *= 3;  // one wild run anywhere, including the ends
+    EXPECT_TRUE(harness::DetectChangePoints(s).empty()) << "trial " << trial;
+  }
+}
+
+TEST(ChangePointTest, NoisyShiftIsLocated) {
+  std::mt19937_64 rng(11);
+  int exact = 0;
+  for (int trial = 0; trial < 50; ++trial) {
+    auto s = Noisy(12, 100, 0.01, rng);
+    auto t = Noisy(12, 110, 0.01, rng);
+    s.insert(s.end(), t.begin(), t.end());
+    auto cps = harness::DetectChangePoints(s);
+    ASSERT_EQ(cps.size(), 1u) << "trial " << trial;
+    exact += cps[0].index == 12;
+    EXPECT_NEAR(cps[0].relative, 0.10, 0.03);
+  }
+  EXPECT_GE(exact, 48);
+}
+
+TEST(ChangePointTest, TwoShiftsAreBothFound) {
+  std::vector<double> s(8, 1.0);
+  s.insert(s.end(), 8, 2.0);
+  s.insert(s.end(), 8, 1.5);
+  auto cps = harness::DetectChangePoints(s);
+  ASSERT_EQ(cps.size(), 2u);
+  EXPECT_EQ(cps[0].index, 8u);
+  EXPECT_EQ(cps[1].index, 16u);
+}
+
+TEST(ChangePointTest, MinimumRelativeShiftFiltersTinySteps) {
+  std::vector<double> s(10, 100.0);
+  s.insert(s.end(), 10, 100.1);
+  EXPECT_EQ(harness::DetectChangePoints(s).size(), 1u);
+  harness::ChangePointOptions o;
+  o.min_relative_shift = 0.005;
+  EXPECT_TRUE(harness::DetectChangePoints(s, o).empty());
+}
+
+TEST(ChangePointTest, EDivisivePeaksAtTheTrueSplit) {
+  std::vector<double> s = {1, 1, 1, 1, 5, 5, 5, 5};
+  auto q = harness::EDivisiveStatistic(s, 2);
+  size_t best = 2;
+  for (size_t t = 2; t <= 6; ++t) if (q[t] > q[best]) best = t;
+  EXPECT_EQ(best, 4u);
+  EXPECT_GT(q[4], 0);
+}
+
+}  // namespace
