@@ -6,4 +6,7 @@
 //
 // Link the `spyre_emu` library; loading it registers the PrivateUse1 backend.
 #include "spyre_emu/config.h"
+#include "spyre_emu/dl16.h"
+#include "spyre_emu/float16.h"
+#include "spyre_emu/runtime.h"
 #include "spyre_emu/version.h"

@@ -1,0 +1,67 @@
+#include "spyre_emu/runtime.h"
+
+#include <atomic>
+#include <mutex>
+
+namespace spyre_emu {
+
+namespace {
+
+// The emulated device's settings: the one piece of global state the core
+// keeps besides the memory manager and stats. The hot fields are mirrored in
+// atomics so kernels can read them without taking the lock.
+struct Settings {
+  std::mutex mu;
+  Config config;
+  std::string error;
+  std::atomic<int> rounding{0};
+  std::atomic<int> cores{kMaxCores};
+  std::atomic<bool> fence{false};
+  std::atomic<bool> strict{false};
+
+  Settings() {
+    Config parsed;
+    if (ParseConfig(ProcessEnvironment(), &parsed, &error)) config = parsed;
+    Mirror();
+  }
+  void Mirror() {
+    rounding = static_cast<int>(config.rounding);
+    cores = config.cores;
+    fence = config.fence;
+    strict = config.strict;
+  }
+};
+
+Settings& GetSettings() {
+  static Settings* settings = new Settings();  // never destroyed: used by static destructors
+  return *settings;
+}
+
+}  // namespace
+
+Config CurrentConfig() {
+  Settings& s = GetSettings();
+  std::lock_guard<std::mutex> lock(s.mu);
+  return s.config;
+}
+
+Rounding CurrentRounding() { return static_cast<Rounding>(GetSettings().rounding.load()); }
+int CurrentCores() { return GetSettings().cores.load(); }
+bool FenceEnabled() { return GetSettings().fence.load(); }
+bool StrictEnabled() { return GetSettings().strict.load(); }
+
+std::string ConfigError() {
+  Settings& s = GetSettings();
+  std::lock_guard<std::mutex> lock(s.mu);
+  return s.error;
+}
+
+void SetConfig(const Config& config) {
+  Settings& s = GetSettings();
+  std::lock_guard<std::mutex> lock(s.mu);
+  s.config = config;
+  s.error.clear();
+  s.Mirror();
+}
+
+}  // namespace spyre_emu
