@@ -10,6 +10,7 @@
 // --inject): rounding, cores, strict and faults apply to the next operation;
 // capacity to the next allocation; fence to allocations made afterwards
 // (existing allocations keep the mode they were made with).
+#include <cstdint>
 #include <string>
 
 #include "spyre_emu/config.h"
@@ -19,6 +20,7 @@ namespace spyre_emu {
 Config CurrentConfig();  // a copy, safe to keep
 Rounding CurrentRounding();
 int CurrentCores();
+uint64_t CurrentCapacity();  // device bytes (SPYRE_EMU_MEMORY)
 bool FenceEnabled();
 bool StrictEnabled();
 // Empty when the environment parsed; else one line naming the variable.

@@ -16,6 +16,7 @@ struct Settings {
   std::string error;
   std::atomic<int> rounding{0};
   std::atomic<int> cores{kMaxCores};
+  std::atomic<uint64_t> capacity{kDefaultMemoryBytes};
   std::atomic<bool> fence{false};
   std::atomic<bool> strict{false};
 
@@ -27,6 +28,7 @@ struct Settings {
   void Mirror() {
     rounding = static_cast<int>(config.rounding);
     cores = config.cores;
+    capacity = config.memory_bytes;
     fence = config.fence;
     strict = config.strict;
   }
@@ -47,6 +49,7 @@ Config CurrentConfig() {
 
 Rounding CurrentRounding() { return static_cast<Rounding>(GetSettings().rounding.load()); }
 int CurrentCores() { return GetSettings().cores.load(); }
+uint64_t CurrentCapacity() { return GetSettings().capacity.load(); }
 bool FenceEnabled() { return GetSettings().fence.load(); }
 bool StrictEnabled() { return GetSettings().strict.load(); }
 
