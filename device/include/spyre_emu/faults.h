@@ -1,0 +1,72 @@
+#pragma once
+// Fault injection: the SPYRE_EMU_FAULTS spec (shared/CONTRACT.md), torch-free.
+//
+//   SPYRE_EMU_FAULTS="mm:slow=3;_softmax:error=0.01,nan;gelu:fallback"
+//
+// Entries `OP:KIND[=VALUE]` are separated by `;`; several kinds for one op are
+// separated by `,`. OP is the ATen operator name without namespace and
+// overload (`mm`, `_softmax`, `native_layer_norm`, `add`...): letters, digits
+// and `_`, not starting with a digit. KIND:
+//   slow=F    modeled and wall time x F (F >= 1, finite)
+//   error=R   outputs perturbed by relative magnitude R (R > 0, finite),
+//             deterministically: out[i] * (1 + R * s_i), s_i = +-1 from i
+//   nan       the output's first element becomes NaN
+//   fallback  the device kernel is disabled; the op runs on the CPU fallback
+//   abort     the process aborts (SIGABRT) when the op runs
+//   segv      the process dies of SIGSEGV when the op runs
+//   hang      the op never returns
+//   oom       the op fails with the device's out-of-memory error
+// Spaces around entries, ops, kinds and values are ignored; an empty spec (or
+// only spaces) injects nothing; one trailing `;` is allowed. Anything else
+// malformed (unknown kind, missing or extra value, bad number, empty entry,
+// an op given the same kind twice) is an error naming the entry, its text and
+// its character position, never ignored. The same op may appear in several
+// entries; their kinds add up.
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace spyre_emu {
+
+struct OpFaults {
+  double slow = 1.0;   // time multiplier; 1 = not slowed
+  double error = 0.0;  // relative perturbation; 0 = none
+  bool nan = false;
+  bool fallback = false;
+  bool abort = false;
+  bool segv = false;
+  bool hang = false;
+  bool oom = false;
+  bool any() const {
+    return slow != 1.0 || error != 0.0 || nan || fallback || abort || segv || hang || oom;
+  }
+};
+
+class FaultPlan {
+ public:
+  // Parses `spec`. On error returns false, sets *error to one line such as
+  //   SPYRE_EMU_FAULTS entry 2 'mm:slw=2' (at character 9): unknown fault kind
+  //   'slw'; use slow=F, error=R, nan, fallback, abort, segv, hang or oom
+  // and leaves *out unchanged.
+  static bool Parse(const std::string& spec, FaultPlan* out, std::string* error);
+
+  // The faults for `op`, or nullptr when it has none.
+  const OpFaults* Find(const std::string& op) const;
+  bool empty() const { return ops_.empty(); }
+  const std::map<std::string, OpFaults>& ops() const { return ops_; }
+
+ private:
+  std::map<std::string, OpFaults> ops_;
+};
+
+// The crash kinds, for the glue and the tests: each one does what it says
+// and never returns.
+[[noreturn]] void CrashWithAbort(const std::string& op);
+[[noreturn]] void CrashWithSegv(const std::string& op);
+[[noreturn]] void HangForever(const std::string& op);
+
+// The `error=R` perturbation of element `index`: the factor 1 + R * s where
+// s = +1 or -1 from a hash of the index (deterministic, no RNG state).
+float ErrorFactor(double relative, int64_t index);
+
+}  // namespace spyre_emu

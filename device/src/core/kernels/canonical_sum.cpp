@@ -1,0 +1,78 @@
+#include "core/kernels/canonical_sum.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/kernels/vector_clones.h"
+
+namespace spyre_emu::kernels {
+namespace {
+
+float Tree(const float* acc) {
+  return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+}
+
+}  // namespace
+
+SPYRE_VECTOR_CLONES float ChunkSum(const float* x, int64_t n) {
+  float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    for (int j = 0; j < 8; ++j) acc[j] += x[i + j];
+  }
+  for (int j = 0; i + j < n; ++j) acc[j] += x[i + j];
+  return Tree(acc);
+}
+
+float CanonicalSum(const float* x, int64_t n) {
+  float total = 0;
+  for (int64_t c = 0; c < n; c += kSumChunk) total += ChunkSum(x + c, std::min(kSumChunk, n - c));
+  return total;
+}
+
+SPYRE_VECTOR_CLONES float ChunkSquaredDeviation(const float* x, int64_t n, float center) {
+  float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    for (int j = 0; j < 8; ++j) {
+      const float d = x[i + j] - center;
+      acc[j] += d * d;
+    }
+  }
+  for (int j = 0; i + j < n; ++j) {
+    const float d = x[i + j] - center;
+    acc[j] += d * d;
+  }
+  return Tree(acc);
+}
+
+float CanonicalSquaredDeviation(const float* x, int64_t n, float center) {
+  float total = 0;
+  for (int64_t c = 0; c < n; c += kSumChunk) {
+    total += ChunkSquaredDeviation(x + c, std::min(kSumChunk, n - c), center);
+  }
+  return total;
+}
+
+SPYRE_VECTOR_CLONES float Extreme(const float* x, int64_t n, bool max) {
+  float acc[8];
+  for (int j = 0; j < 8; ++j) acc[j] = x[0];
+  float nan[8] = {0, 0, 0, 0, 0, 0, 0, 0};  // becomes NaN once a lane sees one
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    for (int j = 0; j < 8; ++j) {
+      const float v = x[i + j];
+      acc[j] = max ? (v > acc[j] ? v : acc[j]) : (v < acc[j] ? v : acc[j]);
+      nan[j] += (v != v) ? v : 0.0f;
+    }
+  }
+  for (; i < n; ++i) {
+    acc[0] = max ? (x[i] > acc[0] ? x[i] : acc[0]) : (x[i] < acc[0] ? x[i] : acc[0]);
+    nan[0] += (x[i] != x[i]) ? x[i] : 0.0f;
+  }
+  float best = acc[0];
+  for (int j = 1; j < 8; ++j) best = max ? std::max(best, acc[j]) : std::min(best, acc[j]);
+  return std::isnan(Tree(nan)) ? Tree(nan) : best;
+}
+
+}  // namespace spyre_emu::kernels

@@ -1,0 +1,59 @@
+#pragma once
+// Internal helpers of the kernels: moving chunks between device buffers (DL16
+// or fp32) and fp32 scratch, and running pieces through Exec::parallel_for.
+#include <algorithm>
+#include <cstring>
+
+#include "spyre_emu/dl16.h"
+#include "spyre_emu/kernels.h"
+
+namespace spyre_emu::kernels {
+
+// Elements per scratch chunk: 4 KiB of fp32 stays in L1 with its operands.
+constexpr int64_t kChunk = 1024;
+
+// dst[0..n) = fp32 values of src[offset .. offset + n).
+inline void LoadRange(const void* src, DType type, int64_t offset, int64_t n, float* dst) {
+  if (type == DType::kDl16) {
+    Dl16ToFp32(static_cast<const uint16_t*>(src) + offset, dst, static_cast<size_t>(n));
+  } else {
+    std::memcpy(dst, static_cast<const float*>(src) + offset, static_cast<size_t>(n) * 4);
+  }
+}
+
+// dst[i] = fp32 value of src[offset + i * stride]; stride 0 broadcasts.
+inline void LoadStrided(const void* src, DType type, int64_t offset, int64_t stride, int64_t n,
+                        float* dst) {
+  if (stride == 1) return LoadRange(src, type, offset, n, dst);
+  if (type == DType::kDl16) {
+    const uint16_t* s = static_cast<const uint16_t*>(src) + offset;
+    if (stride == 0) {
+      std::fill(dst, dst + n, Dl16Decode(s[0]));
+      return;
+    }
+    for (int64_t i = 0; i < n; ++i) dst[i] = Dl16Decode(s[i * stride]);
+  } else {
+    const float* s = static_cast<const float*>(src) + offset;
+    for (int64_t i = 0; i < n; ++i) dst[i] = s[i * stride];
+  }
+}
+
+// dst[offset .. offset + n) = src rounded to the buffer's type. src may be
+// clobbered (it is scratch).
+inline void StoreRange(float* src, int64_t n, void* dst, DType type, int64_t offset,
+                       Rounding rounding) {
+  if (type == DType::kDl16) {
+    Dl16FromFp32(src, static_cast<uint16_t*>(dst) + offset, static_cast<size_t>(n), rounding);
+  } else {
+    std::memcpy(static_cast<float*>(dst) + offset, src, static_cast<size_t>(n) * 4);
+  }
+}
+
+inline void ParallelRange(const Exec& exec, int64_t n, int64_t grain,
+                          const std::function<void(int64_t, int64_t)>& body) {
+  if (n <= 0) return;
+  if (!exec.parallel_for || n <= grain) return body(0, n);
+  exec.parallel_for(n, grain, body);
+}
+
+}  // namespace spyre_emu::kernels

@@ -1,0 +1,143 @@
+// Element-wise kernels: unary maps, broadcast binary ops, where.
+#include <cmath>
+#include <limits>
+
+#include "core/kernels/broadcast.h"
+#include "core/kernels/special_math.h"
+#include "core/kernels/vector_clones.h"
+
+namespace spyre_emu {
+namespace {
+
+using kernels::kChunk;
+
+SPYRE_VECTOR_CLONES void ApplyUnary(UnaryOp op, UnaryParams p, float* x, int64_t n) {
+  switch (op) {
+    case UnaryOp::kNeg: for (int64_t i = 0; i < n; ++i) x[i] = -x[i]; break;
+    case UnaryOp::kAbs: for (int64_t i = 0; i < n; ++i) x[i] = std::fabs(x[i]); break;
+    case UnaryOp::kExp: for (int64_t i = 0; i < n; ++i) x[i] = special::Exp(x[i]); break;
+    case UnaryOp::kLog: for (int64_t i = 0; i < n; ++i) x[i] = special::Log(x[i]); break;
+    case UnaryOp::kSqrt: for (int64_t i = 0; i < n; ++i) x[i] = std::sqrt(x[i]); break;
+    case UnaryOp::kRsqrt: for (int64_t i = 0; i < n; ++i) x[i] = 1.0f / std::sqrt(x[i]); break;
+    case UnaryOp::kReciprocal: for (int64_t i = 0; i < n; ++i) x[i] = 1.0f / x[i]; break;
+    case UnaryOp::kTanh: for (int64_t i = 0; i < n; ++i) x[i] = special::Tanh(x[i]); break;
+    case UnaryOp::kSigmoid: for (int64_t i = 0; i < n; ++i) x[i] = special::Sigmoid(x[i]); break;
+    case UnaryOp::kRelu:
+      for (int64_t i = 0; i < n; ++i) x[i] = x[i] > 0.0f ? x[i] : (x[i] != x[i] ? x[i] : 0.0f);
+      break;
+    case UnaryOp::kGelu: for (int64_t i = 0; i < n; ++i) x[i] = special::Gelu(x[i]); break;
+    case UnaryOp::kGeluTanh: for (int64_t i = 0; i < n; ++i) x[i] = special::GeluTanh(x[i]); break;
+    case UnaryOp::kSilu: for (int64_t i = 0; i < n; ++i) x[i] = special::Silu(x[i]); break;
+    case UnaryOp::kErf: for (int64_t i = 0; i < n; ++i) x[i] = special::Erf(x[i]); break;
+    case UnaryOp::kPowScalar:
+      if (p.p0 == 2.0f) {
+        for (int64_t i = 0; i < n; ++i) x[i] = x[i] * x[i];
+      } else if (p.p0 == 1.0f) {
+      } else if (p.p0 == 0.5f) {
+        for (int64_t i = 0; i < n; ++i) x[i] = std::sqrt(x[i]);
+      } else {
+        for (int64_t i = 0; i < n; ++i) x[i] = std::pow(x[i], p.p0);
+      }
+      break;
+    case UnaryOp::kClamp:
+      // NaN inputs stay NaN (comparisons with NaN are false).
+      if (p.p0 == p.p0) for (int64_t i = 0; i < n; ++i) x[i] = x[i] < p.p0 ? p.p0 : x[i];
+      if (p.p1 == p.p1) for (int64_t i = 0; i < n; ++i) x[i] = x[i] > p.p1 ? p.p1 : x[i];
+      break;
+    case UnaryOp::kFill: for (int64_t i = 0; i < n; ++i) x[i] = p.p0; break;
+  }
+}
+
+SPYRE_VECTOR_CLONES void ApplyBinary(BinaryOp op, float alpha, const float* a, const float* b,
+                                     float* out, int64_t n) {
+  switch (op) {
+    case BinaryOp::kAdd:
+      if (alpha == 1.0f) {
+        for (int64_t i = 0; i < n; ++i) out[i] = a[i] + b[i];
+      } else {
+        for (int64_t i = 0; i < n; ++i) out[i] = a[i] + alpha * b[i];
+      }
+      break;
+    case BinaryOp::kSub:
+      if (alpha == 1.0f) {
+        for (int64_t i = 0; i < n; ++i) out[i] = a[i] - b[i];
+      } else {
+        for (int64_t i = 0; i < n; ++i) out[i] = a[i] - alpha * b[i];
+      }
+      break;
+    case BinaryOp::kMul: for (int64_t i = 0; i < n; ++i) out[i] = a[i] * b[i]; break;
+    case BinaryOp::kDiv: for (int64_t i = 0; i < n; ++i) out[i] = a[i] / b[i]; break;
+    case BinaryOp::kPow: for (int64_t i = 0; i < n; ++i) out[i] = std::pow(a[i], b[i]); break;
+    // torch.maximum / minimum propagate NaN from either side.
+    case BinaryOp::kMaximum:
+      for (int64_t i = 0; i < n; ++i) {
+        out[i] = (a[i] != a[i] || b[i] != b[i]) ? a[i] + b[i] : (a[i] > b[i] ? a[i] : b[i]);
+      }
+      break;
+    case BinaryOp::kMinimum:
+      for (int64_t i = 0; i < n; ++i) {
+        out[i] = (a[i] != a[i] || b[i] != b[i]) ? a[i] + b[i] : (a[i] < b[i] ? a[i] : b[i]);
+      }
+      break;
+  }
+}
+
+void LoadOperand(const Operand& o, int64_t offset, int64_t stride, int64_t n, float* dst) {
+  if (o.data == nullptr) {
+    std::fill(dst, dst + n, o.scalar);
+    return;
+  }
+  kernels::LoadStrided(o.data, o.type, offset, stride, n, dst);
+}
+
+const std::vector<int64_t>& StridesOf(const Operand& o, const std::vector<int64_t>& zeros) {
+  return o.data == nullptr ? zeros : o.strides;
+}
+
+}  // namespace
+
+void RunUnary(UnaryOp op, UnaryParams params, const void* in, DType in_type, void* out,
+              DType out_type, int64_t n, const Exec& exec) {
+  kernels::ParallelRange(exec, n, 16 * kChunk, [&](int64_t begin, int64_t end) {
+    float buf[kChunk];
+    for (int64_t i = begin; i < end; i += kChunk) {
+      const int64_t len = std::min(kChunk, end - i);
+      if (in != nullptr && op != UnaryOp::kFill) kernels::LoadRange(in, in_type, i, len, buf);
+      ApplyUnary(op, params, buf, len);
+      kernels::StoreRange(buf, len, out, out_type, i, exec.rounding);
+    }
+  });
+}
+
+void RunBinary(BinaryOp op, float alpha, const Operand& a, const Operand& b, void* out,
+               DType out_type, const std::vector<int64_t>& shape, const Exec& exec) {
+  const std::vector<int64_t> zeros(shape.size(), 0);
+  const auto plan = kernels::PlanBroadcast(shape, {&StridesOf(a, zeros), &StridesOf(b, zeros)});
+  kernels::ForEachPiece(plan, exec, [&](int64_t out_off, const int64_t* off, const int64_t* step,
+                                        int64_t n) {
+    float fa[kChunk], fb[kChunk];
+    LoadOperand(a, off[0], step[0], n, fa);
+    LoadOperand(b, off[1], step[1], n, fb);
+    ApplyBinary(op, alpha, fa, fb, fa, n);
+    kernels::StoreRange(fa, n, out, out_type, out_off, exec.rounding);
+  });
+}
+
+void RunWhere(const uint8_t* cond, const std::vector<int64_t>& cond_strides, const Operand& a,
+              const Operand& b, void* out, DType out_type, const std::vector<int64_t>& shape,
+              const Exec& exec) {
+  const std::vector<int64_t> zeros(shape.size(), 0);
+  const auto plan =
+      kernels::PlanBroadcast(shape, {&cond_strides, &StridesOf(a, zeros), &StridesOf(b, zeros)});
+  kernels::ForEachPiece(plan, exec, [&](int64_t out_off, const int64_t* off, const int64_t* step,
+                                        int64_t n) {
+    float fa[kChunk], fb[kChunk];
+    LoadOperand(a, off[1], step[1], n, fa);
+    LoadOperand(b, off[2], step[2], n, fb);
+    const uint8_t* c = cond + off[0];
+    for (int64_t i = 0; i < n; ++i) fa[i] = c[i * step[0]] ? fa[i] : fb[i];
+    kernels::StoreRange(fa, n, out, out_type, out_off, exec.rounding);
+  });
+}
+
+}  // namespace spyre_emu

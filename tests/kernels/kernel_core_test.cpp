@@ -1,0 +1,171 @@
+// The torch-free kernels against double-precision references computed from
+// the same DL16 operands, and their invariance to how work is spread over
+// host threads. (The ATen-level per-op tests are in kernel_ops_test.cpp.)
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "spyre_emu/dl16.h"
+#include "spyre_emu/kernels.h"
+
+namespace {
+
+using namespace spyre_emu;
+
+std::vector<uint16_t> RandomDl16(size_t n, uint32_t seed, float lo = -3, float hi = 3) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(lo, hi);
+  std::vector<uint16_t> v(n);
+  for (auto& x : v) x = Dl16Encode(d(rng), Rounding::kNearestAway);
+  return v;
+}
+
+float Val(const std::vector<uint16_t>& v, size_t i) { return Dl16Decode(v[i]); }
+
+int Ordered(uint16_t c) { return (c & 0x8000) ? -(c & 0x7FFF) : (c & 0x7FFF); }
+int UlpDistance(uint16_t a, uint16_t b) { return std::abs(Ordered(a) - Ordered(b)); }
+
+// Spreads pieces over real threads, in an odd order with odd piece sizes.
+Exec ThreadedExec() {
+  Exec e;
+  e.parallel_for = [](int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& body) {
+    std::vector<std::thread> threads;
+    const int64_t piece = std::max<int64_t>(grain, n / 3 + 1);
+    for (int64_t b = n; b > 0; b -= piece) {
+      threads.emplace_back([&body, b, piece] { body(std::max<int64_t>(0, b - piece), b); });
+    }
+    for (auto& t : threads) t.join();
+  };
+  return e;
+}
+
+TEST(KernelCoreTest, BinaryBroadcastIsCorrectlyRounded) {
+  const std::vector<int64_t> shape = {3, 70, 129};
+  const auto a = RandomDl16(3 * 70 * 129, 1);
+  const auto b = RandomDl16(129, 2, 0.5, 2);  // broadcast along the last dim
+  std::vector<uint16_t> out(a.size());
+  Operand oa{a.data(), DType::kDl16, {70 * 129, 129, 1}, 0};
+  Operand ob{b.data(), DType::kDl16, {0, 0, 1}, 0};
+  for (BinaryOp op : {BinaryOp::kAdd, BinaryOp::kSub, BinaryOp::kMul, BinaryOp::kDiv}) {
+    RunBinary(op, 1.0f, oa, ob, out.data(), DType::kDl16, shape, Exec{});
+    for (size_t i = 0; i < out.size(); ++i) {
+      const double x = Val(a, i), y = Val(b, i % 129);
+      const double ref = op == BinaryOp::kAdd ? x + y
+                         : op == BinaryOp::kSub ? x - y
+                         : op == BinaryOp::kMul ? x * y
+                                                : x / y;
+      ASSERT_LE(UlpDistance(out[i], Dl16Encode(static_cast<float>(ref), Rounding::kNearestAway)), 1)
+          << static_cast<int>(op) << " at " << i;
+    }
+  }
+}
+
+TEST(KernelCoreTest, MatmulMeetsTheReductionBound) {
+  // Bound: |out - ref| <= 1 DL16 ULP of ref + k * 2^-23 * sum |a||w|, with ref
+  // the exact product of the DL16 operands (fp32 accumulation error).
+  const int64_t m = 37, n = 101, k = 300;
+  const auto a = RandomDl16(m * k, 3), w = RandomDl16(k * n, 4);
+  std::vector<uint16_t> out(m * n);
+  MatmulArgs g;
+  g.m = m, g.n = n, g.k = k;
+  g.a = a.data(), g.a_type = DType::kDl16, g.a_strides[1] = k, g.a_strides[2] = 1;
+  // w stored transposed ([n, k] row-major), as linear's weight is.
+  std::vector<uint16_t> wt(k * n);
+  for (int64_t i = 0; i < k; ++i)
+    for (int64_t j = 0; j < n; ++j) wt[j * k + i] = w[i * n + j];
+  g.w = wt.data(), g.w_type = DType::kDl16, g.w_strides[1] = 1, g.w_strides[2] = k;
+  g.out = out.data(), g.out_type = DType::kDl16;
+  RunMatmul(g, Exec{});
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      double ref = 0, mag = 0;
+      for (int64_t p = 0; p < k; ++p) {
+        ref += double(Val(a, i * k + p)) * Val(w, p * n + j);
+        mag += std::fabs(double(Val(a, i * k + p)) * Val(w, p * n + j));
+      }
+      const double got = Dl16Decode(out[i * n + j]);
+      const double ulp = std::ldexp(1.0, std::ilogb(ref) - 9);
+      EXPECT_LE(std::fabs(got - ref), ulp + k * std::ldexp(mag, -23)) << i << "," << j;
+    }
+  }
+}
+
+TEST(KernelCoreTest, ThreadsNeverChangeAResult) {
+  const int64_t rows = 61, cols = 4500;  // longer than one canonical chunk
+  const auto x = RandomDl16(rows * cols, 5);
+  std::vector<uint16_t> s1(rows * cols), s2(rows * cols), r1(rows), r2(rows);
+  const Exec serial{}, threaded = ThreadedExec();
+  RunSoftmax(false, x.data(), s1.data(), DType::kDl16, rows, cols, 1, serial);
+  RunSoftmax(false, x.data(), s2.data(), DType::kDl16, rows, cols, 1, threaded);
+  EXPECT_EQ(s1, s2);
+  RunLayerNorm(x.data(), nullptr, nullptr, s1.data(), nullptr, nullptr, DType::kDl16, rows, cols,
+               1e-5f, serial);
+  RunLayerNorm(x.data(), nullptr, nullptr, s2.data(), nullptr, nullptr, DType::kDl16, rows, cols,
+               1e-5f, threaded);
+  EXPECT_EQ(s1, s2);
+  for (ReduceOp op : {ReduceOp::kSum, ReduceOp::kMean, ReduceOp::kMax, ReduceOp::kVar}) {
+    RunReduce(op, x.data(), DType::kDl16, r1.data(), DType::kDl16, rows, cols, 1, 1, serial);
+    RunReduce(op, x.data(), DType::kDl16, r2.data(), DType::kDl16, rows, cols, 1, 1, threaded);
+    EXPECT_EQ(r1, r2) << static_cast<int>(op);
+    // Reducing the first dim ([1, rows, cols] -> cols outputs) too.
+    std::vector<uint16_t> c1(cols), c2(cols);
+    RunReduce(op, x.data(), DType::kDl16, c1.data(), DType::kDl16, 1, rows, cols, 1, serial);
+    RunReduce(op, x.data(), DType::kDl16, c2.data(), DType::kDl16, 1, rows, cols, 1, threaded);
+    EXPECT_EQ(c1, c2) << static_cast<int>(op);
+  }
+  RunUnary(UnaryOp::kGelu, {}, x.data(), DType::kDl16, s1.data(), DType::kDl16, rows * cols, serial);
+  RunUnary(UnaryOp::kGelu, {}, x.data(), DType::kDl16, s2.data(), DType::kDl16, rows * cols,
+           threaded);
+  EXPECT_EQ(s1, s2);
+}
+
+TEST(KernelCoreTest, ReductionsMeetTheirBound) {
+  const int64_t outer = 3, len = 9000, inner = 5;
+  const auto x = RandomDl16(outer * len * inner, 6);
+  std::vector<float> sum(outer * inner), var(outer * inner), mx(outer * inner);
+  RunReduce(ReduceOp::kSum, x.data(), DType::kDl16, sum.data(), DType::kFp32, outer, len, inner, 0,
+            Exec{});
+  RunReduce(ReduceOp::kVar, x.data(), DType::kDl16, var.data(), DType::kFp32, outer, len, inner, 1,
+            Exec{});
+  RunReduce(ReduceOp::kMax, x.data(), DType::kDl16, mx.data(), DType::kFp32, outer, len, inner, 0,
+            Exec{});
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t i = 0; i < inner; ++i) {
+      double s = 0, mag = 0, m = -1e30;
+      for (int64_t l = 0; l < len; ++l) {
+        const double v = Val(x, (o * len + l) * inner + i);
+        s += v, mag += std::fabs(v), m = std::max(m, v);
+      }
+      double sq = 0;
+      for (int64_t l = 0; l < len; ++l) {
+        const double d = Val(x, (o * len + l) * inner + i) - s / len;
+        sq += d * d;
+      }
+      // fp32 accumulation: error <= len * 2^-24 * sum |x| (a loose, safe bound).
+      EXPECT_NEAR(sum[o * inner + i], s, len * std::ldexp(mag, -24));
+      EXPECT_NEAR(var[o * inner + i], sq / (len - 1), 1e-4 * sq / (len - 1));
+      EXPECT_EQ(mx[o * inner + i], static_cast<float>(m));
+    }
+  }
+}
+
+TEST(KernelCoreTest, EmptyAndFp32PathsBehave) {
+  std::vector<float> in = {1.5f, -2.25f, 3.0f}, out(3);
+  RunUnary(UnaryOp::kNeg, {}, in.data(), DType::kFp32, out.data(), DType::kFp32, 3, Exec{});
+  EXPECT_EQ(out, (std::vector<float>{-1.5f, 2.25f, -3.0f}));
+  // fp32 stays fp32: 1/3 is not rounded to DL16.
+  std::vector<float> third(1);
+  const std::vector<float> one = {1.0f}, three = {3.0f};
+  RunBinary(BinaryOp::kDiv, 1, Operand{one.data(), DType::kFp32, {1}, 0},
+            Operand{three.data(), DType::kFp32, {1}, 0}, third.data(), DType::kFp32, {1}, Exec{});
+  EXPECT_EQ(third[0], 1.0f / 3.0f);
+  RunUnary(UnaryOp::kExp, {}, in.data(), DType::kFp32, out.data(), DType::kFp32, 0, Exec{});
+  MatmulArgs empty;
+  RunMatmul(empty, Exec{});  // m = n = 0: nothing to do, nothing touched
+}
+
+}  // namespace
