@@ -1,0 +1,139 @@
+#include "glue/kernels/kernel_support.h"
+
+#include <ATen/Parallel.h>
+#include <c10/util/Exception.h>
+
+#include <chrono>
+#include <cmath>
+#include <mutex>
+#include <thread>
+
+#include "spyre_emu/dl16.h"
+#include "spyre_emu/runtime.h"
+
+namespace spyre_emu::device_kernels {
+
+bool KernelDtype(const at::Tensor& t) {
+  const at::ScalarType s = t.scalar_type();
+  return glue::IsDevice(t) && (s == at::kHalf || s == at::kBFloat16 || s == at::kFloat);
+}
+
+DType CoreType(at::ScalarType dtype) {
+  TORCH_INTERNAL_ASSERT(dtype == at::kHalf || dtype == at::kBFloat16 || dtype == at::kFloat);
+  return dtype == at::kFloat ? DType::kFp32 : DType::kDl16;
+}
+
+Exec MakeExec() {
+  Exec e;
+  e.rounding = CurrentRounding();
+  e.parallel_for = [](int64_t n, int64_t grain,
+                      const std::function<void(int64_t, int64_t)>& body) {
+    at::parallel_for(0, n, grain, body);
+  };
+  return e;
+}
+
+std::vector<int64_t> BroadcastStrides(const at::Tensor& t, at::IntArrayRef shape) {
+  std::vector<int64_t> strides(shape.size(), 0);
+  const int64_t offset = static_cast<int64_t>(shape.size()) - t.dim();
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    if (t.size(d) != 1) strides[offset + d] = t.stride(d);
+  }
+  return strides;
+}
+
+const OpFaults* FaultsFor(const std::string& op) {
+  // The plan is re-parsed when the setting changes (SetConfig, --inject).
+  static std::mutex mu;
+  static bool parsed = false;
+  static std::string parsed_spec;
+  static FaultPlan plan;
+  static std::string error;
+  const std::string spec = CurrentConfig().faults;
+  std::lock_guard<std::mutex> lock(mu);
+  if (!parsed || spec != parsed_spec) {
+    parsed = true;
+    FaultPlan fresh;
+    error.clear();
+    if (FaultPlan::Parse(spec, &fresh, &error)) plan = fresh;
+    else plan = FaultPlan();
+    parsed_spec = spec;
+  }
+  TORCH_CHECK(error.empty(), "spyre_emu: ", error);
+  return plan.Find(op);
+}
+
+KernelCost MatmulCost(int64_t batch, int64_t m, int64_t n, int64_t k, at::ScalarType dtype) {
+  const MatmulShape shape{batch, m, n, k, dtype == at::kFloat ? 4 : 2};
+  return ModelMatmul(shape, CostProfileFor(CurrentConfig().profile), CurrentCores());
+}
+
+KernelCost VectorCost(VectorKind kind, int64_t rows, int64_t cols, at::ScalarType dtype,
+                      std::initializer_list<at::Tensor> tensors, double steps_per_element) {
+  VectorShape shape;
+  shape.kind = kind;
+  shape.rows = rows;
+  shape.cols = cols;
+  shape.elem_bytes = dtype == at::kFloat ? 4 : 2;
+  for (const at::Tensor& t : tensors) {
+    if (!t.defined()) continue;
+    shape.io_bytes += static_cast<int64_t>(PaddedDeviceBytes(t.sizes().vec(), t.element_size()));
+  }
+  shape.steps_per_element = steps_per_element;
+  return ModelVector(shape, CostProfileFor(CurrentConfig().profile), CurrentCores());
+}
+
+KernelCall::KernelCall(std::string op) : op_(std::move(op)) {
+  if (const OpFaults* f = FaultsFor(op_)) faults_ = *f;
+  if (faults_.abort) CrashWithAbort(op_);
+  if (faults_.segv) CrashWithSegv(op_);
+  if (faults_.hang) HangForever(op_);
+  if (faults_.oom) {
+    TORCH_CHECK_WITH(OutOfMemoryError, false, "spyre_emu: out of device memory in op '", op_,
+                     "' (injected fault 'oom' from SPYRE_EMU_FAULTS)");
+  }
+}
+
+void PerturbOutput(const OpFaults& faults, const at::Tensor& out) {
+  if ((faults.error == 0.0 && !faults.nan) || !KernelDtype(out) || out.numel() == 0) return;
+  TORCH_INTERNAL_ASSERT(out.is_contiguous());
+  glue::DeviceAccess access({out});
+  const int64_t n = out.numel();
+  const Rounding rounding = CurrentRounding();
+  if (out.scalar_type() == at::kFloat) {
+    float* p = glue::DataAs<float>(out);
+    if (faults.error != 0.0) {
+      for (int64_t i = 0; i < n; ++i) p[i] *= ErrorFactor(faults.error, i);
+    }
+    if (faults.nan) p[0] = NAN;
+  } else {
+    uint16_t* p = glue::DataAs<uint16_t>(out);
+    if (faults.error != 0.0) {
+      for (int64_t i = 0; i < n; ++i) {
+        p[i] = Dl16Encode(Dl16Decode(p[i]) * ErrorFactor(faults.error, i), rounding);
+      }
+    }
+    if (faults.nan) p[0] = kDl16NanCode;
+  }
+}
+
+void StretchWallTime(double slow, const glue::KernelTimer& timer) {
+  if (slow <= 1.0) return;
+  const double extra = static_cast<double>(timer.ElapsedNs()) * (slow - 1.0);
+  std::this_thread::sleep_for(std::chrono::nanoseconds(static_cast<int64_t>(extra)));
+}
+
+void KernelCall::Finish(at::ArrayRef<at::Tensor> inputs, const at::Tensor& out,
+                        const KernelCost& cost) {
+  PerturbOutput(faults_, out);
+  StretchWallTime(faults_.slow, timer_);
+  uint64_t bytes = 0;
+  for (const at::Tensor& t : inputs) {
+    if (t.defined()) bytes += PaddedDeviceBytes(t.sizes().vec(), t.element_size());
+  }
+  if (out.defined()) bytes += PaddedDeviceBytes(out.sizes().vec(), out.element_size());
+  const auto modeled = static_cast<uint64_t>(std::llround(cost.total_ns * faults_.slow));
+  glue::RecordKernel(op_, inputs, out, modeled, cost.split.cores(), bytes, timer_);
+}
+
+}  // namespace spyre_emu::device_kernels
