@@ -1,0 +1,57 @@
+// Records real wall-time samples on this machine, in the shape the detector
+// sees them: several independent "runs" (separate processes), each with
+// warm-up and timed repeats of a few kernels. The output (JSON on stdout) is
+// the fixture tests/detect/fixtures/wall_samples.json, from which the
+// detector's detection and false-positive rates are measured
+// (tests/detect/detector_rates_test.cpp, bench/detect/bench_detector.cpp).
+//
+//   for i in $(seq 30); do build/capture_wall_noise; done | build/capture_wall_noise --merge
+#include <chrono>
+#include <cstring>
+#include <iostream>
+#include <string>
+
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+#include <nlohmann/json.hpp>
+
+namespace {
+
+template <typename F>
+nlohmann::json Time(F f, int warmup, int repeat) {
+  for (int i = 0; i < warmup; ++i) f();
+  nlohmann::json samples = nlohmann::json::array();
+  for (int i = 0; i < repeat; ++i) {
+    auto t0 = std::chrono::steady_clock::now();
+    f();
+    auto t1 = std::chrono::steady_clock::now();
+    samples.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+  }
+  return samples;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "--merge") == 0) {
+    // Reads one JSON run per line and writes {"workload": [[run samples]...]}.
+    nlohmann::json merged = nlohmann::json::object();
+    std::string line;
+    while (std::getline(std::cin, line)) {
+      if (line.empty()) continue;
+      nlohmann::json run = nlohmann::json::parse(line);
+      for (const auto& [k, v] : run.items()) merged[k].push_back(v);
+    }
+    std::cout << merged.dump() << "\n";
+    return 0;
+  }
+  at::set_num_threads(1);
+  at::Tensor a = at::rand({128, 128}), b = at::rand({128, 128});
+  at::Tensor s = at::rand({512, 1024}), x = at::rand({1 << 20}), y = at::rand({1 << 20});
+  nlohmann::json run;
+  run["mm128"] = Time([&] { (void)at::mm(a, b); }, 3, 20);
+  run["softmax512x1024"] = Time([&] { (void)at::softmax(s, -1); }, 3, 20);
+  run["add1M"] = Time([&] { (void)at::add(x, y); }, 3, 20);
+  std::cout << run.dump() << "\n";
+  return 0;
+}

@@ -1,0 +1,51 @@
+#pragma once
+// Detection thresholds: defaults, per-suite and per-case overrides, read from
+// a JSON file (config/thresholds.json by default; see README "Regression
+// detection" for every key). A case override applies to case ids matching its
+// regular expression (whole-id match), the last matching entry winning.
+//
+//   {"defaults": {"modeled_latency": 0.005},
+//    "suites": {"decode": {"wall_min_effect": 0.08}},
+//    "cases": [{"suite": "ops", "match": "softmax/.*", "accuracy_rel_margin": 0.5}]}
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/status.h"
+
+namespace harness {
+
+struct ThresholdValues {
+  double modeled_latency = 0.005;    // relative change of modeled time that counts
+  double wall_min_effect = 0.05;     // smallest relative wall-time change that counts
+  double wall_alpha = 0.01;          // Mann-Whitney significance level
+  int wall_min_samples = 5;          // fewer samples per side: "not enough samples"
+  double accuracy_rel_margin = 0.25; // relative worsening of an error metric that counts...
+  double accuracy_abs_margin = 1e-6; // ...and it must also worsen by this much
+  double ulp_margin = 1;             // max_ulp must also grow by at least this many ULPs
+  double memory = 0.0;               // relative growth of peak device bytes that counts
+  double fallback = 0;               // extra CPU-fallback calls tolerated
+};
+
+class Thresholds {
+ public:
+  Thresholds() = default;
+  // Parses the config; errors name the key (JSON pointer) and what is expected.
+  static StatusOr<Thresholds> FromJson(const nlohmann::json& j, const std::string& origin);
+  static StatusOr<Thresholds> FromFile(const std::string& path);
+  // The values in force for one case.
+  ThresholdValues For(const std::string& suite, const std::string& case_id) const;
+
+ private:
+  struct CaseOverride {
+    std::string suite;
+    std::string match;
+    nlohmann::json values;
+  };
+  ThresholdValues defaults_;
+  nlohmann::json suites_ = nlohmann::json::object();
+  std::vector<CaseOverride> cases_;
+};
+
+}  // namespace harness

@@ -1,0 +1,88 @@
+#include "harness/detect.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "compare_rules.h"
+
+namespace harness {
+
+const char* FindingKindName(FindingKind k) {
+  switch (k) {
+    case FindingKind::kStatus: return "status";
+    case FindingKind::kAccuracy: return "accuracy";
+    case FindingKind::kLatency: return "latency";
+    case FindingKind::kModeledLatency: return "modeled_latency";
+    case FindingKind::kFallback: return "fallback";
+    case FindingKind::kMemory: return "memory";
+    case FindingKind::kGoldenDrift: return "golden_drift";
+  }
+  return "status";
+}
+
+Comparison CompareRuns(const RunRecord& baseline, const RunRecord& candidate,
+                       const Thresholds& thresholds) {
+  Comparison c;
+  c.baseline_run = baseline;
+  c.baseline_run.cases.clear();
+  c.candidate_run = candidate;
+  c.candidate_run.cases.clear();
+  c.env_diff = DiffEnvironments(baseline.env, candidate.env);
+  std::map<std::pair<std::string, std::string>, const CaseResult*> base_cases;
+  for (const CaseResult& r : baseline.cases) base_cases[{r.suite, r.case_id}] = &r;
+  for (const CaseResult& cand : candidate.cases) {
+    auto it = base_cases.find({cand.suite, cand.case_id});
+    if (it == base_cases.end()) continue;
+    detect_rules::CompareCase(*it->second, cand, thresholds.For(cand.suite, cand.case_id), &c);
+  }
+  auto order = [](const Finding& a, const Finding& b) {
+    return std::tie(a.suite, a.case_id, a.kind) < std::tie(b.suite, b.case_id, b.kind);
+  };
+  std::sort(c.regressions.begin(), c.regressions.end(), order);
+  std::sort(c.improvements.begin(), c.improvements.end(), order);
+  return c;
+}
+
+namespace {
+
+nlohmann::json Number(double v) {
+  if (!std::isfinite(v)) return nullptr;
+  return v;
+}
+
+nlohmann::json RunJson(const RunRecord& r) {
+  return {{"run_id", r.run_id}, {"suite", r.suite}, {"label", r.label}, {"env", r.env}};
+}
+
+nlohmann::json FindingJson(const Finding& f) {
+  return {{"suite", f.suite},          {"case", f.case_id},
+          {"kind", FindingKindName(f.kind)}, {"metric", f.metric},
+          {"baseline", Number(f.baseline)},  {"candidate", Number(f.candidate)},
+          {"ratio", Number(f.ratio)},    {"detail", f.detail},
+          {"blamed_ops", f.blamed_ops}};
+}
+
+}  // namespace
+
+nlohmann::json ToJson(const Comparison& c) {
+  nlohmann::json j;
+  j["baseline"] = RunJson(c.baseline_run);
+  j["candidate"] = RunJson(c.candidate_run);
+  j["env_diff"] = nlohmann::json::array();
+  for (const EnvChange& e : c.env_diff) {
+    j["env_diff"].push_back({{"component", e.component}, {"baseline", e.baseline},
+                             {"candidate", e.candidate}, {"upstream", e.upstream}});
+  }
+  j["regressions"] = nlohmann::json::array();
+  for (const Finding& f : c.regressions) j["regressions"].push_back(FindingJson(f));
+  j["improvements"] = nlohmann::json::array();
+  for (const Finding& f : c.improvements) j["improvements"].push_back(FindingJson(f));
+  j["attribution"] = Attribution(c);
+  j["notes"] = c.notes;
+  return j;
+}
+
+}  // namespace harness

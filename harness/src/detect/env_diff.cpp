@@ -1,0 +1,84 @@
+#include <set>
+
+#include "harness/detect.h"
+
+namespace harness {
+namespace {
+
+// Components upstream of the device under test: a change here is what a
+// finding is attributed to. os/cpu/threads are host facts, listed but not
+// blamed first.
+bool IsUpstream(const std::string& component) {
+  static const std::set<std::string> kUpstream = {"libtorch", "blas", "compiler", "spyre_emu",
+                                                  "profile", "rounding", "cores", "faults",
+                                                  "harness"};
+  return kUpstream.count(component) != 0 || component.rfind("tag:", 0) == 0;
+}
+
+std::string Describe(const nlohmann::json& v) {
+  if (v.is_null()) return "(none)";
+  if (v.is_string()) return v.get<std::string>();
+  return v.dump();
+}
+
+// BLAS is identified by name, version and the file it resolved to; its thread
+// count is a setting, reported separately.
+std::string DescribeBlas(const nlohmann::json& b) {
+  if (!b.is_object()) return Describe(b);
+  std::string s = b.value("name", "?");
+  if (!b.value("version", "").empty()) s += " " + b.value("version", "");
+  if (!b.value("path", "").empty()) s += " (" + b.value("path", "") + ")";
+  return s;
+}
+
+// The harness is identified by version and git revision: a new revision can
+// carry a changed emulator or comparison, which a finding may be due to.
+std::string DescribeComponent(const std::string& component, const nlohmann::json& v) {
+  if (component == "blas") return DescribeBlas(v);
+  if (component == "harness" && v.is_object()) {
+    return v.value("version", "?") + " (" + v.value("git", "?") + ")";
+  }
+  return Describe(v);
+}
+
+}  // namespace
+
+std::vector<EnvChange> DiffEnvironments(const nlohmann::json& a, const nlohmann::json& b) {
+  std::vector<EnvChange> out;
+  std::set<std::string> keys;
+  for (const auto* j : {&a, &b}) {
+    if (!j->is_object()) continue;
+    for (const auto& [k, v] : j->items()) if (k != "tags" && k != "fingerprint") keys.insert(k);
+  }
+  for (const std::string& k : keys) {
+    nlohmann::json va = a.is_object() && a.contains(k) ? a[k] : nlohmann::json();
+    nlohmann::json vb = b.is_object() && b.contains(k) ? b[k] : nlohmann::json();
+    std::string da = DescribeComponent(k, va), db = DescribeComponent(k, vb);
+    if (da != db) out.push_back({k, da, db, IsUpstream(k)});
+  }
+  std::set<std::string> tags;
+  for (const auto* j : {&a, &b}) {
+    if (j->is_object() && j->contains("tags") && (*j)["tags"].is_object()) {
+      for (const auto& [k, v] : (*j)["tags"].items()) tags.insert(k);
+    }
+  }
+  for (const std::string& t : tags) {
+    auto get = [&](const nlohmann::json& j) {
+      return j.is_object() && j.contains("tags") && j["tags"].contains(t) ? Describe(j["tags"][t]) : "(none)";
+    };
+    if (get(a) != get(b)) out.push_back({"tag:" + t, get(a), get(b), true});
+  }
+  return out;
+}
+
+std::string Attribution(const Comparison& c) {
+  std::string s;
+  for (const EnvChange& e : c.env_diff) {
+    if (!e.upstream) continue;
+    s += s.empty() ? "appeared with " : ", ";
+    s += (e.component.rfind("tag:", 0) == 0 ? e.component.substr(4) : e.component) + " " + e.baseline + " -> " + e.candidate;
+  }
+  return s;
+}
+
+}  // namespace harness

@@ -1,0 +1,198 @@
+#include "harness/detect.h"
+
+#include <cmath>
+#include <random>
+
+#include <gtest/gtest.h>
+
+namespace {
+
+using harness::CaseResult;
+using harness::CaseStatus;
+using harness::FindingKind;
+
+CaseResult Case(const std::string& id, std::mt19937_64& rng, double wall = 100, double modeled = 10) {
+  CaseResult r;
+  r.suite = "smoke";
+  r.case_id = id;
+  r.status = CaseStatus::kPassed;
+  r.max_abs_err = 1e-3;
+  r.max_rel_err = 2e-3;
+  r.rel_l2 = 1e-3;
+  r.max_ulp = 1;
+  r.cosine = 0.99999;
+  std::lognormal_distribution<double> noise(0, 0.02);
+  for (int i = 0; i < 20; ++i) r.wall_us.push_back(wall * noise(rng));
+  r.modeled_us = modeled;
+  r.peak_device_bytes = 262144;
+  r.ops = {{"mm", 1, modeled * 0.8, wall * 0.8, 0}, {"add", 1, modeled * 0.2, wall * 0.2, 0}};
+  return r;
+}
+
+harness::RunRecord MakeRun(int64_t id, std::vector<CaseResult> cases) {
+  harness::RunRecord r;
+  r.run_id = id;
+  r.suite = "smoke";
+  r.env = {{"libtorch", "1.13.0"}, {"profile", "inductor"}, {"cpu", "x"},
+           {"blas", {{"name", "OpenBLAS"}, {"version", "0.3.21"}, {"path", "/a"}}}};
+  r.cases = std::move(cases);
+  return r;
+}
+
+std::vector<FindingKind> Kinds(const std::vector<harness::Finding>& f) {
+  std::vector<FindingKind> k;
+  for (const auto& x : f) k.push_back(x.kind);
+  return k;
+}
+
+TEST(DetectTest, IdenticalRunsHaveNoFindings) {
+  std::mt19937_64 rng(1);
+  auto base = MakeRun(1, {Case("a", rng), Case("b", rng)});
+  auto cand = MakeRun(2, {Case("a", rng), Case("b", rng)});
+  auto c = harness::CompareRuns(base, cand, harness::Thresholds());
+  EXPECT_TRUE(c.regressions.empty());
+  EXPECT_TRUE(c.improvements.empty());
+  EXPECT_TRUE(c.env_diff.empty());
+}
+
+TEST(DetectTest, EachKindIsFoundWithItsMetric) {
+  std::mt19937_64 rng(2);
+  auto base = MakeRun(1, {Case("status", rng), Case("acc", rng), Case("slow", rng), Case("fb", rng),
+                      Case("mem", rng), Case("gold", rng)});
+  auto cand = base;
+  cand.run_id = 2;
+  cand.cases[0].status = CaseStatus::kCrashed;
+  cand.cases[0].message = "killed by SIGSEGV";
+  cand.cases[1].max_ulp = 6;  // still maybe inside tolerance, but worse than before
+  // slow: modeled +20% in mm, wall +20%
+  cand.cases[2].modeled_us *= 1.2;
+  cand.cases[2].ops[0].modeled_us += 2;
+  for (double& w : cand.cases[2].wall_us) w *= 1.2;
+  cand.cases[2].ops[0].wall_us *= 1.3;
+  cand.cases[3].fallback_ops = 2;
+  cand.cases[3].ops[1].fallbacks = 2;
+  cand.cases[4].peak_device_bytes += 128;
+  cand.cases[5].extra["golden_digest"] = "bbbb";
+  base.cases[5].extra["golden_digest"] = "aaaa";
+  auto c = harness::CompareRuns(base, cand, harness::Thresholds());
+  ASSERT_EQ(c.regressions.size(), 7u);
+  std::map<std::string, std::vector<FindingKind>> by_case;
+  for (const auto& f : c.regressions) by_case[f.case_id].push_back(f.kind);
+  EXPECT_EQ(by_case["status"], std::vector<FindingKind>{FindingKind::kStatus});
+  EXPECT_EQ(by_case["acc"], std::vector<FindingKind>{FindingKind::kAccuracy});
+  EXPECT_EQ(by_case["slow"], (std::vector<FindingKind>{FindingKind::kLatency, FindingKind::kModeledLatency}));
+  EXPECT_EQ(by_case["fb"], std::vector<FindingKind>{FindingKind::kFallback});
+  EXPECT_EQ(by_case["mem"], std::vector<FindingKind>{FindingKind::kMemory});
+  EXPECT_EQ(by_case["gold"], std::vector<FindingKind>{FindingKind::kGoldenDrift});
+  for (const auto& f : c.regressions) {
+    if (f.case_id == "slow") {
+      ASSERT_FALSE(f.blamed_ops.empty());
+      EXPECT_EQ(f.blamed_ops[0].rfind("mm", 0), 0u) << f.blamed_ops[0];
+      EXPECT_NE(f.detail.find("mm"), std::string::npos);
+    }
+    if (f.case_id == "fb") {
+      EXPECT_EQ(f.blamed_ops, std::vector<std::string>{"add"});
+    }
+    if (f.case_id == "acc") {
+      EXPECT_EQ(f.metric, "max_ulp");
+      EXPECT_DOUBLE_EQ(f.ratio, 6);
+    }
+  }
+}
+
+TEST(DetectTest, SmallAccuracyAndModeledChangesAreNotFindings) {
+  std::mt19937_64 rng(3);
+  auto base = MakeRun(1, {Case("a", rng)});
+  auto cand = base;
+  cand.cases[0].max_ulp = 1.5;           // below the 1-ULP margin
+  cand.cases[0].rel_l2 *= 1.1;           // below the 25% margin
+  cand.cases[0].modeled_us *= 1.004;     // below 0.5%
+  EXPECT_TRUE(harness::CompareRuns(base, cand, harness::Thresholds()).regressions.empty());
+}
+
+TEST(DetectTest, ImprovementsAreReported) {
+  std::mt19937_64 rng(4);
+  auto base = MakeRun(1, {Case("a", rng)});
+  auto cand = MakeRun(2, {Case("a", rng, 70, 7)});
+  base.cases[0].status = CaseStatus::kFailed;
+  auto c = harness::CompareRuns(base, cand, harness::Thresholds());
+  EXPECT_TRUE(c.regressions.empty());
+  auto kinds = Kinds(c.improvements);
+  EXPECT_EQ(kinds, (std::vector<FindingKind>{FindingKind::kStatus, FindingKind::kLatency, FindingKind::kModeledLatency}));
+}
+
+TEST(DetectTest, TooFewSamplesGiveANoteNotAVerdict) {
+  std::mt19937_64 rng(5);
+  auto base = MakeRun(1, {Case("a", rng)});
+  auto cand = MakeRun(2, {Case("a", rng, 150)});
+  base.cases[0].wall_us.resize(3);
+  cand.cases[0].wall_us.resize(3);
+  auto c = harness::CompareRuns(base, cand, harness::Thresholds());
+  EXPECT_TRUE(Kinds(c.regressions).empty());
+  ASSERT_EQ(c.notes.size(), 1u);
+  EXPECT_NE(c.notes[0].find("not enough samples"), std::string::npos);
+}
+
+TEST(DetectTest, EnvironmentDiffNamesUpstreamChanges) {
+  std::mt19937_64 rng(6);
+  auto base = MakeRun(1, {Case("a", rng)});
+  auto cand = MakeRun(2, {Case("a", rng)});
+  cand.env["blas"]["name"] = "reference";
+  cand.env["blas"]["version"] = "";
+  cand.env["cpu"] = "y";
+  cand.env["tags"] = {{"vllm", "0.9"}};
+  auto c = harness::CompareRuns(base, cand, harness::Thresholds());
+  ASSERT_EQ(c.env_diff.size(), 3u);
+  EXPECT_EQ(c.env_diff[0].component, "blas");
+  EXPECT_TRUE(c.env_diff[0].upstream);
+  EXPECT_EQ(c.env_diff[1].component, "cpu");
+  EXPECT_FALSE(c.env_diff[1].upstream);
+  EXPECT_EQ(c.env_diff[2].component, "tag:vllm");
+  std::string a = harness::Attribution(c);
+  EXPECT_NE(a.find("blas OpenBLAS 0.3.21 (/a) -> reference (/a)"), std::string::npos) << a;
+  EXPECT_NE(a.find("vllm (none) -> 0.9"), std::string::npos) << a;
+  EXPECT_EQ(a.find("cpu"), std::string::npos) << a;
+}
+
+TEST(DetectTest, JsonFollowsTheContract) {
+  std::mt19937_64 rng(7);
+  auto base = MakeRun(1, {Case("a", rng)});
+  auto cand = base;
+  cand.run_id = 2;
+  cand.cases[0].status = CaseStatus::kFailed;
+  auto j = harness::ToJson(harness::CompareRuns(base, cand, harness::Thresholds()));
+  EXPECT_EQ(j["baseline"]["run_id"], 1);
+  EXPECT_EQ(j["candidate"]["run_id"], 2);
+  ASSERT_EQ(j["regressions"].size(), 1u);
+  for (const char* k : {"suite", "case", "kind", "metric", "baseline", "candidate", "ratio", "detail"}) {
+    EXPECT_TRUE(j["regressions"][0].contains(k)) << k;
+  }
+  EXPECT_EQ(j["regressions"][0]["kind"], "status");
+  EXPECT_TRUE(j["env_diff"].is_array());
+  EXPECT_TRUE(j["improvements"].is_array());
+}
+
+TEST(ThresholdsTest, OverridesApplyBySuiteAndCase) {
+  auto t = harness::Thresholds::FromJson(nlohmann::json::parse(R"({
+    "defaults": {"modeled_latency": 0.01},
+    "suites": {"decode": {"wall_min_effect": 0.08}},
+    "cases": [{"suite": "ops", "match": "softmax/.*", "accuracy_rel_margin": 0.5}]})"), "t.json");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->For("ops", "mm/x").modeled_latency, 0.01);
+  EXPECT_EQ(t->For("decode", "x").wall_min_effect, 0.08);
+  EXPECT_EQ(t->For("ops", "mm/x").wall_min_effect, 0.05);
+  EXPECT_EQ(t->For("ops", "softmax/fp16").accuracy_rel_margin, 0.5);
+  EXPECT_EQ(t->For("smoke", "softmax/fp16").accuracy_rel_margin, 0.25);
+}
+
+TEST(ThresholdsTest, MistakesNameTheKey) {
+  for (const char* bad : {R"({"defaults": {"modeled_latncy": 0.01}})", R"({"defaults": {"wall_alpha": 2}})",
+                          R"({"cases": [{"match": "("}]})", R"({"suites": {"x": {"memory": "lots"}}})",
+                          R"({"extra": {}})", R"({"defaults": {"wall_min_samples": 1.5}})"}) {
+    auto t = harness::Thresholds::FromJson(nlohmann::json::parse(bad), "t.json");
+    ASSERT_FALSE(t.ok()) << bad;
+    EXPECT_EQ(t.status().message().rfind("t.json: /", 0), 0u) << t.status().message();
+  }
+}
+
+}  // namespace
