@@ -84,7 +84,12 @@ void Dl16ToBf16(const uint16_t* src, uint16_t* dst, size_t n);
 void RoundThroughDl16(float* data, size_t n, Rounding rounding);
 
 // The same on a chosen path; an unsupported path falls back to kPortable.
+// The portable fp16 paths use 64K-entry tables built from the scalar codec.
 void Dl16FromFp32WithIsa(Isa isa, const float* src, uint16_t* dst, size_t n, Rounding rounding);
 void Dl16ToFp32WithIsa(Isa isa, const uint16_t* src, float* dst, size_t n);
+void Dl16FromFp16WithIsa(Isa isa, const uint16_t* src, uint16_t* dst, size_t n, Rounding rounding);
+void Dl16ToFp16WithIsa(Isa isa, const uint16_t* src, uint16_t* dst, size_t n);
+void Dl16FromBf16WithIsa(Isa isa, const uint16_t* src, uint16_t* dst, size_t n, Rounding rounding);
+void Dl16ToBf16WithIsa(Isa isa, const uint16_t* src, uint16_t* dst, size_t n);
 
 }  // namespace spyre_emu
