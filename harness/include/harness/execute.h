@@ -13,6 +13,7 @@
 #include <string>
 
 #include "harness/case_result.h"
+#include "harness/safetensors.h"
 #include "harness/suite.h"
 
 namespace harness {
@@ -32,12 +33,32 @@ class CaseKind {
   // Runs the case and returns its result (never throws for expected failures).
   virtual CaseResult Execute(const SuiteSpec& suite, const CaseSpec& c,
                              const ExecOptions& options) const = 0;
+  // Computes the case's golden outputs on the CPU in reference precision,
+  // with their metadata (what `golden generate` writes and `golden verify`
+  // recomputes). Kinds without golden files keep this default, an error.
+  virtual StatusOr<SafetensorsFile> ComputeGolden(const SuiteSpec& suite, const CaseSpec& c,
+                                                  const ExecOptions& options) const;
+  // True when the case names an imported golden file (produced elsewhere),
+  // which `golden generate` never overwrites.
+  virtual bool UsesImportedGolden(const CaseSpec& c) const;
 };
 
 // Registry of case kinds by name ("op", "decode", ...).
 using CaseKindFactory = std::function<std::unique_ptr<CaseKind>()>;
 void RegisterCaseKind(const std::string& name, CaseKindFactory factory);
 const CaseKind* FindCaseKind(const std::string& name);  // nullptr when unknown
+std::string CaseKindNames();  // "decode, op, ..." for error messages
+
+// Registers a kind from a static object in the kind's own file:
+//   SPYRE_REGISTER_CASE_KIND("op", OpCaseKind);
+struct CaseKindRegistrar {
+  CaseKindRegistrar(const std::string& name, CaseKindFactory factory) {
+    RegisterCaseKind(name, std::move(factory));
+  }
+};
+#define SPYRE_REGISTER_CASE_KIND(name, Type)                                    \
+  static ::harness::CaseKindRegistrar spyre_case_kind_registrar_##Type(         \
+      name, [] { return std::unique_ptr<::harness::CaseKind>(new Type()); })
 
 // Looks up the case's kind and executes it; an unknown kind or an exception
 // becomes status `error` with the message.

@@ -1,0 +1,92 @@
+// `spyre-regress golden generate --suite S [--filter REGEX]` writes golden
+// outputs; `golden verify --suite S [--json]` recomputes them on the CPU and
+// reports drift per case (exit 1 on drift, 2 when a golden file is missing).
+#include <iostream>
+#include <memory>
+
+#include "cli.h"
+#include "harness/env.h"
+#include "harness/golden.h"
+
+namespace harness::cli {
+namespace {
+
+struct GoldenOptions {
+  std::string suite;
+  std::string filter;
+  bool json = false;
+};
+
+ExecOptions MakeExecOptions(const GlobalOptions& g) {
+  ExecOptions o;
+  o.suites_dir = g.suites_dir;
+  o.golden_dir = g.golden_dir;
+  return o;
+}
+
+StatusOr<int> RunGenerate(const GoldenOptions& opts, const GlobalOptions& global) {
+  StatusOr<int> threads = ConfigureThreads(global.threads);
+  if (!threads.ok()) return threads.status();
+  StatusOr<SuiteSpec> suite = LoadSuite(global.suites_dir, opts.suite);
+  if (!suite.ok()) return suite.status();
+  auto result = GenerateGolden(*suite, MakeExecOptions(global), opts.filter);
+  if (!result.ok()) return result.status();
+  std::cout << "golden: wrote " << result->written << " file(s), " << result->bytes
+            << " bytes, to " << global.golden_dir << "/" << suite->name;
+  if (result->imported > 0) std::cout << " (" << result->imported << " imported, left alone)";
+  std::cout << "\n";
+  return 0;
+}
+
+StatusOr<int> RunVerify(const GoldenOptions& opts, const GlobalOptions& global) {
+  StatusOr<int> threads = ConfigureThreads(global.threads);
+  if (!threads.ok()) return threads.status();
+  StatusOr<SuiteSpec> suite = LoadSuite(global.suites_dir, opts.suite);
+  if (!suite.ok()) return suite.status();
+  auto drifts = VerifyGolden(*suite, MakeExecOptions(global));
+  if (!drifts.ok()) return drifts.status();
+  int drifted = 0;
+  nlohmann::json cases = nlohmann::json::array();
+  for (const CaseDrift& d : *drifts) {
+    if (d.status == DriftStatus::kDrift) ++drifted;
+    cases.push_back(ToJson(d));
+    std::ostream& out = opts.json ? std::cerr : std::cout;
+    if (d.status != DriftStatus::kOk) {
+      out << DriftStatusName(d.status) << "  " << d.case_id << "  " << d.detail << "\n";
+    }
+  }
+  const std::string summary = std::to_string(drifts->size()) + " cases, " +
+                              std::to_string(drifted) + " drifted";
+  if (opts.json) {
+    nlohmann::json doc = {{"suite", suite->name}, {"cases", cases}, {"drifted", drifted}};
+    std::cout << doc.dump(2) << "\n";
+    std::cerr << summary << "\n";
+  } else {
+    std::cout << summary << "\n";
+  }
+  return drifted > 0 ? 1 : 0;
+}
+
+}  // namespace
+
+void AddGoldenVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
+  auto opts = std::make_shared<GoldenOptions>();
+  CLI::App* cmd = app.add_subcommand("golden", "write or verify golden CPU outputs");
+  cmd->require_subcommand(1);
+  CLI::App* gen = cmd->add_subcommand("generate", "compute and write the golden outputs of a suite");
+  gen->add_option("--suite", opts->suite, "suite name")->required();
+  gen->add_option("--filter", opts->filter, "only cases whose id matches this regex");
+  gen->callback([opts, &global, action] {
+    *action = [opts, &global]() -> StatusOr<int> { return RunGenerate(*opts, global); };
+  });
+  CLI::App* ver = cmd->add_subcommand("verify", "recompute the golden outputs and report drift");
+  ver->add_option("--suite", opts->suite, "suite name")->required();
+  ver->add_flag("--json", opts->json, "one JSON document on stdout");
+  ver->callback([opts, &global, action] {
+    *action = [opts, &global]() -> StatusOr<int> { return RunVerify(*opts, global); };
+  });
+}
+
+SPYRE_REGISTER_VERB(60, AddGoldenVerb);
+
+}  // namespace harness::cli

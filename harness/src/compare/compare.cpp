@@ -1,0 +1,176 @@
+#include "harness/compare.h"
+
+#include <cmath>
+#include <sstream>
+
+#include "harness/device_format.h"
+
+namespace harness {
+namespace {
+
+at::Tensor AsFlatDouble(const at::Tensor& t) {
+  return t.detach().cpu().to(at::kDouble).contiguous().reshape({-1});
+}
+
+std::string Num(double v) {
+  std::ostringstream ss;
+  ss.precision(6);
+  ss << v;
+  return ss.str();
+}
+
+void Fail(OutputComparison* c, Criterion crit, int64_t index, const std::string& what) {
+  if (!c->passed) return;  // the first failed criterion is the one reported
+  c->passed = false;
+  c->failed = crit;
+  c->first_fail_index = index;
+  c->message = c->output + " failed " + CriterionName(crit) + ": " + what;
+}
+
+}  // namespace
+
+const char* CriterionName(Criterion c) {
+  switch (c) {
+    case Criterion::kNone: return "none";
+    case Criterion::kShape: return "shape";
+    case Criterion::kNonFinite: return "nonfinite";
+    case Criterion::kElementBound: return "element_bound";
+    case Criterion::kYardstickRelL2: return "yardstick_rel_l2";
+    case Criterion::kMaxUlp: return "max_ulp";
+    case Criterion::kMinCosine: return "min_cosine";
+  }
+  return "none";
+}
+
+OutputComparison CompareOutput(const std::string& name, const at::Tensor& out,
+                               const at::Tensor& ref, const at::Tensor* cpu, const Tolerance& t) {
+  OutputComparison c;
+  c.output = name;
+  if (out.sizes() != ref.sizes()) {
+    std::ostringstream ss;
+    ss << "shape " << out.sizes() << " differs from the reference's " << ref.sizes();
+    Fail(&c, Criterion::kShape, -1, ss.str());
+    return c;
+  }
+  const at::Tensor o_t = AsFlatDouble(out), r_t = AsFlatDouble(ref);
+  // What the reference becomes in the output's dtype decides where a
+  // non-finite value is expected (a golden 7e4 is Inf in fp16).
+  const at::Tensor e_t = AsFlatDouble(ref.to(out.scalar_type()));
+  const at::Tensor y_t = cpu != nullptr ? AsFlatDouble(*cpu) : at::Tensor();
+  const double* o = o_t.data_ptr<double>();
+  const double* r = r_t.data_ptr<double>();
+  const double* e = e_t.data_ptr<double>();
+  const double* y = cpu != nullptr ? y_t.data_ptr<double>() : nullptr;
+  const int64_t n = o_t.numel();
+  c.elements = n;
+
+  // Pass 1: non-finite agreement and the sums behind the aggregate metrics.
+  double err2 = 0, ref2 = 0, out2 = 0, dot = 0, cpu_err2 = 0, cpu_max = 0;
+  int64_t finite = 0, first_mismatch = -1;
+  for (int64_t i = 0; i < n; ++i) {
+    const bool of = std::isfinite(o[i]), ef = std::isfinite(e[i]);
+    if (of != ef) {
+      if (c.nonfinite_mismatches++ == 0) first_mismatch = i;
+      continue;
+    }
+    if (!of || !std::isfinite(r[i])) continue;
+    ++finite;
+    const double d = o[i] - r[i];
+    err2 += d * d;
+    ref2 += r[i] * r[i];
+    out2 += o[i] * o[i];
+    dot += o[i] * r[i];
+    c.max_abs_err = std::max(c.max_abs_err, std::fabs(d));
+    c.max_ulp = std::max(c.max_ulp, std::fabs(d) / Dl16Ulp(r[i]));
+    if (y != nullptr && std::isfinite(y[i])) {
+      const double dy = y[i] - r[i];
+      cpu_err2 += dy * dy;
+      cpu_max = std::max(cpu_max, std::fabs(dy));
+    }
+  }
+  c.ref_rms = finite > 0 ? std::sqrt(ref2 / static_cast<double>(finite)) : 0.0;
+  c.rel_l2 = ref2 > 0 ? std::sqrt(err2 / ref2) : std::sqrt(err2);
+  c.cosine = (out2 == 0 && ref2 == 0) ? 1.0
+             : (out2 == 0 || ref2 == 0) ? 0.0
+                                        : dot / std::sqrt(out2 * ref2);
+  if (y != nullptr) {
+    c.cpu_rel_l2 = ref2 > 0 ? std::sqrt(cpu_err2 / ref2) : std::sqrt(cpu_err2);
+    c.cpu_max_abs_err = cpu_max;
+  }
+  if (c.nonfinite_mismatches > 0) {
+    Fail(&c, Criterion::kNonFinite, first_mismatch,
+         std::to_string(c.nonfinite_mismatches) + " NaN/Inf disagreement(s), first at index " +
+             std::to_string(first_mismatch) + " (expected " + Num(e[first_mismatch]) + ", got " +
+             Num(o[first_mismatch]) + ")");
+  }
+
+  // Pass 2: the element bound, with the yardstick's own error at the element.
+  const double atol = t.atol_abs + t.atol_rms * c.ref_rms;
+  const double rel_floor = c.ref_rms / 512;
+  const bool use_y = y != nullptr && t.yardstick;
+  int64_t outside = 0, first_outside = -1;
+  for (int64_t i = 0; i < n; ++i) {
+    if (!std::isfinite(o[i]) || !std::isfinite(r[i]) || !std::isfinite(e[i])) continue;
+    const double d = std::fabs(o[i] - r[i]);
+    if (std::fabs(r[i]) >= rel_floor && r[i] != 0) {
+      c.max_rel_err = std::max(c.max_rel_err, d / std::fabs(r[i]));
+    }
+    double bound = atol + t.rtol * std::fabs(r[i]);
+    if (use_y && std::isfinite(y[i])) bound += t.m * std::fabs(y[i] - r[i]);
+    if (d > bound) {
+      if (outside++ == 0) first_outside = i;
+    }
+  }
+  c.fraction_outside = finite > 0 ? static_cast<double>(outside) / static_cast<double>(finite) : 0;
+  if (c.fraction_outside > t.max_fraction_outside) {
+    const int64_t i = first_outside;
+    Fail(&c, Criterion::kElementBound,
+         i, std::to_string(outside) + " of " + std::to_string(finite) +
+                " elements outside atol + rtol*|ref| + m*|cpu-ref|; first at index " +
+                std::to_string(i) + ": ref " + Num(r[i]) + ", got " + Num(o[i]) + ", error " +
+                Num(std::fabs(o[i] - r[i])) + " (" + Num(std::fabs(o[i] - r[i]) / Dl16Ulp(r[i])) +
+                " DL16 ULPs)");
+  }
+  if (use_y) {
+    const double limit = t.m * c.cpu_rel_l2 + t.floor;
+    if (c.rel_l2 > limit) {
+      Fail(&c, Criterion::kYardstickRelL2, -1,
+           "rel_l2 " + Num(c.rel_l2) + " > " + Num(limit) + " (" + Num(t.m) +
+               " x the CPU's own rel_l2 in the device format, " + Num(c.cpu_rel_l2) +
+               ", + floor " + Num(t.floor) + ")");
+    }
+  }
+  if (c.max_ulp > t.max_ulp) {
+    Fail(&c, Criterion::kMaxUlp, -1,
+         "max error " + Num(c.max_ulp) + " DL16 ULPs > limit " + Num(t.max_ulp));
+  }
+  if (c.cosine < t.min_cosine) {
+    Fail(&c, Criterion::kMinCosine, -1,
+         "cosine " + Num(c.cosine) + " < limit " + Num(t.min_cosine));
+  }
+  return c;
+}
+
+std::vector<Metric> OutputComparison::Metrics(const Tolerance& t) const {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  auto row = [&](const char* metric, double value, double limit, Criterion crit) {
+    return Metric{output, metric, value, limit, !passed && failed == crit};
+  };
+  const double ulp_limit = std::isfinite(t.max_ulp) ? t.max_ulp : nan;
+  const double cos_limit = std::isfinite(t.min_cosine) ? t.min_cosine : nan;
+  const double l2_limit = t.yardstick && !std::isnan(cpu_rel_l2) ? t.m * cpu_rel_l2 + t.floor : nan;
+  return {
+      row("max_abs_err", max_abs_err, nan, Criterion::kNone),
+      row("max_rel_err", max_rel_err, nan, Criterion::kNone),
+      row("rel_l2", rel_l2, l2_limit, Criterion::kYardstickRelL2),
+      row("cosine", cosine, cos_limit, Criterion::kMinCosine),
+      row("max_ulp", max_ulp, ulp_limit, Criterion::kMaxUlp),
+      row("nonfinite_mismatches", static_cast<double>(nonfinite_mismatches), 0,
+          Criterion::kNonFinite),
+      row("fraction_outside", fraction_outside, t.max_fraction_outside, Criterion::kElementBound),
+      row("cpu_rel_l2", cpu_rel_l2, nan, Criterion::kNone),
+      row("cpu_max_abs_err", cpu_max_abs_err, nan, Criterion::kNone),
+  };
+}
+
+}  // namespace harness

@@ -1,0 +1,53 @@
+#include "harness/device_format.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace harness {
+namespace {
+
+float RoundOne(float x) {
+  uint32_t bits;
+  std::memcpy(&bits, &x, 4);
+  const uint32_t sign = bits & 0x80000000u;
+  uint32_t mag = bits & 0x7FFFFFFFu;
+  if (mag >= 0x7F800000u) return std::numeric_limits<float>::quiet_NaN();  // NaN, Inf
+  // Round half away from zero at fraction bit 14 (fp32 has 23, DL16 keeps 9);
+  // a carry out of the fraction bumps the exponent, as on the device.
+  mag = (mag + (1u << 13)) & ~((1u << 14) - 1);
+  const int exponent = static_cast<int>(mag >> 23) - 127;
+  if (exponent < -31) mag = 0;  // below DL16's smallest normal: signed zero
+  // Largest DL16 value: 2^32 * (1 + 510/512); 511 is the NaN/Inf code.
+  if (exponent > 32 || (exponent == 32 && ((mag >> 14) & 0x1FF) == 0x1FF)) {
+    return std::numeric_limits<float>::quiet_NaN();
+  }
+  bits = sign | mag;
+  float out;
+  std::memcpy(&out, &bits, 4);
+  return out;
+}
+
+}  // namespace
+
+at::Tensor RoundThroughDl16(const at::Tensor& t) {
+  at::Tensor f = t.to(at::kFloat).contiguous().clone();
+  float* p = f.data_ptr<float>();
+  for (int64_t i = 0, n = f.numel(); i < n; ++i) p[i] = RoundOne(p[i]);
+  return f;
+}
+
+double Dl16Ulp(double x) {
+  const double a = std::fabs(x);
+  if (!(a >= std::ldexp(1.0, -31))) return std::ldexp(1.0, -40);
+  int e = 0;
+  std::frexp(a, &e);  // a = m * 2^e, m in [0.5, 1)
+  return std::ldexp(1.0, e - 1 - 9);
+}
+
+double DeviceRelativeSpacing(at::ScalarType dtype) {
+  if (dtype == at::kBFloat16) return 1.0 / 128;
+  return kDl16Spacing;
+}
+
+}  // namespace harness

@@ -1,0 +1,166 @@
+#include "harness/golden.h"
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <regex>
+
+namespace harness {
+namespace {
+
+// Bitwise comparison (NaN equal to NaN of the same bits): golden files are
+// recomputed from the same inputs by the same code, so any moved bit is drift.
+struct BitDiff {
+  int64_t differing = 0;
+  int64_t first = -1;
+  double max_abs = 0;
+};
+
+BitDiff CompareBits(const at::Tensor& a, const at::Tensor& b) {
+  BitDiff d;
+  const at::Tensor x = a.contiguous(), y = b.contiguous();
+  const size_t es = x.element_size();
+  const auto* px = static_cast<const uint8_t*>(x.data_ptr());
+  const auto* py = static_cast<const uint8_t*>(y.data_ptr());
+  const at::Tensor xd = x.to(at::kDouble), yd = y.to(at::kDouble);
+  const double* vx = xd.data_ptr<double>();
+  const double* vy = yd.data_ptr<double>();
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    if (std::memcmp(px + i * es, py + i * es, es) == 0) continue;
+    if (d.differing++ == 0) d.first = i;
+    const double diff = std::fabs(vx[i] - vy[i]);
+    if (!std::isnan(diff)) d.max_abs = std::max(d.max_abs, diff);
+    else d.max_abs = diff;
+  }
+  return d;
+}
+
+CaseDrift Diff(const std::string& case_id, const SafetensorsFile& stored,
+               const SafetensorsFile& fresh) {
+  CaseDrift r;
+  r.case_id = case_id;
+  auto digests = [](const SafetensorsFile& f) {
+    auto it = f.metadata.find("input_digests");
+    return it == f.metadata.end() ? std::string() : it->second;
+  };
+  if (digests(stored) != digests(fresh)) {
+    r.status = DriftStatus::kDrift;
+    r.detail = "the generated inputs differ from those the golden file was computed from";
+    return r;
+  }
+  if (stored.tensors.size() != fresh.tensors.size()) {
+    r.status = DriftStatus::kDrift;
+    r.detail = "the golden file holds " + std::to_string(stored.tensors.size()) +
+               " outputs, the recomputation " + std::to_string(fresh.tensors.size());
+    return r;
+  }
+  for (const auto& [name, tensor] : fresh.tensors) {
+    const at::Tensor* old = stored.Find(name);
+    if (old == nullptr || old->sizes() != tensor.sizes() ||
+        old->scalar_type() != tensor.scalar_type()) {
+      r.status = DriftStatus::kDrift;
+      r.detail = name + ": missing, or its shape or dtype changed";
+      return r;
+    }
+    BitDiff d = CompareBits(*old, tensor);
+    if (d.differing == 0) continue;
+    r.status = DriftStatus::kDrift;
+    r.differing += d.differing;
+    if (r.first_index < 0) r.first_index = d.first;
+    r.max_abs_diff = std::max(r.max_abs_diff, d.max_abs);
+    if (r.detail.empty()) {
+      r.detail = name + ": " + std::to_string(d.differing) + " of " +
+                 std::to_string(tensor.numel()) + " values differ, first at index " +
+                 std::to_string(d.first) + ", max abs diff " + std::to_string(d.max_abs);
+    }
+  }
+  return r;
+}
+
+}  // namespace
+
+std::string GoldenPath(const std::string& golden_dir, const std::string& suite,
+                       const std::string& case_id) {
+  return (std::filesystem::path(golden_dir) / suite / (case_id + ".safetensors")).string();
+}
+
+StatusOr<SafetensorsFile> LoadGolden(const std::string& path, const SuiteSpec& suite,
+                                     const CaseSpec& c) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    return NotFound("missing golden file " + path + " for case '" + c.id + "' (run 'spyre-regress golden generate --suite " +
+                    suite.name + "')");
+  }
+  return ReadSafetensors(path);
+}
+
+const char* DriftStatusName(DriftStatus s) {
+  switch (s) {
+    case DriftStatus::kOk: return "ok";
+    case DriftStatus::kDrift: return "drift";
+    case DriftStatus::kImported: return "imported";
+  }
+  return "ok";
+}
+
+StatusOr<GoldenGenerateResult> GenerateGolden(const SuiteSpec& suite, const ExecOptions& options,
+                                              const std::string& filter) {
+  GoldenGenerateResult result;
+  std::regex re;
+  if (!filter.empty()) {
+    try {
+      re = std::regex(filter);
+    } catch (const std::regex_error& e) {
+      return UsageError("--filter '" + filter + "' is not a regular expression: " + e.what());
+    }
+  }
+  for (const CaseSpec& c : suite.cases) {
+    if (!filter.empty() && !std::regex_search(c.id, re)) continue;
+    const CaseKind* kind = FindCaseKind(c.kind);
+    if (kind == nullptr) return InternalError("case kind '" + c.kind + "' vanished");
+    if (kind->UsesImportedGolden(c)) {
+      ++result.imported;
+      continue;
+    }
+    StatusOr<SafetensorsFile> golden = kind->ComputeGolden(suite, c, options);
+    if (!golden.ok()) return golden.status().WithContext(suite.name + "/" + c.id);
+    const std::string path = GoldenPath(options.golden_dir, suite.name, c.id);
+    SPYRE_RETURN_IF_ERROR(WriteSafetensors(path, *golden));
+    ++result.written;
+    std::error_code ec;
+    result.bytes += std::filesystem::file_size(path, ec);
+  }
+  return result;
+}
+
+StatusOr<std::vector<CaseDrift>> VerifyGolden(const SuiteSpec& suite, const ExecOptions& options) {
+  std::vector<CaseDrift> out;
+  for (const CaseSpec& c : suite.cases) {
+    const CaseKind* kind = FindCaseKind(c.kind);
+    if (kind == nullptr) return InternalError("case kind '" + c.kind + "' vanished");
+    if (kind->UsesImportedGolden(c)) {
+      out.push_back({c.id, DriftStatus::kImported, "imported golden file; not recomputed"});
+      continue;
+    }
+    StatusOr<SafetensorsFile> stored =
+        LoadGolden(GoldenPath(options.golden_dir, suite.name, c.id), suite, c);
+    if (!stored.ok()) return stored.status();
+    StatusOr<SafetensorsFile> fresh = kind->ComputeGolden(suite, c, options);
+    if (!fresh.ok()) return fresh.status().WithContext(suite.name + "/" + c.id);
+    out.push_back(Diff(c.id, *stored, *fresh));
+  }
+  return out;
+}
+
+nlohmann::json ToJson(const CaseDrift& d) {
+  nlohmann::json j = {{"case", d.case_id}, {"status", DriftStatusName(d.status)}};
+  if (!d.detail.empty()) j["detail"] = d.detail;
+  if (d.status == DriftStatus::kDrift) {
+    j["differing"] = d.differing;
+    j["max_abs_diff"] = d.max_abs_diff;
+    j["first_index"] = d.first_index;
+  }
+  return j;
+}
+
+}  // namespace harness

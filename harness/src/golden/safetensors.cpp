@@ -1,0 +1,183 @@
+#include "harness/safetensors.h"
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+namespace harness {
+namespace {
+
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "safetensors data is little-endian");
+
+constexpr uint64_t kMaxHeaderBytes = 100u << 20;  // same cap as the reference implementation
+
+struct DtypeCode {
+  const char* code;
+  at::ScalarType type;
+};
+constexpr DtypeCode kCodes[] = {
+    {"F64", at::kDouble}, {"F32", at::kFloat}, {"F16", at::kHalf},  {"BF16", at::kBFloat16},
+    {"I64", at::kLong},   {"I32", at::kInt},   {"I16", at::kShort}, {"I8", at::kChar},
+    {"U8", at::kByte},    {"BOOL", at::kBool},
+};
+
+const char* CodeOf(at::ScalarType t) {
+  for (const auto& c : kCodes) {
+    if (c.type == t) return c.code;
+  }
+  return nullptr;
+}
+
+Status Bad(const std::string& where, const std::string& what) {
+  return InvalidInput(where + ": malformed safetensors file: " + what);
+}
+
+struct Span {
+  uint64_t begin, end;
+  std::string name;
+};
+
+}  // namespace
+
+const at::Tensor* SafetensorsFile::Find(const std::string& name) const {
+  for (const auto& [n, t] : tensors) {
+    if (n == name) return &t;
+  }
+  return nullptr;
+}
+
+StatusOr<SafetensorsFile> ParseSafetensors(std::string_view bytes, const std::string& where) {
+  if (bytes.size() < 8) return Bad(where, "shorter than the 8-byte header length");
+  uint64_t header_len = 0;
+  std::memcpy(&header_len, bytes.data(), 8);
+  if (header_len > kMaxHeaderBytes || header_len > bytes.size() - 8) {
+    return Bad(where, "header length " + std::to_string(header_len) + " runs past the end of the " +
+                          std::to_string(bytes.size()) + "-byte file (truncated?)");
+  }
+  nlohmann::json header = nlohmann::json::parse(bytes.substr(8, header_len), nullptr, false);
+  if (header.is_discarded() || !header.is_object()) {
+    return Bad(where, "the header is not a JSON object");
+  }
+  const std::string_view data = bytes.substr(8 + header_len);
+  SafetensorsFile out;
+  std::vector<Span> spans;
+  for (const auto& [name, entry] : header.items()) {
+    if (name == "__metadata__") {
+      if (!entry.is_object()) return Bad(where, "__metadata__ is not an object");
+      for (const auto& [k, v] : entry.items()) {
+        if (!v.is_string()) return Bad(where, "__metadata__/" + k + " is not a string");
+        out.metadata[k] = v.get<std::string>();
+      }
+      continue;
+    }
+    const std::string t = "tensor '" + name + "': ";
+    if (!entry.is_object() || !entry.contains("dtype") || !entry.contains("shape") ||
+        !entry.contains("data_offsets")) {
+      return Bad(where, t + "needs dtype, shape and data_offsets");
+    }
+    const nlohmann::json& dt = entry["dtype"];
+    const DtypeCode* code = nullptr;
+    for (const auto& c : kCodes) {
+      if (dt.is_string() && dt.get<std::string>() == c.code) code = &c;
+    }
+    if (code == nullptr) return Bad(where, t + "unknown dtype " + dt.dump());
+    const nlohmann::json& sh = entry["shape"];
+    if (!sh.is_array()) return Bad(where, t + "shape is not an array");
+    std::vector<int64_t> shape;
+    uint64_t numel = 1;
+    for (const auto& d : sh) {
+      if (!d.is_number_unsigned()) return Bad(where, t + "shape " + sh.dump() + " has a bad dim");
+      const uint64_t v = d.get<uint64_t>();
+      if (v != 0 && numel > (uint64_t{1} << 48) / v) return Bad(where, t + "shape too large");
+      numel *= v;
+      shape.push_back(static_cast<int64_t>(v));
+    }
+    const nlohmann::json& off = entry["data_offsets"];
+    if (!off.is_array() || off.size() != 2 || !off[0].is_number_unsigned() ||
+        !off[1].is_number_unsigned()) {
+      return Bad(where, t + "data_offsets must be two non-negative integers");
+    }
+    const uint64_t begin = off[0].get<uint64_t>(), end = off[1].get<uint64_t>();
+    if (begin > end || end > data.size()) {
+      return Bad(where, t + "data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
+                            "] outside the " + std::to_string(data.size()) + " data bytes");
+    }
+    const uint64_t expected = numel * c10::elementSize(code->type);
+    if (end - begin != expected) {
+      return Bad(where, t + "holds " + std::to_string(end - begin) + " bytes but " + code->code +
+                            " " + sh.dump() + " needs " + std::to_string(expected));
+    }
+    spans.push_back({begin, end, name});
+    at::Tensor tensor = at::empty(shape, code->type);
+    if (expected > 0) std::memcpy(tensor.data_ptr(), data.data() + begin, expected);
+    out.tensors.emplace_back(name, std::move(tensor));
+  }
+  std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) { return a.begin < b.begin; });
+  for (size_t i = 1; i < spans.size(); ++i) {
+    if (spans[i].begin < spans[i - 1].end) {
+      return Bad(where, "tensors '" + spans[i - 1].name + "' and '" + spans[i].name + "' overlap");
+    }
+  }
+  return out;
+}
+
+StatusOr<SafetensorsFile> ReadSafetensors(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return NotFound(path + ": cannot open (missing golden file? run 'spyre-regress golden generate')");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ParseSafetensors(ss.str(), path);
+}
+
+StatusOr<std::string> SerializeSafetensors(const SafetensorsFile& f) {
+  nlohmann::json header = nlohmann::json::object();
+  if (!f.metadata.empty()) header["__metadata__"] = f.metadata;
+  std::string data;
+  std::set<std::string> names;
+  for (const auto& [name, tensor] : f.tensors) {
+    if (name == "__metadata__" || !names.insert(name).second) {
+      return InvalidInput("safetensors: duplicate or reserved tensor name '" + name + "'");
+    }
+    const char* code = CodeOf(tensor.scalar_type());
+    if (code == nullptr) {
+      return InvalidInput("safetensors: tensor '" + name + "' has an unsupported dtype");
+    }
+    at::Tensor c = tensor.contiguous().cpu();
+    const size_t n = static_cast<size_t>(c.numel()) * c.element_size();
+    header[name] = {{"dtype", code},
+                    {"shape", c.sizes().vec()},
+                    {"data_offsets", {data.size(), data.size() + n}}};
+    data.append(static_cast<const char*>(c.data_ptr()), n);
+  }
+  std::string h = header.dump();
+  h.append((8 - h.size() % 8) % 8, ' ');  // data starts 8-byte aligned
+  std::string out(8, '\0');
+  const uint64_t len = h.size();
+  std::memcpy(out.data(), &len, 8);
+  return out + h + data;
+}
+
+Status WriteSafetensors(const std::string& path, const SafetensorsFile& f) {
+  StatusOr<std::string> bytes = SerializeSafetensors(f);
+  if (!bytes.ok()) return bytes.status().WithContext(path);
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path target(path);
+  if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out.write(bytes->data(), static_cast<std::streamsize>(bytes->size()));
+    if (!out) return IoError(tmp + ": cannot write (is the directory writable? is the disk full?)");
+  }
+  fs::rename(tmp, target, ec);
+  if (ec) return IoError(path + ": cannot replace: " + ec.message());
+  return Status::Ok();
+}
+
+}  // namespace harness

@@ -1,0 +1,79 @@
+// The case-kind registry and the one entry point the worker calls.
+#include <exception>
+#include <mutex>
+
+#include <c10/util/Exception.h>
+
+#include "harness/execute.h"
+
+namespace harness {
+namespace {
+
+struct Registry {
+  std::mutex mu;
+  std::map<std::string, std::unique_ptr<CaseKind>> kinds;
+};
+
+Registry& TheRegistry() {
+  static Registry r;
+  return r;
+}
+
+CaseResult ErrorResult(const CaseSpec& c, const std::string& message) {
+  CaseResult r;
+  r.suite = c.suite;
+  r.case_id = c.id;
+  r.status = CaseStatus::kError;
+  r.message = message;
+  return r;
+}
+
+}  // namespace
+
+StatusOr<SafetensorsFile> CaseKind::ComputeGolden(const SuiteSpec&, const CaseSpec& c,
+                                                  const ExecOptions&) const {
+  return InvalidInput("case '" + c.id + "' of kind '" + c.kind + "' has no golden outputs");
+}
+
+bool CaseKind::UsesImportedGolden(const CaseSpec&) const { return false; }
+
+void RegisterCaseKind(const std::string& name, CaseKindFactory factory) {
+  Registry& r = TheRegistry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  r.kinds[name] = factory();
+}
+
+const CaseKind* FindCaseKind(const std::string& name) {
+  Registry& r = TheRegistry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  auto it = r.kinds.find(name);
+  return it == r.kinds.end() ? nullptr : it->second.get();
+}
+
+std::string CaseKindNames() {
+  Registry& r = TheRegistry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  std::string names;
+  for (const auto& [name, unused] : r.kinds) names += (names.empty() ? "" : ", ") + name;
+  return names;
+}
+
+CaseResult ExecuteCase(const SuiteSpec& suite, const CaseSpec& c, const ExecOptions& options) {
+  const CaseKind* kind = FindCaseKind(c.kind);
+  if (kind == nullptr) {
+    return ErrorResult(c, "unknown case kind '" + c.kind + "' (known: " + CaseKindNames() + ")");
+  }
+  try {
+    CaseResult r = kind->Execute(suite, c, options);
+    r.suite = c.suite;
+    r.case_id = c.id;
+    return r;
+  } catch (const c10::Error& e) {
+    // libtorch's what() carries a backtrace; one line is what a report needs.
+    return ErrorResult(c, std::string("libtorch: ") + e.what_without_backtrace());
+  } catch (const std::exception& e) {
+    return ErrorResult(c, std::string("exception: ") + e.what());
+  }
+}
+
+}  // namespace harness

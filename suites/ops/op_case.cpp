@@ -1,0 +1,174 @@
+// The "op" case kind: one op, its generated (or file) inputs, run on the
+// device under test and judged against golden outputs (harness/compare.h).
+#include <chrono>
+#include <cmath>
+
+#include <torch/csrc/api/include/torch/version.h>
+
+#include "harness/build_info.h"
+#include "harness/compare.h"
+#include "harness/env.h"
+#include "harness/execute.h"
+#include "harness/golden.h"
+#include "op_case.h"
+#include "suites/device_under_test.h"
+
+namespace suites {
+namespace {
+
+using harness::CaseResult;
+using harness::CaseStatus;
+
+CaseResult Errored(const std::string& message) {
+  CaseResult r;
+  r.status = CaseStatus::kError;
+  r.message = message;
+  return r;
+}
+
+Inputs ToDevice(const Inputs& inputs) {
+  Inputs out;
+  for (const auto& t : inputs) out.push_back(t.to(DeviceUnderTest()));
+  return out;
+}
+
+// Runs the op on the device under test. While that is the CPU (before the
+// emulated device is wired in), fp16 runs as fp32 rounded back, as the
+// device's own CPU fallback does (libtorch 1.13 has no Half CPU kernels for
+// mm, exp, softmax and others), and bf16 likewise, as the device computes in
+// fp32 (the CPU's bf16 gelu-tanh, computed in bf16, is off by 2x near -3).
+Outputs RunOnDevice(const OpDef& op, const Inputs& inputs, const Attrs& attrs) {
+  if (DeviceUnderTest().type() != c10::kCPU) return op.run(inputs, attrs);
+  Inputs up;
+  c10::optional<at::ScalarType> low;
+  for (const auto& t : inputs) {
+    const bool is_low = t.scalar_type() == at::kHalf || t.scalar_type() == at::kBFloat16;
+    if (is_low) low = t.scalar_type();
+    up.push_back(is_low ? t.to(at::kFloat) : t);
+  }
+  if (!low) return op.run(inputs, attrs);
+  Outputs outs = op.run(up, attrs);
+  for (auto& o : outs) {
+    if (o.scalar_type() == at::kFloat) o = o.to(*low);
+  }
+  return outs;
+}
+
+// Folds one output's comparison into the case's worst values.
+void Accumulate(const harness::OutputComparison& c, const harness::Tolerance& t, CaseResult* r) {
+  auto worst = [](double* slot, double v, bool larger_is_worse) {
+    if (std::isnan(*slot) || (larger_is_worse ? v > *slot : v < *slot)) *slot = v;
+  };
+  worst(&r->max_abs_err, c.max_abs_err, true);
+  worst(&r->max_rel_err, c.max_rel_err, true);
+  worst(&r->rel_l2, c.rel_l2, true);
+  worst(&r->max_ulp, c.max_ulp, true);
+  worst(&r->cosine, c.cosine, false);
+  for (auto& m : c.Metrics(t)) r->metrics.push_back(std::move(m));
+  if (!c.passed && r->status == CaseStatus::kPassed) {
+    r->status = CaseStatus::kFailed;
+    r->message = c.message;
+  }
+}
+
+class OpCaseKind : public harness::CaseKind {
+ public:
+  harness::Status Validate(const harness::SuiteSpec& suite, const harness::CaseSpec& c) const override {
+    return ParseOpCase(suite, c).status();
+  }
+
+  bool UsesImportedGolden(const harness::CaseSpec& c) const override {
+    return c.body.contains("golden");
+  }
+
+  harness::StatusOr<harness::SafetensorsFile> ComputeGolden(
+      const harness::SuiteSpec& suite, const harness::CaseSpec& c,
+      const harness::ExecOptions&) const override {
+    auto oc = ParseOpCase(suite, c);
+    if (!oc.ok()) return oc.status();
+    auto inputs = BuildInputs(*oc);
+    if (!inputs.ok()) return inputs.status();
+    harness::SafetensorsFile f;
+    Outputs outs = RunReference(*oc, *inputs);
+    for (size_t i = 0; i < outs.size(); ++i) f.tensors.emplace_back("out" + std::to_string(i), outs[i]);
+    const harness::BlasInfo blas = harness::DetectBlas();
+    f.metadata = {{"format", "spyre-regress-golden/1"},
+                  {"suite", suite.name},
+                  {"case", c.id},
+                  {"op", oc->op->name},
+                  {"attrs", oc->attrs.dump()},
+                  {"seed", std::to_string(oc->seed)},
+                  {"inputs", c.body["inputs"].dump()},
+                  {"input_digests", InputDigests(*inputs)},
+                  {"reference_dtype", "float64"},
+                  {"libtorch", TORCH_VERSION},
+                  {"blas", blas.name + " " + blas.version},
+                  {"harness", harness::HarnessVersion()}};
+    return f;
+  }
+
+  CaseResult Execute(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
+                     const harness::ExecOptions& options) const override {
+    auto oc = ParseOpCase(suite, c);
+    if (!oc.ok()) return Errored(oc.status().message());
+    auto inputs = BuildInputs(*oc);
+    if (!inputs.ok()) return Errored(inputs.status().message());
+    const std::string golden_path = oc->imported_golden.empty()
+                                        ? harness::GoldenPath(options.golden_dir, suite.name, c.id)
+                                        : oc->imported_golden;
+    auto golden = harness::LoadGolden(golden_path, suite, c);
+    if (!golden.ok()) return Errored(golden.status().message());
+    auto digests = golden->metadata.find("input_digests");
+    if (digests != golden->metadata.end() && digests->second != InputDigests(*inputs)) {
+      return Errored(golden_path + ": the inputs differ from those the golden outputs were computed "
+                     "from (generator or input file changed); regenerate with 'spyre-regress golden "
+                     "generate --suite " + suite.name + "'");
+    }
+
+    // Device execution only is timed: inputs are placed before, outputs read after.
+    const Inputs device_inputs = ToDevice(*inputs);
+    const int warmup = options.warmup >= 0 ? options.warmup : suite.warmup;
+    const int repeat = std::max(1, options.repeat >= 0 ? options.repeat : suite.repeat);
+    for (int i = 0; i < warmup; ++i) RunOnDevice(*oc->op, device_inputs, oc->attrs);
+    CaseResult r;
+    r.status = CaseStatus::kPassed;
+    Outputs device_outs;
+    for (int i = 0; i < repeat; ++i) {
+      const auto start = std::chrono::steady_clock::now();
+      device_outs = RunOnDevice(*oc->op, device_inputs, oc->attrs);
+      const auto stop = std::chrono::steady_clock::now();
+      r.wall_us.push_back(std::chrono::duration<double, std::micro>(stop - start).count());
+    }
+    // TODO(suites): modeled_us, fallback_ops, peak_device_bytes and per-op
+    // summaries from spyre_emu::stats() and the trace scope once they exist.
+
+    const Outputs yard = RunYardstick(*oc, *inputs);
+    if (golden->tensors.size() != device_outs.size()) {
+      return Errored(golden_path + ": holds " + std::to_string(golden->tensors.size()) +
+                     " outputs, the op produced " + std::to_string(device_outs.size()));
+    }
+    const int64_t k = oc->op->reduction_length ? oc->op->reduction_length(*inputs, oc->attrs) : 1;
+    for (size_t i = 0; i < device_outs.size(); ++i) {
+      const std::string name = "out" + std::to_string(i);
+      const at::Tensor* ref = golden->Find(name);
+      if (ref == nullptr) return Errored(golden_path + ": has no tensor '" + name + "'");
+      const at::Tensor out = device_outs[i].cpu();
+      harness::Tolerance tol = harness::DefaultTolerance(out.scalar_type(), k);
+      if (!oc->tolerance.is_null()) {
+        harness::Status s = harness::ApplyToleranceOverrides(oc->tolerance, "tolerance", &tol);
+        if (!s.ok()) return Errored(s.message());
+      }
+      const at::Tensor y = yard[i].to(out.scalar_type());
+      Accumulate(harness::CompareOutput(name, out, *ref, &y, tol), tol, &r);
+    }
+    r.extra["op"] = oc->op->name;
+    r.extra["reduction_length"] = k;
+    r.extra["device"] = DeviceUnderTest().str();
+    return r;
+  }
+};
+
+SPYRE_REGISTER_CASE_KIND("op", OpCaseKind);
+
+}  // namespace
+}  // namespace suites

@@ -1,0 +1,111 @@
+#include <filesystem>
+
+#include "harness/confined_path.h"
+#include "harness/safetensors.h"
+#include "harness/tolerance.h"
+#include "op_case.h"
+
+namespace suites {
+namespace {
+
+using harness::InvalidInput;
+
+harness::StatusOr<OpInput> ParseInput(const harness::SuiteSpec& suite, const nlohmann::json& j,
+                                      const std::string& pointer) {
+  OpInput in;
+  if (j.is_object() && j.contains("file")) {
+    if (!j["file"].is_string()) return InvalidInput(pointer + "/file: expected a string");
+    auto path = harness::ResolveInsideRoot(suite.root, j["file"].get<std::string>(), pointer + "/file");
+    if (!path.ok()) return path.status();
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(*path, ec)) {
+      return harness::NotFound(pointer + "/file: input file " + *path + " does not exist");
+    }
+    in.file = *path;
+    if (!j.contains("tensor") || !j["tensor"].is_string()) {
+      return InvalidInput(pointer + ": a file input needs \"tensor\", the tensor's name in the file");
+    }
+    in.tensor = j["tensor"].get<std::string>();
+    return in;
+  }
+  auto spec = harness::ParseInputSpec(j, pointer);
+  if (!spec.ok()) return spec.status();
+  in.spec = *spec;
+  return in;
+}
+
+}  // namespace
+
+harness::StatusOr<OpCase> ParseOpCase(const harness::SuiteSpec& suite, const harness::CaseSpec& c) {
+  const nlohmann::json& b = c.body;
+  const std::string ptr = b.value("pointer", std::string("/cases/?")) + " (case '" + c.id + "')";
+  OpCase oc;
+  if (!b.contains("op") || !b["op"].is_string()) {
+    return InvalidInput(ptr + ": an op case needs \"op\", the op's name");
+  }
+  const std::string name = b["op"].get<std::string>();
+  oc.op = FindOp(name);
+  if (oc.op == nullptr) {
+    std::string known;
+    for (const auto& n : OpNames()) known += (known.empty() ? "" : ", ") + n;
+    return InvalidInput(ptr + "/op: unknown op '" + name + "' (known: " + known + ")");
+  }
+  if (!b.contains("inputs") || !b["inputs"].is_array()) {
+    return InvalidInput(ptr + ": an op case needs \"inputs\", an array");
+  }
+  const auto n = static_cast<int>(b["inputs"].size());
+  if (n < oc.op->min_inputs || n > oc.op->max_inputs) {
+    return InvalidInput(ptr + "/inputs: op '" + name + "' takes " +
+                        std::to_string(oc.op->min_inputs) + ".." +
+                        std::to_string(oc.op->max_inputs) + " inputs, got " + std::to_string(n));
+  }
+  for (int i = 0; i < n; ++i) {
+    auto in = ParseInput(suite, b["inputs"][i], ptr + "/inputs/" + std::to_string(i));
+    if (!in.ok()) return in.status();
+    oc.inputs.push_back(std::move(*in));
+  }
+  auto attrs = ResolveAttrs(*oc.op, b.value("attrs", nlohmann::json()), ptr + "/attrs");
+  if (!attrs.ok()) return attrs.status();
+  oc.attrs = std::move(*attrs);
+  oc.seed = b.value("seed", uint64_t{0});
+  if (b.contains("tolerance")) {
+    oc.tolerance = b["tolerance"];
+    harness::Tolerance probe;
+    SPYRE_RETURN_IF_ERROR(harness::ApplyToleranceOverrides(oc.tolerance, ptr + "/tolerance", &probe));
+  }
+  if (b.contains("golden")) {
+    auto path = harness::ResolveInsideRoot(suite.root, b["golden"].get<std::string>(), ptr + "/golden");
+    if (!path.ok()) return path.status();
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(*path, ec)) {
+      return harness::NotFound(ptr + "/golden: missing imported golden file " + *path);
+    }
+    oc.imported_golden = *path;
+  }
+  return oc;
+}
+
+harness::StatusOr<Inputs> BuildInputs(const OpCase& oc) {
+  Inputs out;
+  for (size_t i = 0; i < oc.inputs.size(); ++i) {
+    const OpInput& in = oc.inputs[i];
+    if (in.file.empty()) {
+      out.push_back(harness::GenerateInput(in.spec, oc.seed, static_cast<int>(i)));
+      continue;
+    }
+    auto file = harness::ReadSafetensors(in.file);
+    if (!file.ok()) return file.status();
+    const at::Tensor* t = file->Find(in.tensor);
+    if (t == nullptr) return harness::NotFound(in.file + ": has no tensor '" + in.tensor + "'");
+    out.push_back(*t);
+  }
+  return out;
+}
+
+std::string InputDigests(const Inputs& inputs) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const auto& t : inputs) j.push_back(harness::TensorDigest(t));
+  return j.dump();
+}
+
+}  // namespace suites

@@ -1,0 +1,64 @@
+// The "op" case kind end to end on the device under test: every case of the
+// committed suites passes unperturbed, and a perturbed output fails on the
+// metric that caught it.
+#include <gtest/gtest.h>
+
+#include "harness/execute.h"
+#include "harness/golden.h"
+#include "suites/device_under_test.h"
+#include "suites/op_registry.h"
+
+namespace {
+
+harness::ExecOptions Options() {
+  harness::ExecOptions o;
+  o.suites_dir = SPYRE_SOURCE_DIR "/suites";
+  o.golden_dir = SPYRE_SOURCE_DIR "/golden";
+  o.warmup = 0;
+  o.repeat = 2;
+  return o;
+}
+
+void ExpectEveryCasePasses(const std::string& name) {
+  auto suite = harness::LoadSuite(SPYRE_SOURCE_DIR "/suites", name);
+  ASSERT_TRUE(suite.ok()) << suite.status().message();
+  for (const auto& c : suite->cases) {
+    harness::CaseResult r = harness::ExecuteCase(*suite, c, Options());
+    EXPECT_EQ(r.status, harness::CaseStatus::kPassed) << c.id << ": " << r.message;
+    EXPECT_EQ(r.case_id, c.id);
+    EXPECT_EQ(r.wall_us.size(), 2u) << c.id;
+    EXPECT_FALSE(r.metrics.empty()) << c.id;
+    EXPECT_GE(r.cosine, 0.999) << c.id;
+  }
+}
+
+TEST(OpCaseTest, EverySmokeCasePassesOnTheDeviceUnderTest) { ExpectEveryCasePasses("smoke"); }
+
+TEST(OpCaseTest, ReportsTheDeviceInUse) {
+  auto suite = harness::LoadSuite(SPYRE_SOURCE_DIR "/suites", "smoke");
+  ASSERT_TRUE(suite.ok()) << suite.status().message();
+  harness::CaseResult r = harness::ExecuteCase(*suite, suite->cases.front(), Options());
+  EXPECT_EQ(r.extra["device"], suites::DeviceUnderTest().str());
+}
+
+TEST(OpCaseTest, MissingGoldenIsAnErrorThatSaysWhatToRun) {
+  auto suite = harness::LoadSuite(SPYRE_SOURCE_DIR "/suites", "smoke");
+  ASSERT_TRUE(suite.ok()) << suite.status().message();
+  harness::ExecOptions o = Options();
+  o.golden_dir = "/nonexistent-golden";
+  harness::CaseResult r = harness::ExecuteCase(*suite, suite->cases.front(), o);
+  EXPECT_EQ(r.status, harness::CaseStatus::kError);
+  EXPECT_NE(r.message.find("golden generate --suite smoke"), std::string::npos) << r.message;
+}
+
+TEST(OpCaseTest, AnUnknownKindIsAnError) {
+  harness::SuiteSpec suite;
+  harness::CaseSpec c;
+  c.id = "x";
+  c.kind = "no-such-kind";
+  harness::CaseResult r = harness::ExecuteCase(suite, c, Options());
+  EXPECT_EQ(r.status, harness::CaseStatus::kError);
+  EXPECT_NE(r.message.find("no-such-kind"), std::string::npos);
+}
+
+}  // namespace
