@@ -32,7 +32,8 @@ void BM_Memcpy(benchmark::State& state) {
 
 void BM_HostToDevice(benchmark::State& state) {
   const at::Tensor host = at::randn({kHalves}).to(at::kHalf);
-  at::Tensor dev = at::empty({kHalves}, at::TensorOptions().dtype(at::kHalf).device(spyre_emu::device()));
+  at::Tensor dev =
+      at::empty({kHalves}, at::TensorOptions().dtype(at::kHalf).device(spyre_emu::device()));
   for (auto _ : state) dev.copy_(host);
   state.SetBytesProcessed(state.iterations() * kBytes);
 }
@@ -56,7 +57,8 @@ void BM_Dl16FromFp32(benchmark::State& state) {
   for (size_t i = 0; i < n; ++i) src[i] = static_cast<float>(i) * 0.37f - 1e5f;
   std::vector<uint16_t> dst(n);
   for (auto _ : state) {
-    spyre_emu::Dl16FromFp32WithIsa(isa, src.data(), dst.data(), n, spyre_emu::Rounding::kNearestAway);
+    spyre_emu::Dl16FromFp32WithIsa(isa, src.data(), dst.data(), n,
+                                   spyre_emu::Rounding::kNearestAway);
     benchmark::DoNotOptimize(dst.data());
   }
   state.SetItemsProcessed(state.iterations() * n);
@@ -75,7 +77,8 @@ class RatioReporter : public benchmark::ConsoleReporter {
     for (const Run& r : runs) {
       // Bytes per second of wall time, as the table's column shows it.
       if (r.real_accumulated_time > 0) {
-        rates_[r.benchmark_name()] = static_cast<double>(kBytes) * r.iterations / r.real_accumulated_time;
+        rates_[r.benchmark_name()] =
+            static_cast<double>(kBytes) * r.iterations / r.real_accumulated_time;
       }
     }
     ConsoleReporter::ReportRuns(runs);

@@ -160,7 +160,8 @@ TEST(Dl16Test, EncodeMatchesReferenceOnTenMillionValues) {
       if (std::isnan(x)) {
         ASSERT_EQ(got & 0x7FFF, 0x7FFF) << ToBits(x);
       } else {
-        ASSERT_EQ(got, want) << RoundingName(mode) << " x=" << x << " bits=" << std::hex << ToBits(x);
+        ASSERT_EQ(got, want) << RoundingName(mode) << " x=" << x << " bits=" << std::hex
+                             << ToBits(x);
       }
       ++total;
     }
@@ -191,7 +192,8 @@ TEST(Dl16Test, VectorPathsAreBitIdenticalToScalar) {
     std::vector<float> decoded(codes.size());
     Dl16ToFp32WithIsa(isa, codes.data(), decoded.data(), codes.size());
     for (size_t i = 0; i < codes.size(); ++i) {
-      ASSERT_EQ(ToBits(decoded[i]), ToBits(Dl16Decode(codes[i]))) << IsaName(isa) << " " << codes[i];
+      ASSERT_EQ(ToBits(decoded[i]), ToBits(Dl16Decode(codes[i])))
+          << IsaName(isa) << " " << codes[i];
     }
   }
   EXPECT_GE(paths, 1);

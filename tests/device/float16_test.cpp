@@ -21,7 +21,8 @@ TEST(Float16Test, Fp16DecodeMatchesDefinition) {
       ASSERT_EQ(std::isnan(got), f != 0) << b;
       continue;
     }
-    const double want = e == 0 ? sign * std::ldexp(f, -24) : sign * std::ldexp(1 + f / 1024.0, e - 15);
+    const double want =
+        e == 0 ? sign * std::ldexp(f, -24) : sign * std::ldexp(1 + f / 1024.0, e - 15);
     ASSERT_EQ(static_cast<double>(got), want) << b;
     ASSERT_EQ(FloatToFp16(got), b) << "round trip " << b;
   }
@@ -42,7 +43,8 @@ TEST(Float16Test, Fp16EncodeMatchesHardware) {
     ASSERT_EQ(FloatToFp16(x), HardwareFp16(x)) << std::hex << b;
   }
   // Ties between fp16 neighbours, including in the subnormal range.
-  for (float x : {1.0f + 1.0f / 2048, 1.0f + 3.0f / 2048, 0x1p-25f, 3 * 0x1p-25f, 65520.0f, 65519.0f}) {
+  for (float x :
+       {1.0f + 1.0f / 2048, 1.0f + 3.0f / 2048, 0x1p-25f, 3 * 0x1p-25f, 65520.0f, 65519.0f}) {
     EXPECT_EQ(FloatToFp16(x), HardwareFp16(x)) << x;
   }
 }
@@ -50,8 +52,8 @@ TEST(Float16Test, Fp16EncodeMatchesHardware) {
 TEST(Float16Test, Bf16) {
   EXPECT_EQ(Bf16ToFloat(0x3F80), 1.0f);
   EXPECT_EQ(FloatToBf16(1.0f), 0x3F80);
-  EXPECT_EQ(FloatToBf16(1.0f + 0x1p-8f), 0x3F80);           // tie -> even
-  EXPECT_EQ(FloatToBf16(1.0f + 3 * 0x1p-8f), 0x3F82);       // tie -> even (up)
+  EXPECT_EQ(FloatToBf16(1.0f + 0x1p-8f), 0x3F80);      // tie -> even
+  EXPECT_EQ(FloatToBf16(1.0f + 3 * 0x1p-8f), 0x3F82);  // tie -> even (up)
   EXPECT_TRUE(std::isnan(Bf16ToFloat(FloatToBf16(NAN))));
   EXPECT_EQ(FloatToBf16(INFINITY), 0x7F80);
   for (uint32_t b = 0; b < 65536; ++b) {

@@ -2,7 +2,9 @@
 // fallback accounting, strict mode, trace and the fence, on device tensors.
 #include <ATen/ATen.h>
 
+#include <cmath>
 #include <csignal>
+#include <limits>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -63,6 +65,38 @@ TEST_F(GlueTest, Fp16LosesItsTenthFractionBit) {
   }
 }
 
+// README "The emulated device": what fp16 cannot hold on the way back.
+TEST_F(GlueTest, ValuesOutsideTheFormatsComeBackAsDocumented) {
+  const float inf = std::numeric_limits<float>::infinity();
+  at::Tensor x = at::tensor({inf, -1e10f, 1e-12f, 65520.0f, 65472.0f, 1e-6f});
+  at::Tensor back = x.to(device(), at::kHalf).cpu().to(at::kFloat);
+  EXPECT_TRUE(std::isnan(back[0].item<float>())) << "DL16 has one NaN/Inf code";
+  EXPECT_TRUE(std::isnan(back[1].item<float>())) << "beyond 2^32 * (1 + 510/512)";
+  EXPECT_EQ(back[2].item<float>(), 0.0f) << "below DL16's smallest value";
+  EXPECT_EQ(back[3].item<float>(), inf) << "rounds to 65536 in DL16, past fp16's range";
+  EXPECT_EQ(back[4].item<float>(), 65472.0f);
+  EXPECT_EQ(back[5].item<float>(), at::tensor({1e-6f}).to(at::kHalf).item<float>())
+      << "fp16 subnormal";
+  at::Tensor big = at::tensor({1e10f, 1e-12f}).to(at::kBFloat16);
+  at::Tensor bback = big.to(device()).cpu().to(at::kFloat);
+  EXPECT_TRUE(std::isnan(bback[0].item<float>()));
+  EXPECT_EQ(bback[1].item<float>(), 0.0f);
+}
+
+TEST_F(GlueTest, ScalarCodecFollowsTheRoundingSetting) {
+  const float tie = 1.0f + 1.0f / 1024;
+  Config c = CurrentConfig();
+  c.rounding = Rounding::kNearestAway;
+  SetConfig(c);
+  EXPECT_EQ(dl16_from_float(tie), (31 << 9) | 1);
+  EXPECT_EQ(at::tensor({tie}).to(device(), at::kHalf).cpu().item<float>(), 1.0f + 1.0f / 512);
+  c.rounding = Rounding::kNearestEven;
+  SetConfig(c);
+  EXPECT_EQ(dl16_from_float(tie), 31 << 9);
+  EXPECT_EQ(at::tensor({tie}).to(device(), at::kHalf).cpu().item<float>(), 1.0f);
+  EXPECT_EQ(dl16_to_float(31 << 9), 1.0f);
+}
+
 TEST_F(GlueTest, Bf16RoundTripsExactly) {
   at::Tensor x = at::randn({40, 70}).to(at::kBFloat16);
   EXPECT_TRUE(at::equal(x.to(device()).cpu(), x));
@@ -101,13 +135,30 @@ TEST_F(GlueTest, ViewsShareStorageAndNeverFallBack) {
   at::Tensor h = x.to(at::kHalf);
   SetStrict(true);  // a fallback would now throw, naming the op
   const void* base = x.storage().data();
-  std::vector<at::Tensor> views = {
-      x.view({6, 20}), x.reshape({24, 5}), x.unsqueeze(1), x.unsqueeze(0).squeeze(0),
-      x.unsqueeze(2).squeeze(2), x.transpose(1, 3), x.permute({3, 2, 1, 0}), x.select(1, 2),
-      x.slice(3, 1, 4, 2), x[0][1].t(), x.narrow(2, 1, 2), x.as_strided({3, 3}, {5, 1}, 7),
-      x.unfold(3, 2, 1), x.diagonal(0, 2, 3), x.alias(), x.detach(), x.flatten(),
-      x.expand({3, 2, 3, 4, 5}), x.chunk(2, 3)[1], x.split(2, 1)[0], x.unbind(0)[1],
-      x.movedim(0, 3), x.view_as(x), x[1][2][3]};
+  std::vector<at::Tensor> views = {x.view({6, 20}),
+                                   x.reshape({24, 5}),
+                                   x.unsqueeze(1),
+                                   x.unsqueeze(0).squeeze(0),
+                                   x.unsqueeze(2).squeeze(2),
+                                   x.transpose(1, 3),
+                                   x.permute({3, 2, 1, 0}),
+                                   x.select(1, 2),
+                                   x.slice(3, 1, 4, 2),
+                                   x[0][1].t(),
+                                   x.narrow(2, 1, 2),
+                                   x.as_strided({3, 3}, {5, 1}, 7),
+                                   x.unfold(3, 2, 1),
+                                   x.diagonal(0, 2, 3),
+                                   x.alias(),
+                                   x.detach(),
+                                   x.flatten(),
+                                   x.expand({3, 2, 3, 4, 5}),
+                                   x.chunk(2, 3)[1],
+                                   x.split(2, 1)[0],
+                                   x.unbind(0)[1],
+                                   x.movedim(0, 3),
+                                   x.view_as(x),
+                                   x[1][2][3]};
   for (const at::Tensor& v : views) {
     EXPECT_EQ(v.storage().data(), base);
     EXPECT_TRUE(v.device() == device());
@@ -147,6 +198,7 @@ TEST_F(GlueTest, OutOfMemoryIsAnErrorNamingTheNumbers) {
     const std::string m = e.what();
     EXPECT_NE(m.find("out of memory"), std::string::npos) << m;
     EXPECT_NE(m.find("requested 262144 device bytes"), std::string::npos) << m;
+    EXPECT_NE(m.find("[512, 256] fp16"), std::string::npos) << m;
     EXPECT_NE(m.find(std::to_string(stats().live_bytes) + " bytes live"), std::string::npos) << m;
     EXPECT_NE(m.find(std::to_string(c.memory_bytes) + " bytes capacity"), std::string::npos) << m;
   }
@@ -258,8 +310,12 @@ TEST_F(GlueTest, PrintsADeviceTensor) {
 TEST_F(GlueTest, FenceCatchesAHostReadOfDeviceMemory) {
   ASSERT_TRUE(FenceEnabled()) << "tests run with SPYRE_EMU_FENCE=1 (tests/CMakeLists.txt)";
   at::Tensor d = at::ones({256}).to(device());
-  EXPECT_EXIT({ volatile float v = d.data_ptr<float>()[3]; (void)v; },
-              ::testing::KilledBySignal(SIGSEGV), "");
+  EXPECT_EXIT(
+      {
+        volatile float v = d.data_ptr<float>()[3];
+        (void)v;
+      },
+      ::testing::KilledBySignal(SIGSEGV), "");
   EXPECT_EQ(d.cpu()[3].item<float>(), 1.0f) << "runtime copies still work";
 }
 

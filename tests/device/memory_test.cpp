@@ -80,7 +80,12 @@ TEST_F(MemoryTest, AccessScopeOpensFencedMemory) {
     }
     EXPECT_EQ(static_cast<unsigned char*>(p)[4096 * 2], 7) << "still open in the outer scope";
   }
-  EXPECT_DEATH({ volatile char v = *static_cast<volatile char*>(p); (void)v; }, "");
+  EXPECT_DEATH(
+      {
+        volatile char v = *static_cast<volatile char*>(p);
+        (void)v;
+      },
+      "");
   DeviceFree(p);
 }
 
@@ -88,8 +93,12 @@ TEST_F(MemoryTest, DeathWhenTheHostReadsFencedMemory) {
   ASSERT_TRUE(FenceEnabled()) << "tests run with SPYRE_EMU_FENCE=1 (tests/CMakeLists.txt)";
   void* p = nullptr;
   ASSERT_TRUE(DeviceAllocate(64, 128, &p).ok());
-  EXPECT_EXIT({ volatile float v = *static_cast<volatile float*>(p); (void)v; },
-              ::testing::KilledBySignal(SIGSEGV), "");
+  EXPECT_EXIT(
+      {
+        volatile float v = *static_cast<volatile float*>(p);
+        (void)v;
+      },
+      ::testing::KilledBySignal(SIGSEGV), "");
   DeviceFree(p);
 }
 

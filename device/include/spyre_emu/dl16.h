@@ -50,9 +50,9 @@
 
 namespace spyre_emu {
 
-constexpr uint16_t kDl16NanCode = 0x7FFF;     // NaN/Inf; 0xFFFF is the negative form
-constexpr uint16_t kDl16MaxFinite = 0x7FFE;   // 2^32 * (1 + 510/512)
-constexpr float kDl16MaxValue = 8573157376.0f;   // 2^32 * (1 + 510/512)
+constexpr uint16_t kDl16NanCode = 0x7FFF;       // NaN/Inf; 0xFFFF is the negative form
+constexpr uint16_t kDl16MaxFinite = 0x7FFE;     // 2^32 * (1 + 510/512)
+constexpr float kDl16MaxValue = 8573157376.0f;  // 2^32 * (1 + 510/512)
 // How host fp16 data enters the device (see above).
 constexpr Rounding kFp16InputRounding = Rounding::kTruncate;
 

@@ -20,9 +20,14 @@ uint16_t Dl16Encode(float x, Rounding rounding) {
   if (mag > kMaxFiniteFp32Bits) return sign | kDl16NanCode;
   uint32_t rounded = mag;
   switch (rounding) {
-    case Rounding::kNearestAway: rounded = mag + (1u << 13); break;
-    case Rounding::kNearestEven: rounded = mag + 0x1FFFu + ((mag >> 14) & 1u); break;
-    case Rounding::kTruncate: break;
+    case Rounding::kNearestAway:
+      rounded = mag + (1u << 13);
+      break;
+    case Rounding::kNearestEven:
+      rounded = mag + 0x1FFFu + ((mag >> 14) & 1u);
+      break;
+    case Rounding::kTruncate:
+      break;
   }
   // mag <= kMaxFiniteFp32Bits, whose low 14 bits are zero, so rounding never
   // reaches exponent 64 nor the NaN code's fraction 511 at exponent 63.

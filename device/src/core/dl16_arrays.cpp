@@ -34,7 +34,8 @@ const Table& Fp16ToDl16Table(Rounding rounding) {
 const Table& Dl16ToFp16Table() {
   static const std::unique_ptr<Table> table = [] {
     std::unique_ptr<Table> t(new Table);
-    for (uint32_t d = 0; d < 65536; ++d) (*t)[d] = FloatToFp16(Dl16Decode(static_cast<uint16_t>(d)));
+    for (uint32_t d = 0; d < 65536; ++d)
+      (*t)[d] = FloatToFp16(Dl16Decode(static_cast<uint16_t>(d)));
     return t;
   }();
   return *table;
@@ -46,18 +47,28 @@ Isa Usable(Isa isa) { return IsaSupported(isa) ? isa : Isa::kPortable; }
 bool EncodeVector(Isa isa, HostFormat from, const void* src, uint16_t* dst, size_t n,
                   Rounding rounding) {
   switch (Usable(isa)) {
-    case Isa::kAvx512: simd::EncodeAvx512(from, src, dst, n, rounding); return true;
-    case Isa::kAvx2: simd::EncodeAvx2(from, src, dst, n, rounding); return true;
-    case Isa::kPortable: return false;
+    case Isa::kAvx512:
+      simd::EncodeAvx512(from, src, dst, n, rounding);
+      return true;
+    case Isa::kAvx2:
+      simd::EncodeAvx2(from, src, dst, n, rounding);
+      return true;
+    case Isa::kPortable:
+      return false;
   }
   return false;
 }
 
 bool DecodeVector(Isa isa, HostFormat to, const uint16_t* src, void* dst, size_t n) {
   switch (Usable(isa)) {
-    case Isa::kAvx512: simd::DecodeAvx512(to, src, dst, n); return true;
-    case Isa::kAvx2: simd::DecodeAvx2(to, src, dst, n); return true;
-    case Isa::kPortable: return false;
+    case Isa::kAvx512:
+      simd::DecodeAvx512(to, src, dst, n);
+      return true;
+    case Isa::kAvx2:
+      simd::DecodeAvx2(to, src, dst, n);
+      return true;
+    case Isa::kPortable:
+      return false;
   }
   return false;
 }
@@ -66,18 +77,24 @@ bool DecodeVector(Isa isa, HostFormat to, const uint16_t* src, void* dst, size_t
 
 const char* IsaName(Isa isa) {
   switch (isa) {
-    case Isa::kPortable: return "portable";
-    case Isa::kAvx2: return "avx2";
-    case Isa::kAvx512: return "avx512";
+    case Isa::kPortable:
+      return "portable";
+    case Isa::kAvx2:
+      return "avx2";
+    case Isa::kAvx512:
+      return "avx512";
   }
   return "portable";
 }
 
 bool IsaSupported(Isa isa) {
   switch (isa) {
-    case Isa::kPortable: return true;
-    case Isa::kAvx2: return simd::HaveAvx2();
-    case Isa::kAvx512: return simd::HaveAvx512();
+    case Isa::kPortable:
+      return true;
+    case Isa::kAvx2:
+      return simd::HaveAvx2();
+    case Isa::kAvx512:
+      return simd::HaveAvx512();
   }
   return false;
 }
@@ -124,15 +141,21 @@ void Dl16ToBf16WithIsa(Isa isa, const uint16_t* src, uint16_t* dst, size_t n) {
 void Dl16FromFp32(const float* src, uint16_t* dst, size_t n, Rounding rounding) {
   Dl16FromFp32WithIsa(BestIsa(), src, dst, n, rounding);
 }
-void Dl16ToFp32(const uint16_t* src, float* dst, size_t n) { Dl16ToFp32WithIsa(BestIsa(), src, dst, n); }
+void Dl16ToFp32(const uint16_t* src, float* dst, size_t n) {
+  Dl16ToFp32WithIsa(BestIsa(), src, dst, n);
+}
 void Dl16FromFp16(const uint16_t* src, uint16_t* dst, size_t n, Rounding rounding) {
   Dl16FromFp16WithIsa(BestIsa(), src, dst, n, rounding);
 }
-void Dl16ToFp16(const uint16_t* src, uint16_t* dst, size_t n) { Dl16ToFp16WithIsa(BestIsa(), src, dst, n); }
+void Dl16ToFp16(const uint16_t* src, uint16_t* dst, size_t n) {
+  Dl16ToFp16WithIsa(BestIsa(), src, dst, n);
+}
 void Dl16FromBf16(const uint16_t* src, uint16_t* dst, size_t n, Rounding rounding) {
   Dl16FromBf16WithIsa(BestIsa(), src, dst, n, rounding);
 }
-void Dl16ToBf16(const uint16_t* src, uint16_t* dst, size_t n) { Dl16ToBf16WithIsa(BestIsa(), src, dst, n); }
+void Dl16ToBf16(const uint16_t* src, uint16_t* dst, size_t n) {
+  Dl16ToBf16WithIsa(BestIsa(), src, dst, n);
+}
 
 void RoundThroughDl16(float* data, size_t n, Rounding rounding) {
   // Chunks through a small stack buffer keep the vector paths in use.

@@ -27,9 +27,12 @@ constexpr int kToHalf = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
 // Scalar tails, one element in the given host format.
 uint16_t EncodeOne(HostFormat from, const void* src, size_t i, Rounding rounding) {
   switch (from) {
-    case HostFormat::kFp16: return Dl16Encode(Fp16ToFloat(static_cast<const uint16_t*>(src)[i]), rounding);
-    case HostFormat::kBf16: return Dl16Encode(Bf16ToFloat(static_cast<const uint16_t*>(src)[i]), rounding);
-    case HostFormat::kFp32: break;
+    case HostFormat::kFp16:
+      return Dl16Encode(Fp16ToFloat(static_cast<const uint16_t*>(src)[i]), rounding);
+    case HostFormat::kBf16:
+      return Dl16Encode(Bf16ToFloat(static_cast<const uint16_t*>(src)[i]), rounding);
+    case HostFormat::kFp32:
+      break;
   }
   return Dl16Encode(static_cast<const float*>(src)[i], rounding);
 }
@@ -37,9 +40,15 @@ uint16_t EncodeOne(HostFormat from, const void* src, size_t i, Rounding rounding
 void DecodeOne(HostFormat to, uint16_t code, void* dst, size_t i) {
   const float v = Dl16Decode(code);
   switch (to) {
-    case HostFormat::kFp16: static_cast<uint16_t*>(dst)[i] = FloatToFp16(v); return;
-    case HostFormat::kBf16: static_cast<uint16_t*>(dst)[i] = FloatToBf16(v); return;
-    case HostFormat::kFp32: static_cast<float*>(dst)[i] = v; return;
+    case HostFormat::kFp16:
+      static_cast<uint16_t*>(dst)[i] = FloatToFp16(v);
+      return;
+    case HostFormat::kBf16:
+      static_cast<uint16_t*>(dst)[i] = FloatToBf16(v);
+      return;
+    case HostFormat::kFp32:
+      static_cast<float*>(dst)[i] = v;
+      return;
   }
 }
 
@@ -81,7 +90,8 @@ SPYRE_AVX2 __m256i LoadLanes(const void* src, size_t i) {
   if constexpr (kFrom == HostFormat::kFp32) {
     return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(static_cast<const float*>(src) + i));
   } else {
-    const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(static_cast<const uint16_t*>(src) + i));
+    const __m128i h =
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(static_cast<const uint16_t*>(src) + i));
     if constexpr (kFrom == HostFormat::kFp16) return _mm256_castps_si256(_mm256_cvtph_ps(h));
     return _mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16);
   }
@@ -104,7 +114,8 @@ SPYRE_AVX2 void StoreLanes(__m256i fp32_bits, void* dst, size_t i) {
       // FloatToBf16's nearest-even; decoded DL16 is never a NaN other than
       // 0x7FC00000, which this rounding maps to the quiet bf16 NaN as well.
       const __m256i odd = _mm256_and_si256(_mm256_srli_epi32(fp32_bits, 16), _mm256_set1_epi32(1));
-      const __m256i r = _mm256_add_epi32(_mm256_add_epi32(fp32_bits, _mm256_set1_epi32(0x7FFF)), odd);
+      const __m256i r =
+          _mm256_add_epi32(_mm256_add_epi32(fp32_bits, _mm256_set1_epi32(0x7FFF)), odd);
       out = Pack16(_mm256_srli_epi32(r, 16));
     }
     _mm_storeu_si128(reinterpret_cast<__m128i*>(static_cast<uint16_t*>(dst) + i), out);
@@ -125,7 +136,8 @@ template <HostFormat kTo>
 SPYRE_AVX2 void DecodeLoopAvx2(const uint16_t* src, void* dst, size_t n) {
   size_t i = 0;
   for (; i + 8 <= n; i += 8) {
-    const __m256i h = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i)));
+    const __m256i h =
+        _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i)));
     StoreLanes<kTo>(DecodeLanes(h), dst, i);
   }
   for (; i < n; ++i) DecodeOne(kTo, src[i], dst, i);
@@ -148,8 +160,8 @@ SPYRE_AVX512 __m512i EncodeLanes512(__m512i b, Rounding rounding) {
   }
   const __mmask16 keep =
       _mm512_cmpge_epi32_mask(_mm512_srli_epi32(rounded, 23), _mm512_set1_epi32(kRebias));
-  __m512i r = _mm512_maskz_sub_epi32(keep, _mm512_srli_epi32(rounded, 14),
-                                     _mm512_set1_epi32(kRebias << 9));
+  __m512i r =
+      _mm512_maskz_sub_epi32(keep, _mm512_srli_epi32(rounded, 14), _mm512_set1_epi32(kRebias << 9));
   r = _mm512_mask_mov_epi32(r, over, _mm512_set1_epi32(kDl16NanCode));
   return _mm512_or_si512(r, sign);
 }
@@ -158,7 +170,8 @@ SPYRE_AVX512 __m512i DecodeLanes512(__m512i h) {
   const __m512i sign = _mm512_slli_epi32(_mm512_and_si512(h, _mm512_set1_epi32(0x8000)), 16);
   const __m512i mag = _mm512_and_si512(h, _mm512_set1_epi32(0x7FFF));
   const __mmask16 nonzero = _mm512_test_epi32_mask(mag, mag);
-  __m512i r = _mm512_maskz_slli_epi32(nonzero, _mm512_add_epi32(mag, _mm512_set1_epi32(kRebias << 9)), 14);
+  __m512i r =
+      _mm512_maskz_slli_epi32(nonzero, _mm512_add_epi32(mag, _mm512_set1_epi32(kRebias << 9)), 14);
   const __mmask16 nan = _mm512_cmpeq_epi32_mask(mag, _mm512_set1_epi32(kDl16NanCode));
   r = _mm512_mask_mov_epi32(r, nan, _mm512_set1_epi32(0x7FC00000));
   return _mm512_or_si512(r, sign);
@@ -169,7 +182,8 @@ SPYRE_AVX512 __m512i LoadLanes512(const void* src, size_t i) {
   if constexpr (kFrom == HostFormat::kFp32) {
     return _mm512_loadu_si512(static_cast<const float*>(src) + i);
   } else {
-    const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(static_cast<const uint16_t*>(src) + i));
+    const __m256i h =
+        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(static_cast<const uint16_t*>(src) + i));
     if constexpr (kFrom == HostFormat::kFp16) return _mm512_castps_si512(_mm512_cvtph_ps(h));
     return _mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16);
   }
@@ -185,7 +199,8 @@ SPYRE_AVX512 void StoreLanes512(__m512i fp32_bits, void* dst, size_t i) {
       out = _mm512_cvtps_ph(_mm512_castsi512_ps(fp32_bits), kToHalf);
     } else {
       const __m512i odd = _mm512_and_si512(_mm512_srli_epi32(fp32_bits, 16), _mm512_set1_epi32(1));
-      const __m512i r = _mm512_add_epi32(_mm512_add_epi32(fp32_bits, _mm512_set1_epi32(0x7FFF)), odd);
+      const __m512i r =
+          _mm512_add_epi32(_mm512_add_epi32(fp32_bits, _mm512_set1_epi32(0x7FFF)), odd);
       out = _mm512_cvtepi32_epi16(_mm512_srli_epi32(r, 16));
     }
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(static_cast<uint16_t*>(dst) + i), out);
@@ -206,7 +221,8 @@ template <HostFormat kTo>
 SPYRE_AVX512 void DecodeLoopAvx512(const uint16_t* src, void* dst, size_t n) {
   size_t i = 0;
   for (; i + 16 <= n; i += 16) {
-    const __m512i h = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i)));
+    const __m512i h =
+        _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i)));
     StoreLanes512<kTo>(DecodeLanes512(h), dst, i);
   }
   for (; i < n; ++i) DecodeOne(kTo, src[i], dst, i);
@@ -219,33 +235,57 @@ bool HaveAvx512() { return __builtin_cpu_supports("avx512f"); }
 
 void EncodeAvx2(HostFormat from, const void* src, uint16_t* dst, size_t n, Rounding rounding) {
   switch (from) {
-    case HostFormat::kFp32: EncodeLoopAvx2<HostFormat::kFp32>(src, dst, n, rounding); return;
-    case HostFormat::kFp16: EncodeLoopAvx2<HostFormat::kFp16>(src, dst, n, rounding); return;
-    case HostFormat::kBf16: EncodeLoopAvx2<HostFormat::kBf16>(src, dst, n, rounding); return;
+    case HostFormat::kFp32:
+      EncodeLoopAvx2<HostFormat::kFp32>(src, dst, n, rounding);
+      return;
+    case HostFormat::kFp16:
+      EncodeLoopAvx2<HostFormat::kFp16>(src, dst, n, rounding);
+      return;
+    case HostFormat::kBf16:
+      EncodeLoopAvx2<HostFormat::kBf16>(src, dst, n, rounding);
+      return;
   }
 }
 
 void EncodeAvx512(HostFormat from, const void* src, uint16_t* dst, size_t n, Rounding rounding) {
   switch (from) {
-    case HostFormat::kFp32: EncodeLoopAvx512<HostFormat::kFp32>(src, dst, n, rounding); return;
-    case HostFormat::kFp16: EncodeLoopAvx512<HostFormat::kFp16>(src, dst, n, rounding); return;
-    case HostFormat::kBf16: EncodeLoopAvx512<HostFormat::kBf16>(src, dst, n, rounding); return;
+    case HostFormat::kFp32:
+      EncodeLoopAvx512<HostFormat::kFp32>(src, dst, n, rounding);
+      return;
+    case HostFormat::kFp16:
+      EncodeLoopAvx512<HostFormat::kFp16>(src, dst, n, rounding);
+      return;
+    case HostFormat::kBf16:
+      EncodeLoopAvx512<HostFormat::kBf16>(src, dst, n, rounding);
+      return;
   }
 }
 
 void DecodeAvx2(HostFormat to, const uint16_t* src, void* dst, size_t n) {
   switch (to) {
-    case HostFormat::kFp32: DecodeLoopAvx2<HostFormat::kFp32>(src, dst, n); return;
-    case HostFormat::kFp16: DecodeLoopAvx2<HostFormat::kFp16>(src, dst, n); return;
-    case HostFormat::kBf16: DecodeLoopAvx2<HostFormat::kBf16>(src, dst, n); return;
+    case HostFormat::kFp32:
+      DecodeLoopAvx2<HostFormat::kFp32>(src, dst, n);
+      return;
+    case HostFormat::kFp16:
+      DecodeLoopAvx2<HostFormat::kFp16>(src, dst, n);
+      return;
+    case HostFormat::kBf16:
+      DecodeLoopAvx2<HostFormat::kBf16>(src, dst, n);
+      return;
   }
 }
 
 void DecodeAvx512(HostFormat to, const uint16_t* src, void* dst, size_t n) {
   switch (to) {
-    case HostFormat::kFp32: DecodeLoopAvx512<HostFormat::kFp32>(src, dst, n); return;
-    case HostFormat::kFp16: DecodeLoopAvx512<HostFormat::kFp16>(src, dst, n); return;
-    case HostFormat::kBf16: DecodeLoopAvx512<HostFormat::kBf16>(src, dst, n); return;
+    case HostFormat::kFp32:
+      DecodeLoopAvx512<HostFormat::kFp32>(src, dst, n);
+      return;
+    case HostFormat::kFp16:
+      DecodeLoopAvx512<HostFormat::kFp16>(src, dst, n);
+      return;
+    case HostFormat::kBf16:
+      DecodeLoopAvx512<HostFormat::kBf16>(src, dst, n);
+      return;
   }
 }
 

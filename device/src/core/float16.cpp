@@ -22,7 +22,7 @@ uint16_t FloatToFp16(float x) {
   const uint16_t sign = static_cast<uint16_t>((b >> 16) & 0x8000u);
   const uint32_t mag = b & 0x7FFFFFFFu;
   if (mag > 0x7F800000u) return sign | 0x7E00u | ((mag >> 13) & 0x3FFu);  // quiet NaN
-  if (mag >= 0x477FF000u) return sign | 0x7C00u;  // >= 65520 rounds to Inf
+  if (mag >= 0x477FF000u) return sign | 0x7C00u;                          // >= 65520 rounds to Inf
   if (mag < 0x38800000u) {
     // Below 2^-14: fp16 subnormal. Adding 0.5f puts the value where one fp32
     // ulp is 2^-24 (the fp16 subnormal step), so the hardware's

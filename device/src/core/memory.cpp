@@ -109,8 +109,9 @@ Status DeviceAllocate(size_t host_bytes, uint64_t device_bytes, void** out) {
       std::lock_guard<std::mutex> lock(s.mu);
       s.stats.live_bytes -= device_bytes;
       --s.stats.live_allocations;
-      return Status(ErrorCode::kInternal, "spyre_emu: the host could not back a device allocation of " +
-                                              std::to_string(host_bytes) + " bytes");
+      return Status(ErrorCode::kInternal,
+                    "spyre_emu: the host could not back a device allocation of " +
+                        std::to_string(host_bytes) + " bytes");
     }
     Registry& r = GetRegistry();
     std::lock_guard<std::mutex> lock(r.mu);
@@ -168,7 +169,8 @@ AccessScope::~AccessScope() {
   for (void* base : opened_) {
     auto it = r.live.find(reinterpret_cast<uintptr_t>(base));
     if (it == r.live.end()) continue;  // freed while open
-    if (it->second.open_scopes > 0 && --it->second.open_scopes == 0) Protect(it->first, it->second, PROT_NONE);
+    if (it->second.open_scopes > 0 && --it->second.open_scopes == 0)
+      Protect(it->first, it->second, PROT_NONE);
   }
 }
 

@@ -24,11 +24,16 @@ TraceState& GetTraceState() {
 
 const char* EventKindName(EventKind kind) {
   switch (kind) {
-    case EventKind::kKernel: return "kernel";
-    case EventKind::kCpuFallback: return "fallback";
-    case EventKind::kHostToDevice: return "h2d";
-    case EventKind::kDeviceToHost: return "d2h";
-    case EventKind::kDeviceToDevice: return "d2d";
+    case EventKind::kKernel:
+      return "kernel";
+    case EventKind::kCpuFallback:
+      return "fallback";
+    case EventKind::kHostToDevice:
+      return "h2d";
+    case EventKind::kDeviceToHost:
+      return "d2h";
+    case EventKind::kDeviceToDevice:
+      return "d2d";
   }
   return "kernel";
 }

@@ -11,31 +11,41 @@ bool IsDevice(const at::Tensor& tensor) {
   return tensor.defined() && tensor.device().type() == c10::DeviceType::PrivateUse1;
 }
 
-bool IsDl16(at::ScalarType dtype) {
-  return dtype == at::kHalf || dtype == at::kBFloat16;
-}
+bool IsDl16(at::ScalarType dtype) { return dtype == at::kHalf || dtype == at::kBFloat16; }
 
 void CheckDeviceDtype(at::ScalarType dtype) {
   TORCH_CHECK(dtype != at::kDouble,
               "spyre_emu: float64 tensors are not supported on the Spyre device (as on the real "
               "hardware); convert to float32, float16 or bfloat16 before moving to the device");
   TORCH_CHECK(!at::isComplexType(dtype) && !at::isQIntType(dtype),
-              "spyre_emu: ", c10::toString(dtype), " tensors are not supported on the Spyre device");
+              "spyre_emu: ", c10::toString(dtype),
+              " tensors are not supported on the Spyre device");
 }
 
 const char* DtypeName(at::ScalarType dtype) {
   switch (dtype) {
-    case at::kHalf: return "fp16";
-    case at::kBFloat16: return "bf16";
-    case at::kFloat: return "fp32";
-    case at::kDouble: return "fp64";
-    case at::kLong: return "int64";
-    case at::kInt: return "int32";
-    case at::kShort: return "int16";
-    case at::kChar: return "int8";
-    case at::kByte: return "uint8";
-    case at::kBool: return "bool";
-    default: return c10::toString(dtype);
+    case at::kHalf:
+      return "fp16";
+    case at::kBFloat16:
+      return "bf16";
+    case at::kFloat:
+      return "fp32";
+    case at::kDouble:
+      return "fp64";
+    case at::kLong:
+      return "int64";
+    case at::kInt:
+      return "int32";
+    case at::kShort:
+      return "int16";
+    case at::kChar:
+      return "int8";
+    case at::kByte:
+      return "uint8";
+    case at::kBool:
+      return "bool";
+    default:
+      return c10::toString(dtype);
   }
 }
 

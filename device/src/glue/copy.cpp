@@ -44,10 +44,17 @@ void EncodeContiguous(const at::Tensor& src, uint16_t* out) {
 bool DecodeContiguous(const uint16_t* src, const at::Tensor& dst) {
   const size_t n = static_cast<size_t>(dst.numel());
   switch (dst.scalar_type()) {
-    case at::kHalf: Dl16ToFp16(src, static_cast<uint16_t*>(dst.data_ptr()), n); return true;
-    case at::kBFloat16: Dl16ToBf16(src, static_cast<uint16_t*>(dst.data_ptr()), n); return true;
-    case at::kFloat: Dl16ToFp32(src, dst.data_ptr<float>(), n); return true;
-    default: return false;
+    case at::kHalf:
+      Dl16ToFp16(src, static_cast<uint16_t*>(dst.data_ptr()), n);
+      return true;
+    case at::kBFloat16:
+      Dl16ToBf16(src, static_cast<uint16_t*>(dst.data_ptr()), n);
+      return true;
+    case at::kFloat:
+      Dl16ToFp32(src, dst.data_ptr<float>(), n);
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -86,7 +93,8 @@ at::Tensor CopyFrom(const at::Tensor& self, const at::Tensor& dst, bool /*non_bl
     event.kind = EventKind::kDeviceToDevice;
     event.bytes = Bytes(dst);
   } else if (IsDevice(dst)) {
-    TORCH_CHECK(self.device().is_cpu(), "spyre_emu: cannot copy from ", self.device(), " to the device");
+    TORCH_CHECK(self.device().is_cpu(), "spyre_emu: cannot copy from ", self.device(),
+                " to the device");
     WriteFromHost(self, dst);
     event.kind = EventKind::kHostToDevice;
     event.bytes = Bytes(dst);

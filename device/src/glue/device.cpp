@@ -25,8 +25,8 @@ struct SpyreGuardImpl final : c10::impl::DeviceGuardImplInterface {
   }
   c10::Device getDevice() const override { return c10::Device(c10::DeviceType::PrivateUse1, 0); }
   void setDevice(c10::Device d) const override {
-    TORCH_CHECK(d.type() == c10::DeviceType::PrivateUse1 && d.index() <= 0, "spyre_emu: there is one device, ",
-                "privateuseone:0; asked for ", d.str());
+    TORCH_CHECK(d.type() == c10::DeviceType::PrivateUse1 && d.index() <= 0,
+                "spyre_emu: there is one device, ", "privateuseone:0; asked for ", d.str());
   }
   void uncheckedSetDevice(c10::Device) const noexcept override {}
   c10::Stream getStream(c10::Device d) const noexcept override {

@@ -24,13 +24,20 @@ const c10::Device kDevice(c10::DeviceType::PrivateUse1, 0);
 
 void FreeDeviceData(void* data) { DeviceFree(data); }
 
-at::DataPtr AllocateDeviceData(size_t host_bytes, uint64_t device_bytes) {
+// `what` names the tensor in an out-of-memory message ("" when unknown).
+at::DataPtr AllocateDeviceData(size_t host_bytes, uint64_t device_bytes,
+                               const std::string& what = "") {
   void* data = nullptr;
-  ThrowIfError(DeviceAllocate(host_bytes, device_bytes, &data));
+  const Status status = DeviceAllocate(host_bytes, device_bytes, &data);
+  if (!status.ok() && !what.empty())
+    ThrowIfError(Status(status.code(), status.message() + " (for a " + what + " tensor)"));
+  ThrowIfError(status);
   return at::DataPtr(data, data, &FreeDeviceData, kDevice);
 }
 
-uint64_t StickRoundUp(uint64_t bytes) { return (bytes + kStickBytes - 1) / kStickBytes * kStickBytes; }
+uint64_t StickRoundUp(uint64_t bytes) {
+  return (bytes + kStickBytes - 1) / kStickBytes * kStickBytes;
+}
 
 struct SpyreAllocator final : c10::Allocator {
   at::DataPtr allocate(size_t n) const override { return AllocateDeviceData(n, StickRoundUp(n)); }
@@ -42,7 +49,8 @@ SpyreAllocator g_allocator;
 // Device bytes of a new tensor: DESIGN.md's padded size, or the storage's
 // own size when the strides reach further (gaps) or overlap (expanded).
 uint64_t AccountedBytes(at::IntArrayRef sizes, size_t storage_bytes, size_t elem_size) {
-  const uint64_t padded = PaddedDeviceBytes(std::vector<int64_t>(sizes.begin(), sizes.end()), elem_size);
+  const uint64_t padded =
+      PaddedDeviceBytes(std::vector<int64_t>(sizes.begin(), sizes.end()), elem_size);
   return std::max<uint64_t>(padded, StickRoundUp(storage_bytes));
 }
 
@@ -52,7 +60,9 @@ at::Tensor MakeTensor(at::IntArrayRef sizes, at::IntArrayRef strides, at::Scalar
   const size_t nbytes = at::detail::computeStorageNbytes(sizes, strides, elem);
   auto storage = c10::make_intrusive<c10::StorageImpl>(
       c10::StorageImpl::use_byte_size_t(), nbytes,
-      AllocateDeviceData(nbytes, AccountedBytes(sizes, nbytes, elem)), &g_allocator,
+      AllocateDeviceData(nbytes, AccountedBytes(sizes, nbytes, elem),
+                         c10::str(sizes, " ", DtypeName(dtype))),
+      &g_allocator,
       /*resizable=*/true);
   at::Tensor t = at::detail::make_tensor<c10::TensorImpl>(
       std::move(storage), c10::DispatchKeySet(c10::DispatchKey::PrivateUse1),
@@ -77,19 +87,22 @@ at::Tensor Empty(at::IntArrayRef size, c10::optional<at::ScalarType> dtype,
                  c10::optional<at::Layout> layout, c10::optional<at::Device> device,
                  c10::optional<bool> /*pin_memory*/,
                  c10::optional<at::MemoryFormat> memory_format) {
-  TORCH_CHECK(!layout || *layout == at::kStrided, "spyre_emu: only strided tensors live on the device");
+  TORCH_CHECK(!layout || *layout == at::kStrided,
+              "spyre_emu: only strided tensors live on the device");
   TORCH_CHECK(!device || device->index() <= 0, "spyre_emu: there is one device, privateuseone:0");
   const at::ScalarType type = dtype.value_or(at::get_default_dtype_as_scalartype());
   at::Tensor t = MakeTensor(size, c10::contiguous_strides(size), type);
   const auto format = memory_format.value_or(at::MemoryFormat::Contiguous);
-  if (format != at::MemoryFormat::Contiguous) t.unsafeGetTensorImpl()->empty_tensor_restride(format);
+  if (format != at::MemoryFormat::Contiguous)
+    t.unsafeGetTensorImpl()->empty_tensor_restride(format);
   return t;
 }
 
 at::Tensor EmptyStrided(at::IntArrayRef size, at::IntArrayRef stride,
                         c10::optional<at::ScalarType> dtype, c10::optional<at::Layout> layout,
                         c10::optional<at::Device> device, c10::optional<bool> /*pin_memory*/) {
-  TORCH_CHECK(!layout || *layout == at::kStrided, "spyre_emu: only strided tensors live on the device");
+  TORCH_CHECK(!layout || *layout == at::kStrided,
+              "spyre_emu: only strided tensors live on the device");
   TORCH_CHECK(!device || device->index() <= 0, "spyre_emu: there is one device, privateuseone:0");
   return MakeTensor(size, stride, dtype.value_or(at::get_default_dtype_as_scalartype()));
 }
@@ -119,8 +132,9 @@ at::Tensor& SetStorageOffset(at::Tensor& self, at::Storage source, int64_t offse
     impl->set_sizes_and_strides(size, stride);
   }
   if (self.numel() > 0) {
-    const size_t needed = at::detail::computeStorageNbytes(size, self.strides(), self.element_size()) +
-                          offset * self.element_size();
+    const size_t needed =
+        at::detail::computeStorageNbytes(size, self.strides(), self.element_size()) +
+        offset * self.element_size();
     EnsureStorageBytes(self.storage(), needed, 0);
   }
   return self;
@@ -138,9 +152,9 @@ at::Tensor& SetTensor(at::Tensor& self, const at::Tensor& source) {
 }
 
 at::Tensor& SetEmpty(at::Tensor& self) {
-  at::Storage empty(c10::make_intrusive<c10::StorageImpl>(
-      c10::StorageImpl::use_byte_size_t(), 0, AllocateDeviceData(0, 0), &g_allocator,
-      /*resizable=*/true));
+  at::Storage empty(c10::make_intrusive<c10::StorageImpl>(c10::StorageImpl::use_byte_size_t(), 0,
+                                                          AllocateDeviceData(0, 0), &g_allocator,
+                                                          /*resizable=*/true));
   return SetStorageOffset(self, std::move(empty), 0, {0}, {});
 }
 
@@ -150,7 +164,8 @@ at::Tensor EmptyDevice(at::IntArrayRef sizes, at::ScalarType dtype) {
   return MakeTensor(sizes, c10::contiguous_strides(sizes), dtype);
 }
 
-at::Tensor EmptyDeviceStrided(at::IntArrayRef sizes, at::IntArrayRef strides, at::ScalarType dtype) {
+at::Tensor EmptyDeviceStrided(at::IntArrayRef sizes, at::IntArrayRef strides,
+                              at::ScalarType dtype) {
   return MakeTensor(sizes, strides, dtype);
 }
 

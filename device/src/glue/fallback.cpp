@@ -45,8 +45,8 @@ struct DtypePlan {
 };
 
 struct MovedArg {
-  at::Tensor device;  // the caller's device tensor
-  at::Tensor host;    // the copy the CPU op sees
+  at::Tensor device;                      // the caller's device tensor
+  at::Tensor host;                        // the copy the CPU op sees
   const c10::AliasInfo* alias = nullptr;  // schema alias of a written argument
 };
 
@@ -135,7 +135,8 @@ void RunCpuFallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
                   "device/src/glue/views.cpp");
       // In-place / out=: hand back the caller's device tensor, now updated.
       for (const MovedArg& m : moved) {
-        if (m.alias != nullptr && *m.alias == *alias && v.isTensor() && v.toTensor().is_same(m.host)) {
+        if (m.alias != nullptr && *m.alias == *alias && v.isTensor() &&
+            v.toTensor().is_same(m.host)) {
           v = m.device;
           break;
         }

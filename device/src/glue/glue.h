@@ -63,8 +63,7 @@ void ThrowIfError(const Status& status);
 // Throws on out of memory (message: request, live bytes, capacity).
 at::Tensor EmptyDevice(at::IntArrayRef sizes, at::ScalarType dtype);
 // Same, with explicit strides (the storage covers what the strides reach).
-at::Tensor EmptyDeviceStrided(at::IntArrayRef sizes, at::IntArrayRef strides,
-                              at::ScalarType dtype);
+at::Tensor EmptyDeviceStrided(at::IntArrayRef sizes, at::IntArrayRef strides, at::ScalarType dtype);
 
 // Opens the device memory behind the given tensors for host access for its
 // lifetime (the fence; a cheap no-op without it). Non-device and undefined

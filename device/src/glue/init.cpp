@@ -23,8 +23,8 @@ at::Tensor& FillScalar(at::Tensor& self, const at::Scalar& value) {
 }
 
 at::Tensor& FillTensor(at::Tensor& self, const at::Tensor& value) {
-  TORCH_CHECK(value.dim() == 0, "fill_ only supports a 0-dimension value tensor, got ",
-              value.dim(), " dimensions");
+  TORCH_CHECK(value.dim() == 0, "fill_ only supports a 0-dimension value tensor, got ", value.dim(),
+              " dimensions");
   return FillScalar(self, value.item());
 }
 

@@ -18,7 +18,9 @@ at::Tensor AsStrided(const at::Tensor& self, at::IntArrayRef size, at::IntArrayR
   return at::native::as_strided_tensorimpl(self, size, stride, storage_offset);
 }
 
-at::Tensor View(const at::Tensor& self, at::IntArrayRef size) { return at::native::view(self, size); }
+at::Tensor View(const at::Tensor& self, at::IntArrayRef size) {
+  return at::native::view(self, size);
+}
 
 at::Tensor ReshapeAlias(const at::Tensor& self, at::IntArrayRef size, at::IntArrayRef stride) {
   return at::native::_reshape_alias(self, size, stride);
