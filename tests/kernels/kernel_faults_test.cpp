@@ -1,0 +1,132 @@
+// Fault injection on the device kernels: every kind of SPYRE_EMU_FAULTS.
+// abort, segv and hang run in a child process (fault_child) with a timeout.
+#include <ATen/ATen.h>
+
+#include <csignal>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "op_test_util.h"
+#include "support/run_command.h"
+
+namespace {
+
+using ::testing::HasSubstr;
+using kernels_test::Random;
+using kernels_test::ScopedFaults;
+using kernels_test::ToDevice;
+using kernels_test::Values;
+
+struct Timing {
+  uint64_t modeled_ns = 0, wall_ns = 0;
+};
+
+// Runs f under a trace scope and returns the event of `op`.
+template <class F>
+Timing Timed(const std::string& op, F f) {
+  spyre_emu::TraceScope trace;
+  f();
+  Timing t;
+  for (const auto& e : trace.events()) {
+    if (e.op == op) t.modeled_ns = e.modeled_ns, t.wall_ns = e.wall_ns;
+  }
+  return t;
+}
+
+const at::Tensor& A() {
+  static const at::Tensor a = ToDevice(Random({256, 256}, 1));
+  return a;
+}
+
+TEST(KernelFaultsTest, SlowMultipliesModeledAndWallTime) {
+  at::mm(A(), A());  // warm up, so the baseline is not a cold call
+  const Timing base = Timed("mm", [] { at::mm(A(), A()); });
+  ScopedFaults faults("mm:slow=4");
+  const Timing slow = Timed("mm", [] { at::mm(A(), A()); });
+  EXPECT_NEAR(static_cast<double>(slow.modeled_ns), 4.0 * base.modeled_ns, 2.0);
+  // The extra wall time is slept: at least 3x the kernel's own time more.
+  EXPECT_GT(slow.wall_ns, 2 * base.wall_ns);
+}
+
+TEST(KernelFaultsTest, ErrorPerturbsDeterministicallyByTheRelativeMagnitude) {
+  const at::Tensor clean = Values(at::gelu(A()));
+  ScopedFaults faults("gelu:error=0.05");
+  const at::Tensor bad1 = Values(at::gelu(A())), bad2 = Values(at::gelu(A()));
+  EXPECT_TRUE(at::equal(bad1, bad2));  // deterministic
+  const at::Tensor rel = ((bad1 - clean).abs() / clean.abs().clamp_min(1e-3));
+  const at::Tensor big = clean.abs() > 0.1;
+  const double mean_rel = rel.masked_select(big).mean().item<double>();
+  EXPECT_NEAR(mean_rel, 0.05, 0.005);
+  EXPECT_LT(rel.masked_select(big).max().item<double>(), 0.05 + 2.0 / 512);
+  // Other ops are untouched.
+  EXPECT_TRUE(at::equal(Values(at::relu(A())), at::relu(Values(A()))));
+}
+
+TEST(KernelFaultsTest, NanPutsANanInTheOutput) {
+  ScopedFaults faults("_softmax:nan");
+  const at::Tensor y = Values(at::softmax(A(), -1));
+  EXPECT_EQ(at::isnan(y).sum().item<int64_t>(), 1);
+}
+
+TEST(KernelFaultsTest, FallbackDisablesTheDeviceKernel) {
+  ScopedFaults faults("mm:fallback");
+  spyre_emu::reset_stats();
+  const at::Tensor y = at::mm(A(), A());
+  const auto s = spyre_emu::stats();
+  ASSERT_TRUE(s.ops.count("mm"));
+  EXPECT_EQ(s.ops.at("mm").cpu_fallback, 1u);
+  EXPECT_EQ(s.ops.at("mm").device_kernel, 0u);
+  // Same values within the matmul bound (the CPU computes in fp32 too).
+  const at::Tensor ref = at::mm(Values(A()), Values(A()));
+  EXPECT_TRUE(at::allclose(Values(y), ref, 4e-3, 1e-2));
+}
+
+TEST(KernelFaultsTest, OomIsTheClearOutOfMemoryError) {
+  ScopedFaults faults("native_layer_norm:oom");
+  try {
+    at::layer_norm(A(), {256});
+    FAIL() << "no error";
+  } catch (const c10::OutOfMemoryError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("out of device memory"));
+    EXPECT_THAT(e.what(), HasSubstr("native_layer_norm"));
+  }
+  EXPECT_NO_THROW(at::softmax(A(), -1));  // only the named op
+}
+
+TEST(KernelFaultsTest, MalformedSpecIsAnErrorNamingTheEntry) {
+  ScopedFaults faults("mm:slow=2;gelu:sloow");
+  try {
+    at::gelu(A());
+    FAIL() << "no error";
+  } catch (const c10::Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("entry 2 'gelu:sloow'"));
+    EXPECT_THAT(e.what(), HasSubstr("character 16"));
+  }
+}
+
+spyre_test::CommandResult RunChild(const std::string& spec, const std::string& op) {
+  return spyre_test::RunCommand({KERNELS_FAULT_CHILD, op}, {{"SPYRE_EMU_FAULTS", spec}}, 20);
+}
+
+TEST(KernelFaultsTest, AbortSegvAndHangEndTheProcess) {
+  const auto ok = RunChild("gelu:abort", "mm");  // a fault on another op does nothing
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_THAT(ok.out, HasSubstr("survived"));
+
+  const auto aborted = RunChild("mm:abort", "mm");
+  EXPECT_EQ(aborted.exit_code, 128 + SIGABRT) << aborted.err;
+  EXPECT_THAT(aborted.err, HasSubstr("injected fault 'abort' on op 'mm'"));
+
+  const auto crashed = RunChild("gelu:segv", "gelu");
+  EXPECT_EQ(crashed.exit_code, 128 + SIGSEGV) << crashed.err;
+  EXPECT_THAT(crashed.err, HasSubstr("injected fault 'segv' on op 'gelu'"));
+
+  const auto hung = spyre_test::RunCommand({KERNELS_FAULT_CHILD, "_softmax"},
+                                           {{"SPYRE_EMU_FAULTS", "_softmax:hang"}}, 2);
+  EXPECT_EQ(hung.exit_code, 128 + SIGKILL) << hung.err;
+  EXPECT_THAT(hung.err, HasSubstr("killed after timeout"));
+  EXPECT_THAT(hung.out, ::testing::Not(HasSubstr("survived")));
+}
+
+}  // namespace

@@ -1,0 +1,130 @@
+// Every device kernel gives bit-identical results on 1, 4, 16 and 32 cores;
+// only the modeled time (and the cores used) may change. Also checks the
+// trace event each kernel records.
+#include <ATen/ATen.h>
+
+#include <functional>
+
+#include <gtest/gtest.h>
+
+#include "op_test_util.h"
+
+namespace {
+
+using kernels_test::Random;
+using kernels_test::ToDevice;
+
+struct Case {
+  const char* op;  // the op name the trace event carries
+  std::function<at::Tensor()> run;
+};
+
+std::vector<Case> AllKernels() {
+  // Inputs are built once; each case runs one kernel on them.
+  static const at::Tensor a = ToDevice(Random({67, 300}, 1));
+  static const at::Tensor b = ToDevice(Random({300, 129}, 2));
+  static const at::Tensor w = ToDevice(Random({129, 300}, 3));
+  static const at::Tensor bias = ToDevice(Random({129}, 4));
+  static const at::Tensor q = ToDevice(Random({4, 33, 64}, 5));
+  static const at::Tensor k = ToDevice(Random({4, 64, 70}, 6));
+  static const at::Tensor x = ToDevice(Random({5, 100, 150}, 7));
+  static const at::Tensor y = ToDevice(Random({150}, 8, 0.5, 2));
+  static const at::Tensor mask = (Random({5, 100, 150}, 9) > 0).to(spyre_emu::device());
+  static const at::Tensor ids = at::tensor({1, 66, 0, 5}, at::kLong).to(spyre_emu::device());
+  static const at::Tensor lw = ToDevice(Random({150}, 10)), lb = ToDevice(Random({150}, 11));
+  return {
+      {"mm", [] { return at::mm(a, b); }},
+      {"addmm", [] { return at::linear(a, w, bias); }},
+      {"bmm", [] { return at::bmm(q, k); }},
+      {"baddbmm", [] { return at::baddbmm(ToDevice(Random({4, 33, 70}, 12)), q, k); }},
+      {"add", [] { return at::add(x, y, 2); }},
+      {"sub", [] { return at::sub(x, y); }},
+      {"rsub", [] { return at::rsub(x, y); }},
+      {"mul", [] { return x * y; }},
+      {"div", [] { return x / y; }},
+      {"pow", [] { return at::pow(y, x); }},
+      {"maximum", [] { return at::maximum(x, y); }},
+      {"minimum", [] { return at::minimum(x, y); }},
+      {"neg", [] { return -x; }},
+      {"abs", [] { return at::abs(x); }},
+      {"exp", [] { return at::exp(x); }},
+      {"log", [] { return at::log(y); }},
+      {"sqrt", [] { return at::sqrt(y); }},
+      {"rsqrt", [] { return at::rsqrt(y); }},
+      {"reciprocal", [] { return at::reciprocal(y); }},
+      {"tanh", [] { return at::tanh(x); }},
+      {"sigmoid", [] { return at::sigmoid(x); }},
+      {"relu", [] { return at::relu(x); }},
+      {"gelu", [] { return at::gelu(x); }},
+      {"gelu", [] { return at::gelu(x, "tanh"); }},
+      {"silu", [] { return at::silu(x); }},
+      {"erf", [] { return at::erf(x); }},
+      {"pow", [] { return at::pow(x, 2); }},
+      {"clamp", [] { return at::clamp(x, -1, 1); }},
+      {"where", [] { return at::where(mask, x, y); }},
+      {"masked_fill_", [] { return x.clone().masked_fill_(mask, -5.0); }},
+      {"_softmax", [] { return at::softmax(x, -1); }},
+      {"_softmax", [] { return at::softmax(x, 1); }},
+      {"_log_softmax", [] { return at::log_softmax(x, -1); }},
+      {"native_layer_norm", [] { return at::layer_norm(x, {150}, lw, lb, 1e-5); }},
+      {"sum", [] { return at::sum(x, at::IntArrayRef{0, 2}); }},
+      {"sum", [] { return at::sum(at::cat({x, x, x}, 0).view({-1})); }},
+      {"mean", [] { return at::mean(x, at::IntArrayRef{-1}); }},
+      {"amax", [] { return at::amax(x, at::IntArrayRef{1}); }},
+      {"max", [] { return x.max(); }},
+      {"var", [] { return at::var(x, at::IntArrayRef{-1}); }},
+      {"cat", [] { return at::cat({x, x}, 1); }},
+      {"index_select", [] { return at::embedding(a, ids); }},
+      {"arange", [] {
+         return at::arange(0, 300, 0.25, at::TensorOptions().dtype(at::kHalf).device(spyre_emu::device()));
+       }},
+  };
+}
+
+TEST(KernelInvarianceTest, EveryKernelIsBitIdenticalOn1_4_16_32Cores) {
+  for (const Case& c : AllKernels()) {
+    at::Tensor reference;
+    for (int cores : {1, 4, 16, 32}) {
+      kernels_test::ScopedCores scoped(cores);
+      const uint64_t fallbacks = spyre_emu::stats().fallback_calls();
+      spyre_emu::TraceScope trace;
+      const at::Tensor out = c.run();
+      EXPECT_EQ(spyre_emu::stats().fallback_calls(), fallbacks) << c.op << " fell back";
+      bool seen = false;
+      for (const spyre_emu::TraceEvent& e : trace.events()) {
+        if (e.op != c.op || e.kind != spyre_emu::EventKind::kKernel) continue;
+        seen = true;
+        EXPECT_GT(e.modeled_ns, 0u) << c.op;
+        EXPECT_GE(e.cores_used, 1) << c.op;
+        EXPECT_LE(e.cores_used, cores) << c.op;
+        EXPECT_FALSE(e.fallback);
+      }
+      EXPECT_TRUE(seen) << "no kernel event for " << c.op;
+      if (!reference.defined()) {
+        reference = out;
+      } else {
+        EXPECT_TRUE(kernels_test::BitIdentical(out, reference)) << c.op << " on " << cores << " cores";
+      }
+    }
+  }
+}
+
+TEST(KernelInvarianceTest, CoresChangeModeledTimeOnly) {
+  const at::Tensor a = ToDevice(Random({512, 1024}, 20)), b = ToDevice(Random({1024, 1024}, 21));
+  std::vector<uint64_t> modeled;
+  std::vector<int> used;
+  for (int cores : {1, 32}) {
+    kernels_test::ScopedCores scoped(cores);
+    spyre_emu::TraceScope trace;
+    at::mm(a, b);
+    for (const auto& e : trace.events()) {
+      if (e.op == "mm") modeled.push_back(e.modeled_ns), used.push_back(e.cores_used);
+    }
+  }
+  ASSERT_EQ(modeled.size(), 2u);
+  EXPECT_EQ(used[0], 1);
+  EXPECT_GT(used[1], 1);
+  EXPECT_GT(modeled[0], 4 * modeled[1]);  // the split pays off
+}
+
+}  // namespace
