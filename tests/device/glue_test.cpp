@@ -158,12 +158,29 @@ TEST_F(GlueTest, ViewsShareStorageAndNeverFallBack) {
                                    x.unbind(0)[1],
                                    x.movedim(0, 3),
                                    x.view_as(x),
-                                   x[1][2][3]};
+                                   x[1][2][3],
+                                   x.swapaxes(0, 1),
+                                   x.mT(),
+                                   x.expand_as(at::empty({2, 2, 3, 4, 5})),
+                                   x.unflatten(3, {5, 1}),
+                                   x.split_with_sizes({1, 3}, 2)[1],
+                                   x.tensor_split(2, 3)[0],
+                                   x.view(at::kInt)};
   for (const at::Tensor& v : views) {
     EXPECT_EQ(v.storage().data(), base);
     EXPECT_TRUE(v.device() == device());
   }
   EXPECT_EQ(h.view({120}).storage().data(), h.storage().data());
+  // In-place view ops rewrite the metadata of the same tensor.
+  at::Tensor y = x.view({6, 20});
+  y.t_();
+  y.unsqueeze_(0);
+  y.squeeze_(0);
+  y.transpose_(0, 1);
+  y.as_strided_({2, 2}, {1, 20});
+  EXPECT_EQ(y.storage().data(), base);
+  // fp16 and bf16 both hold DL16 on the device: a dtype view keeps the values.
+  EXPECT_EQ(h.view(at::kBFloat16).flatten()[7].item<float>(), 7.0f);
   // Writes through a view are visible in the base.
   x.select(1, 0).fill_(-1);
   SetStrict(false);
