@@ -259,6 +259,23 @@ TEST_F(GlueTest, FallbackWritesBackInPlaceAndOutArguments) {
   EXPECT_EQ(stats().ops["hypot"].cpu_fallback, 2u);
 }
 
+TEST_F(GlueTest, IndexingWithDeviceIndexTensors) {
+  at::Tensor table = at::arange(12, at::kFloat).reshape({4, 3}).to(at::kHalf).to(device());
+  at::Tensor ids = at::tensor({3, 0, 3}, at::kLong).to(device());
+  at::Tensor rows = at::embedding(table, ids);
+  EXPECT_EQ(rows.device(), device());
+  EXPECT_EQ(rows.scalar_type(), at::kHalf);
+  EXPECT_TRUE(
+      at::equal(rows.cpu().to(at::kFloat),
+                at::tensor({9.f, 10.f, 11.f, 0.f, 1.f, 2.f, 9.f, 10.f, 11.f}).reshape({3, 3})));
+  // Tensor?[] arguments (index, index_put_) carry device tensors too.
+  at::Tensor picked = table.index({ids});
+  EXPECT_TRUE(at::equal(picked.cpu(), rows.cpu()));
+  table.index_put_({at::tensor({1}, at::kLong).to(device())},
+                   at::zeros({3}, at::kHalf).to(device()));
+  EXPECT_EQ(table.cpu().to(at::kFloat)[1].abs().sum().item<float>(), 0.0f);
+}
+
 TEST_F(GlueTest, StrictModeNamesTheOp) {
   at::Tensor x = at::ones({4}).to(device());
   SetStrict(true);

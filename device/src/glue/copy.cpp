@@ -82,6 +82,22 @@ void DeviceToDevice(const at::Tensor& src, const at::Tensor& dst) {
   WriteFromHost(staged, dst);
 }
 
+// Contiguous fp16/bf16/fp32 targets decode straight from device memory;
+// anything else goes through a decoded fp32 copy and a CPU copy_.
+void DeviceToHost(const at::Tensor& src, const at::Tensor& dst) {
+  DeviceAccess access({src});
+  const at::Tensor alias = HostAlias(src);
+  if (!IsDl16(src.scalar_type())) {
+    dst.copy_(alias);
+    return;
+  }
+  if (alias.is_contiguous() && dst.is_contiguous() &&
+      DecodeContiguous(static_cast<const uint16_t*>(alias.data_ptr()), dst)) {
+    return;
+  }
+  dst.copy_(ReadAsFloat(src));
+}
+
 uint64_t Bytes(const at::Tensor& t) { return static_cast<uint64_t>(t.numel()) * t.element_size(); }
 
 at::Tensor CopyFrom(const at::Tensor& self, const at::Tensor& dst, bool /*non_blocking*/) {
@@ -101,15 +117,7 @@ at::Tensor CopyFrom(const at::Tensor& self, const at::Tensor& dst, bool /*non_bl
     CountHostToDevice(event.bytes);
   } else {
     TORCH_CHECK(dst.device().is_cpu(), "spyre_emu: cannot copy from the device to ", dst.device());
-    const at::Tensor src = self.expand(dst.sizes());
-    DeviceAccess access({src});
-    const at::Tensor alias = HostAlias(src);
-    if (!IsDl16(src.scalar_type())) {
-      dst.copy_(alias);
-    } else if (!(alias.is_contiguous() && dst.is_contiguous() &&
-                 DecodeContiguous(static_cast<const uint16_t*>(alias.data_ptr()), dst))) {
-      dst.copy_(ReadAsFloat(src));
-    }
+    DeviceToHost(self.expand(dst.sizes()), dst);
     event.kind = EventKind::kDeviceToHost;
     event.bytes = Bytes(dst);
     CountDeviceToHost(event.bytes);
