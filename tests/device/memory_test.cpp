@@ -51,6 +51,7 @@ TEST_F(MemoryTest, OutOfMemoryNamesRequestLiveAndCapacity) {
   c.memory_bytes = 10000;
   SetConfig(c);
   void* a = nullptr;
+  EXPECT_EQ(stats().capacity_bytes, 10000u);
   ASSERT_TRUE(DeviceAllocate(100, 6000, &a).ok());
   void* b = nullptr;
   Status s = DeviceAllocate(100, 5000, &b);

@@ -19,6 +19,7 @@ struct Settings {
   std::atomic<uint64_t> capacity{kDefaultMemoryBytes};
   std::atomic<bool> fence{false};
   std::atomic<bool> strict{false};
+  std::atomic<bool> has_error{false};
 
   Settings() {
     Config parsed;
@@ -31,6 +32,7 @@ struct Settings {
     capacity = config.memory_bytes;
     fence = config.fence;
     strict = config.strict;
+    has_error = !error.empty();
   }
 };
 
@@ -55,6 +57,7 @@ bool StrictEnabled() { return GetSettings().strict.load(); }
 
 std::string ConfigError() {
   Settings& s = GetSettings();
+  if (!s.has_error.load()) return std::string();
   std::lock_guard<std::mutex> lock(s.mu);
   return s.error;
 }

@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include "core/stats_internal.h"
+#include "spyre_emu/runtime.h"
 
 namespace spyre_emu {
 
@@ -26,7 +27,9 @@ StatsState& GetStatsState() {
 Stats stats() {
   StatsState& s = GetStatsState();
   std::lock_guard<std::mutex> lock(s.mu);
-  return s.stats;
+  Stats snapshot = s.stats;
+  snapshot.capacity_bytes = CurrentCapacity();
+  return snapshot;
 }
 
 void reset_stats() {
