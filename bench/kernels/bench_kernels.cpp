@@ -40,8 +40,8 @@ void Mm(benchmark::State& state, bool device) {
 }
 void BM_MmEmulated(benchmark::State& s) { Mm(s, true); }
 void BM_MmNativeFp32(benchmark::State& s) { Mm(s, false); }
-BENCHMARK(BM_MmEmulated)->Args({1024, 1024, 1024})->Args({4096, 4096, 256})->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_MmNativeFp32)->Args({1024, 1024, 1024})->Args({4096, 4096, 256})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_MmEmulated)->Args({1024, 1024, 1024})->Args({4096, 4096, 256})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_MmNativeFp32)->Args({1024, 1024, 1024})->Args({4096, 4096, 256})->Unit(benchmark::kMillisecond)->UseRealTime();
 
 enum class Op { kSoftmax, kLayerNorm, kGelu, kAdd };
 
@@ -62,8 +62,8 @@ void Vector(benchmark::State& state, bool device) {
 }
 void BM_VectorEmulated(benchmark::State& s) { Vector(s, true); }
 void BM_VectorNativeFp32(benchmark::State& s) { Vector(s, false); }
-BENCHMARK(BM_VectorEmulated)->DenseRange(0, 3)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_VectorNativeFp32)->DenseRange(0, 3)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_VectorEmulated)->DenseRange(0, 3)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_VectorNativeFp32)->DenseRange(0, 3)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 

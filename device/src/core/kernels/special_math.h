@@ -34,20 +34,25 @@
 #include <cstdint>
 #include <cstring>
 
+#include "core/kernels/vector_clones.h"
+
+// Always inlined: a call left in an array loop keeps it scalar.
+#define SPYRE_SPECIAL inline __attribute__((always_inline))
+
 namespace spyre_emu::special {
 
-inline uint32_t Bits(float x) {
+SPYRE_SPECIAL uint32_t Bits(float x) {
   uint32_t b;
   std::memcpy(&b, &x, 4);
   return b;
 }
-inline float FromBits(uint32_t b) {
+SPYRE_SPECIAL float FromBits(uint32_t b) {
   float x;
   std::memcpy(&x, &b, 4);
   return x;
 }
 
-inline float Exp(float x) {
+SPYRE_SPECIAL float Exp(float x) {
   constexpr float kLog2e = 1.44269504088896341f;
   constexpr float kLn2Hi = 0.693145751953125f;  // ln 2 with 12 low bits clear
   constexpr float kLn2Lo = 1.42860682030941723212e-6f;
@@ -73,7 +78,7 @@ inline float Exp(float x) {
   return x != x ? x : y;
 }
 
-inline float Log(float x) {
+SPYRE_SPECIAL float Log(float x) {
   constexpr float kLn2Hi = 0.693145751953125f;
   constexpr float kLn2Lo = 1.42860682030941723212e-6f;
   // Scale subnormals up by 2^23 so the exponent field is meaningful.
@@ -101,8 +106,8 @@ inline float Log(float x) {
   return y;
 }
 
-inline float Tanh(float x) {
-  const float a = std::fabs(x);
+SPYRE_SPECIAL float Tanh(float x) {
+  const float a = __builtin_fabsf(x);
   const float a2 = a * a;
   // Taylor coefficients of tanh: 1, -1/3, 2/15, -17/315, 62/2835, -1382/155925,
   // 21844/6081075, -929569/638512875.
@@ -115,14 +120,14 @@ inline float Tanh(float x) {
   p = p * a2 - 1.0f / 3.0f;
   const float small = a + a * a2 * p;
   const float large = 1.0f - 2.0f / (Exp(2.0f * a) + 1.0f);
-  const float y = a < 0.55f ? small : large;
-  return x != x ? x : std::copysign(y, x);
+  // NaN flows through `large` (Exp(NaN) is NaN); selects stay branch-free.
+  return __builtin_copysignf(a < 0.55f ? small : large, x);
 }
 
-inline float Sigmoid(float x) { return 1.0f / (1.0f + Exp(-x)); }
+SPYRE_SPECIAL float Sigmoid(float x) { return 1.0f / (1.0f + Exp(-x)); }
 
 // erfc(z) for z >= 0.
-inline float ErfcNonNegative(float z) {
+SPYRE_SPECIAL float ErfcNonNegative(float z) {
   const float t = 1.0f / (1.0f + 0.5f * z);
   float p = 0.17087277f;
   p = p * t - 0.82215223f;
@@ -137,8 +142,8 @@ inline float ErfcNonNegative(float z) {
   return t * Exp(-z * z + p);
 }
 
-inline float Erf(float x) {
-  const float a = std::fabs(x);
+SPYRE_SPECIAL float Erf(float x) {
+  const float a = __builtin_fabsf(x);
   const float a2 = a * a;
   // 2/sqrt(pi) * (x - x^3/3 + x^5/10 - x^7/42 + x^9/216 - x^11/1320)
   float p = -1.0f / 1320;
@@ -149,22 +154,21 @@ inline float Erf(float x) {
   p = p * a2 + 1.0f;
   const float small = 1.12837916709551257f * a * p;
   const float large = 1.0f - ErfcNonNegative(a);
-  const float y = a < 0.5f ? small : large;
-  return x != x ? x : std::copysign(y, x);
+  return __builtin_copysignf(a < 0.5f ? small : large, x);  // NaN flows through `large`
 }
 
-inline float Gelu(float x) {
-  const float ec = ErfcNonNegative(std::fabs(x) * 0.70710678118654752f);
-  const float y = x >= 0.0f ? x * (1.0f - 0.5f * ec) : 0.5f * x * ec;
-  return x != x ? x : y;
+SPYRE_SPECIAL float Gelu(float x) {
+  const float half_ec = 0.5f * ErfcNonNegative(__builtin_fabsf(x) * 0.70710678118654752f);
+  const float positive = x - x * half_ec, negative = x * half_ec;  // NaN: negative is NaN
+  return x >= 0.0f ? positive : negative;
 }
 
-inline float GeluTanh(float x) {
+SPYRE_SPECIAL float GeluTanh(float x) {
   constexpr float kTwoSqrt2OverPi = 2.0f * 0.79788456080286536f;
   const float u = kTwoSqrt2OverPi * (x + 0.044715f * x * x * x);
   return x * Sigmoid(u);
 }
 
-inline float Silu(float x) { return x * Sigmoid(x); }
+SPYRE_SPECIAL float Silu(float x) { return x * Sigmoid(x); }
 
 }  // namespace spyre_emu::special

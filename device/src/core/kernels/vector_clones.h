@@ -9,3 +9,12 @@
 #else
 #define SPYRE_VECTOR_CLONES
 #endif
+
+// Every function defined after this header (include it last) is compiled
+// without trapping math, so GCC if-converts the branch-free selects of the
+// special functions into vector blends; with trapping math it keeps branches
+// and the loops stay scalar. No result changes: FP exception flags are never
+// read. (A per-function optimize attribute would block inlining instead.)
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("no-trapping-math")
+#endif
