@@ -6,9 +6,12 @@
 //
 // Link the `spyre_emu` library; loading it registers the PrivateUse1 backend.
 #include "spyre_emu/config.h"
+#include "spyre_emu/cost_model.h"
 #include "spyre_emu/device.h"
 #include "spyre_emu/dl16.h"
+#include "spyre_emu/faults.h"
 #include "spyre_emu/float16.h"
+#include "spyre_emu/kernels.h"
 #include "spyre_emu/memory.h"
 #include "spyre_emu/runtime.h"
 #include "spyre_emu/stats.h"
