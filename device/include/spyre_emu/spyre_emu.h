@@ -16,4 +16,5 @@
 #include "spyre_emu/runtime.h"
 #include "spyre_emu/stats.h"
 #include "spyre_emu/trace.h"
+#include "spyre_emu/trace_summary.h"
 #include "spyre_emu/version.h"
