@@ -276,6 +276,22 @@ TEST_F(GlueTest, IndexingWithDeviceIndexTensors) {
   EXPECT_EQ(table.cpu().to(at::kFloat)[1].abs().sum().item<float>(), 0.0f);
 }
 
+// SPYRE_EMU_FAULTS reach ops served by the fallback too (the hook in
+// glue/kernels/fallback_faults.h).
+TEST_F(GlueTest, FaultsApplyToFallbackOps) {
+  at::Tensor x = at::ones({8}).to(at::kHalf).to(device());
+  Config c = CurrentConfig();
+  c.faults = "cumsum:nan";
+  SetConfig(c);
+  EXPECT_TRUE(at::cumsum(x, 0).cpu().isnan().any().item<bool>());
+  c.faults = "cumsum:oom";
+  SetConfig(c);
+  EXPECT_THROW(at::cumsum(x, 0), c10::OutOfMemoryError);
+  c.faults = "";
+  SetConfig(c);
+  EXPECT_FALSE(at::cumsum(x, 0).cpu().isnan().any().item<bool>());
+}
+
 TEST_F(GlueTest, StrictModeNamesTheOp) {
   at::Tensor x = at::ones({4}).to(device());
   SetStrict(true);

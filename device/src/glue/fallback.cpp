@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "glue/glue.h"
+#include "glue/kernels/fallback_faults.h"
 #include "spyre_emu/stats.h"
 #include "spyre_emu/trace.h"
 
@@ -73,6 +74,9 @@ void RunCpuFallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   TORCH_CHECK(!StrictEnabled(), "spyre_emu: SPYRE_EMU_STRICT=1 and ", schema.operator_name(),
               " has no device kernel, so it would run on the CPU fallback (op '", name, "')");
   CountCpuFallback(name);
+  // SPYRE_EMU_FAULTS apply to fallback ops too: abort / segv / hang / oom act
+  // here, error / nan / slow on the results (glue/kernels/fallback_faults.h).
+  const device_kernels::FallbackFaults faults(name);
   const KernelTimer timer;
   TraceEvent event;
   event.kind = EventKind::kCpuFallback;
@@ -152,6 +156,7 @@ void RunCpuFallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
     }
   }
 
+  faults.Finish(*stack, returns.size());
   if (TraceActive()) {
     event.wall_ns = timer.ElapsedNs();
     RecordEvent(event);
