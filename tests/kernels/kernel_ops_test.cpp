@@ -171,6 +171,14 @@ TEST(KernelOpsTest, MatmulFamilyMeetsTheBound) {
   const at::Tensor x4 = ToDevice(Random({2, 3, 17, 40}, 303)), y4 = ToDevice(Random({2, 3, 40, 9}, 304));
   const at::Tensor x64 = Values(x4).to(at::kDouble), y64 = Values(y4).to(at::kDouble);
   ExpectMatmulBound(at::matmul(x4, y4), at::matmul(x64, y64), at::matmul(x64.abs(), y64.abs()), 40);
+  // More output rows than one 4M-result block: several sgemm calls, and the
+  // same bound; fp32 outputs are written in place.
+  const at::Tensor tall = ToDevice(Random({3000, 64}, 305)), wide = ToDevice(Random({64, 2048}, 306));
+  const at::Tensor t64 = Values(tall).to(at::kDouble), w64b = Values(wide).to(at::kDouble);
+  ExpectMatmulBound(at::mm(tall, wide), at::mm(t64, w64b), at::mm(t64.abs(), w64b.abs()), 64);
+  const at::Tensor tall32 = Random({3000, 64}, 307), wide32 = Random({64, 2048}, 308);
+  EXPECT_TRUE(at::allclose(at::mm(tall32.to(spyre_emu::device()), wide32.to(spyre_emu::device())).cpu(),
+                           at::mm(tall32, wide32), 1e-5, 1e-4));
   EXPECT_EQ(FallbackCalls(), fb);
 }
 

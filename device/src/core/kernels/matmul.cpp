@@ -6,7 +6,9 @@
 // M and N, never K, between its threads, so the host thread count does not
 // change a result either (tests/kernels check both).
 #include <cstring>
+#include <algorithm>
 #include <memory>
+#include <vector>
 
 #include "core/kernels/blas.h"
 #include "core/kernels/chunk_io.h"
@@ -51,44 +53,68 @@ const float* Panel(const void* data, DType type, int64_t base, int64_t rows, int
 
 }  // namespace
 
+// Output rows per sgemm call: at most 4M fp32 results (16 MiB) of scratch, so
+// a DL16 output never needs an fp32 copy of the whole matrix. The block size
+// depends on the shape only, so it cannot make a result depend on threads or
+// cores.
+constexpr int64_t kBlockResults = int64_t{1} << 22;
+
 void RunMatmul(const MatmulArgs& g, const Exec& exec) {
   if (g.batch == 0 || g.m == 0 || g.n == 0) return;
-  const int64_t mn = g.m * g.n;
-  std::unique_ptr<float[]> c(new float[static_cast<size_t>(mn)]);
+  const int64_t block_rows = std::max<int64_t>(1, std::min(g.m, kBlockResults / g.n));
+  // fp32 outputs take the results in place; DL16 outputs go through scratch
+  // that is kept per thread between calls (no page faults per call).
+  thread_local std::vector<float> scratch;
+  if (g.out_type != DType::kFp32) {
+    scratch.resize(static_cast<size_t>(block_rows * g.n));
+  }
   for (int64_t b = 0; b < g.batch; ++b) {
-    // Start from beta * bias (or zero), then C += alpha * A . W.
-    float beta = 0.0f;
-    if (g.bias != nullptr && g.beta != 0.0f) {
-      for (int64_t r = 0; r < g.m; ++r) {
-        kernels::LoadStrided(g.bias, g.bias_type, b * g.bias_strides[0] + r * g.bias_strides[1],
-                             g.bias_strides[2], g.n, c.get() + r * g.n);
+    std::unique_ptr<float[]> w_store;
+    int64_t ldw = 0;
+    bool tw = false;
+    const float* w = g.k > 0 ? Panel(g.w, g.w_type, b * g.w_strides[0], g.k, g.n, g.w_strides[1],
+                                     g.w_strides[2], exec, &w_store, &ldw, &tw)
+                             : nullptr;
+    for (int64_t r0 = 0; r0 < g.m; r0 += block_rows) {
+      const int64_t rows = std::min(block_rows, g.m - r0);
+      const int64_t out_base = (b * g.m + r0) * g.n;
+      float* c = g.out_type == DType::kFp32 ? static_cast<float*>(g.out) + out_base
+                                             : scratch.data();
+      // Start from beta * bias (or nothing), then C += alpha * A . W.
+      float beta = 0.0f;
+      if (g.bias != nullptr && g.beta != 0.0f) {
+        for (int64_t r = 0; r < rows; ++r) {
+          kernels::LoadStrided(g.bias, g.bias_type,
+                               b * g.bias_strides[0] + (r0 + r) * g.bias_strides[1],
+                               g.bias_strides[2], g.n, c + r * g.n);
+          if (g.beta != 1.0f) {
+            for (int64_t j = 0; j < g.n; ++j) c[r * g.n + j] *= g.beta;
+          }
+        }
+        beta = 1.0f;
       }
-      if (g.beta != 1.0f) {
-        for (int64_t i = 0; i < mn; ++i) c[i] *= g.beta;
+      if (g.k > 0) {
+        std::unique_ptr<float[]> a_store;
+        int64_t lda = 0;
+        bool ta = false;
+        const float* a = Panel(g.a, g.a_type, b * g.a_strides[0] + r0 * g.a_strides[1], rows,
+                               g.k, g.a_strides[1], g.a_strides[2], exec, &a_store, &lda, &ta);
+        // Row-major C = A . W is column-major C^T = W^T . A^T.
+        const int m = static_cast<int>(g.n), n = static_cast<int>(rows), k = static_cast<int>(g.k);
+        const int ldc = m, lda_i = static_cast<int>(ldw), ldb_i = static_cast<int>(lda);
+        const char transa = tw ? 'T' : 'N', transb = ta ? 'T' : 'N';
+        kernels::Sgemm()(&transa, &transb, &m, &n, &k, &g.alpha, w, &lda_i, a, &ldb_i, &beta, c,
+                         &ldc);
+      } else if (beta == 0.0f) {
+        std::memset(c, 0, static_cast<size_t>(rows * g.n) * sizeof(float));
       }
-      beta = 1.0f;
+      if (g.out_type == DType::kFp32) continue;
+      kernels::ParallelRange(exec, rows * g.n, 16 * kernels::kChunk,
+                             [&](int64_t begin, int64_t end) {
+                               kernels::StoreRange(c + begin, end - begin, g.out, g.out_type,
+                                                   out_base + begin, exec.rounding);
+                             });
     }
-    if (g.k > 0) {
-      std::unique_ptr<float[]> a_store, w_store;
-      int64_t lda = 0, ldw = 0;
-      bool ta = false, tw = false;
-      const float* a = Panel(g.a, g.a_type, b * g.a_strides[0], g.m, g.k, g.a_strides[1],
-                             g.a_strides[2], exec, &a_store, &lda, &ta);
-      const float* w = Panel(g.w, g.w_type, b * g.w_strides[0], g.k, g.n, g.w_strides[1],
-                             g.w_strides[2], exec, &w_store, &ldw, &tw);
-      // Row-major C = A . W is column-major C^T = W^T . A^T.
-      const int m = static_cast<int>(g.n), n = static_cast<int>(g.m), k = static_cast<int>(g.k);
-      const int ldc = m, lda_i = static_cast<int>(ldw), ldb_i = static_cast<int>(lda);
-      const char transa = tw ? 'T' : 'N', transb = ta ? 'T' : 'N';
-      kernels::Sgemm()(&transa, &transb, &m, &n, &k, &g.alpha, w, &lda_i, a, &ldb_i, &beta, c.get(), &ldc);
-    } else if (beta == 0.0f) {
-      std::memset(c.get(), 0, static_cast<size_t>(mn) * sizeof(float));
-    }
-    const int64_t out_base = b * mn;
-    kernels::ParallelRange(exec, mn, 16 * kernels::kChunk, [&](int64_t begin, int64_t end) {
-      kernels::StoreRange(c.get() + begin, end - begin, g.out, g.out_type, out_base + begin,
-                          exec.rounding);
-    });
   }
 }
 
