@@ -72,6 +72,8 @@ std::vector<Case> AllKernels() {
       {"mean", [] { return at::mean(x, at::IntArrayRef{-1}); }},
       {"amax", [] { return at::amax(x, at::IntArrayRef{1}); }},
       {"max", [] { return x.max(); }},
+      {"max", [] { return std::get<0>(at::max(x, 1)); }},
+      {"min", [] { return std::get<1>(at::min(x, -1)).to(at::kFloat); }},
       {"var", [] { return at::var(x, at::IntArrayRef{-1}); }},
       {"cat", [] { return at::cat({x, x}, 1); }},
       {"index_select", [] { return at::embedding(a, ids); }},

@@ -225,6 +225,15 @@ TEST(KernelOpsTest, ReductionsMeetTheirBound) {
                              4e-3, 1e-3));
   }
   EXPECT_TRUE(at::allclose(Values(x.sum()).to(at::kDouble), x64.sum(), 4e-3, 1e-1));
+  for (int64_t dim : {0, 1, -1}) {
+    const auto [values, indices] = at::max(x, dim, true);
+    const auto [ref_values, ref_indices] = at::max(Values(x), dim, true);
+    EXPECT_TRUE(at::equal(Values(values), ref_values)) << dim;
+    EXPECT_TRUE(at::equal(indices.cpu(), ref_indices)) << dim;
+    const auto [min_values, min_indices] = at::min(x, dim);
+    EXPECT_TRUE(at::equal(min_indices.cpu(), std::get<1>(at::min(Values(x), dim)))) << dim;
+    EXPECT_TRUE(at::equal(Values(min_values), std::get<0>(at::min(Values(x), dim)))) << dim;
+  }
   EXPECT_EQ(Values(x.max()).item<float>(), x64.max().item<double>());
   EXPECT_EQ(FallbackCalls(), fb);
 }

@@ -114,6 +114,12 @@ enum class ReduceOp { kSum, kMean, kMax, kMin, kVar };
 void RunReduce(ReduceOp op, const void* in, DType in_type, void* out, DType out_type,
                int64_t outer, int64_t len, int64_t inner, int64_t correction, const Exec& exec);
 
+// Max (or min) along the middle dim of [outer, len, inner] with the index of
+// the first extreme element (a NaN wins and reports its first index), as
+// max.dim does. len >= 1. values in `type`, indices int64.
+void RunReduceWithIndex(bool max, const void* in, DType type, void* values, int64_t* indices,
+                        int64_t outer, int64_t len, int64_t inner, const Exec& exec);
+
 // Copies row blocks: out[o, offset + j] = in[o, j] for a contiguous [outer, cols]
 // input into a contiguous [outer, out_cols] output (the building block of cat).
 void RunCopyBlock(const void* in, DType in_type, void* out, DType out_type, int64_t outer,

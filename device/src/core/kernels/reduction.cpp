@@ -87,4 +87,25 @@ void RunReduce(ReduceOp op, const void* in, DType in_type, void* out, DType out_
   kernels::StoreRange(result.data(), l.outputs(), out, out_type, 0, exec.rounding);
 }
 
+void RunReduceWithIndex(bool max, const void* in, DType type, void* values, int64_t* indices,
+                        int64_t outer, int64_t len, int64_t inner, const Exec& exec) {
+  const int64_t outputs = outer * inner;
+  std::vector<float> result(static_cast<size_t>(outputs));
+  kernels::ParallelRange(exec, outputs, 1, [&](int64_t begin, int64_t end) {
+    std::vector<float> buf(static_cast<size_t>(len));
+    for (int64_t out = begin; out < end; ++out) {
+      const int64_t o = out / inner, i = out % inner;
+      kernels::LoadStrided(in, type, o * len * inner + i, inner, len, buf.data());
+      int64_t best = 0;
+      for (int64_t l = 1; l < len && buf[best] == buf[best]; ++l) {
+        const float v = buf[l];
+        if (v != v || (max ? v > buf[best] : v < buf[best])) best = l;
+      }
+      result[out] = buf[best];
+      indices[out] = best;
+    }
+  });
+  kernels::StoreRange(result.data(), outputs, values, type, 0, exec.rounding);
+}
+
 }  // namespace spyre_emu

@@ -108,6 +108,34 @@ at::Tensor VarCorrection(const at::Tensor& x, at::OptionalIntArrayRef dims,
   });
 }
 
+std::tuple<at::Tensor, at::Tensor> ReduceWithIndex(const char* op, bool max, const at::Tensor& x,
+                                                   int64_t dim, bool keepdim) {
+  KernelCall call(op);
+  if (call.fallback() || !KernelDtype(x) || x.numel() == 0) {
+    return glue::CallCpuFallback<std::tuple<at::Tensor, at::Tensor>>(
+        max ? "aten::max" : "aten::min", "dim", x, dim, keepdim);
+  }
+  const Plan p = MakePlan(x, at::IntArrayRef{dim}, keepdim);
+  at::Tensor values = glue::EmptyDevice(p.out_sizes, x.scalar_type());
+  at::Tensor indices = glue::EmptyDevice(p.out_sizes, at::kLong);
+  {
+    glue::DeviceAccess access({p.in, values, indices});
+    RunReduceWithIndex(max, glue::Data(p.in), CoreType(x.scalar_type()), glue::Data(values),
+                       glue::DataAs<int64_t>(indices), p.outer, p.len, p.inner, MakeExec());
+  }
+  call.Finish({x}, values,
+              VectorCost(VectorKind::kReduction, p.outer * p.inner, p.len, x.scalar_type(),
+                         {p.in, values, indices}, 2));
+  return {values, indices};
+}
+
+std::tuple<at::Tensor, at::Tensor> MaxDim(const at::Tensor& x, int64_t dim, bool keepdim) {
+  return ReduceWithIndex("max", true, x, dim, keepdim);
+}
+std::tuple<at::Tensor, at::Tensor> MinDim(const at::Tensor& x, int64_t dim, bool keepdim) {
+  return ReduceWithIndex("min", false, x, dim, keepdim);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -115,6 +143,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("mean.dim", TORCH_FN(MeanDim));
   m.impl("amax", TORCH_FN(Amax));
   m.impl("max", TORCH_FN(MaxAll));
+  m.impl("max.dim", TORCH_FN(MaxDim));
+  m.impl("min.dim", TORCH_FN(MinDim));
   m.impl("var.correction", TORCH_FN(VarCorrection));
 }
 
