@@ -118,6 +118,34 @@ TEST(KernelFaultsTest, MalformedSpecIsAnErrorNamingTheEntry) {
   }
 }
 
+TEST(KernelFaultsTest, FaultsReachOpsServedByTheCpuFallback) {
+  const at::Tensor x = ToDevice(Random({8, 70}, 3, 0.5, 1.5));
+  const at::Tensor clean = Values(at::cumsum(x, 1));  // cumsum has no device kernel
+  {
+    ScopedFaults faults("cumsum:nan");
+    EXPECT_EQ(at::isnan(Values(at::cumsum(x, 1))).sum().item<int64_t>(), 1);
+  }
+  {
+    ScopedFaults faults("cumsum:error=0.1");
+    const at::Tensor rel = (Values(at::cumsum(x, 1)) - clean).abs() / clean.abs();
+    EXPECT_NEAR(rel.mean().item<double>(), 0.1, 0.01);
+  }
+  {
+    ScopedFaults faults("cumsum:oom");
+    EXPECT_THROW(at::cumsum(x, 1), c10::OutOfMemoryError);
+  }
+  {
+    // A disabled kernel plus error: the perturbation is applied once, by the
+    // fallback, not again by the kernel wrapper.
+    ScopedFaults faults("mm:fallback,error=0.25");
+    const at::Tensor y = Values(at::mm(A(), A()));
+    const at::Tensor ref = at::mm(Values(A()), Values(A()));
+    const at::Tensor big = ref.abs() > 1;
+    const at::Tensor rel = ((y - ref).abs() / ref.abs()).masked_select(big);
+    EXPECT_NEAR(rel.mean().item<double>(), 0.25, 0.02);
+  }
+}
+
 spyre_test::CommandResult RunChild(const std::string& spec, const std::string& op) {
   return spyre_test::RunCommand({KERNELS_FAULT_CHILD, op}, {{"SPYRE_EMU_FAULTS", spec}}, 20);
 }
