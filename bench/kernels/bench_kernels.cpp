@@ -35,13 +35,22 @@ void Mm(benchmark::State& state, bool device) {
   const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
   const at::Tensor a = Input({m, k}, device, 1), b = Input({k, n}, device, 2);
   for (auto _ : state) benchmark::DoNotOptimize(at::mm(a, b));
-  state.counters["FLOP/s"] = benchmark::Counter(2.0 * m * n * k, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["FLOP/s"] =
+      benchmark::Counter(2.0 * m * n * k, benchmark::Counter::kIsIterationInvariantRate);
   state.counters["threads"] = kThreads;
 }
 void BM_MmEmulated(benchmark::State& s) { Mm(s, true); }
 void BM_MmNativeFp32(benchmark::State& s) { Mm(s, false); }
-BENCHMARK(BM_MmEmulated)->Args({1024, 1024, 1024})->Args({4096, 4096, 256})->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_MmNativeFp32)->Args({1024, 1024, 1024})->Args({4096, 4096, 256})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_MmEmulated)
+    ->Args({1024, 1024, 1024})
+    ->Args({4096, 4096, 256})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_MmNativeFp32)
+    ->Args({1024, 1024, 1024})
+    ->Args({4096, 4096, 256})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 enum class Op { kSoftmax, kLayerNorm, kGelu, kAdd };
 
@@ -50,15 +59,25 @@ void Vector(benchmark::State& state, bool device) {
   const at::Tensor x = Input({4096, 1024}, device, 3), y = Input({4096, 1024}, device, 4);
   for (auto _ : state) {
     switch (op) {
-      case Op::kSoftmax: benchmark::DoNotOptimize(at::softmax(x, -1)); break;
-      case Op::kLayerNorm: benchmark::DoNotOptimize(at::layer_norm(x, {1024})); break;
-      case Op::kGelu: benchmark::DoNotOptimize(at::gelu(x)); break;
-      case Op::kAdd: benchmark::DoNotOptimize(x + y); break;
+      case Op::kSoftmax:
+        benchmark::DoNotOptimize(at::softmax(x, -1));
+        break;
+      case Op::kLayerNorm:
+        benchmark::DoNotOptimize(at::layer_norm(x, {1024}));
+        break;
+      case Op::kGelu:
+        benchmark::DoNotOptimize(at::gelu(x));
+        break;
+      case Op::kAdd:
+        benchmark::DoNotOptimize(x + y);
+        break;
     }
   }
   state.SetItemsProcessed(state.iterations() * x.numel());
-  state.SetLabel(op == Op::kSoftmax ? "softmax" : op == Op::kLayerNorm ? "layer_norm"
-                 : op == Op::kGelu  ? "gelu" : "add");
+  state.SetLabel(op == Op::kSoftmax     ? "softmax"
+                 : op == Op::kLayerNorm ? "layer_norm"
+                 : op == Op::kGelu      ? "gelu"
+                                        : "add");
 }
 void BM_VectorEmulated(benchmark::State& s) { Vector(s, true); }
 void BM_VectorNativeFp32(benchmark::State& s) { Vector(s, false); }

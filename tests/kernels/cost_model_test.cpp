@@ -22,7 +22,11 @@ VectorShape Softmax512x1024() {
 
 // The calibration table: published figure, modeled figure, error. Fails past 5%.
 TEST(CostCalibrationTest, SoftmaxMatchesThePublishedFiguresOnOneCore) {
-  struct Row { const char* what; Profile profile; double published_us; };
+  struct Row {
+    const char* what;
+    Profile profile;
+    double published_us;
+  };
   std::printf("%-34s %10s %10s %8s\n", "calibration point", "published", "modeled", "error");
   for (Row r : {Row{"softmax [512,1024] fp16, sendnn", Profile::kSendnn, 32.51},
                 Row{"softmax [512,1024] fp16, inductor", Profile::kInductor, 23.67}}) {
@@ -43,9 +47,8 @@ TEST(CostCalibrationTest, MatmulIs29To69PercentLowerOnInductorOverTheGraniteSet)
     const KernelCost s = spyre_emu::ModelMatmul(mm.shape, CostProfileFor(Profile::kSendnn), 32);
     const KernelCost i = spyre_emu::ModelMatmul(mm.shape, CostProfileFor(Profile::kInductor), 32);
     const double lower = 1 - i.total_ns / s.total_ns;
-    std::printf("%-14s %12.1f %12.1f %7.1f%%  sendnn %s, inductor %s\n", mm.name,
-                s.total_ns / 1e3, i.total_ns / 1e3, 100 * lower,
-                spyre_emu::SplitToString(s.split).c_str(),
+    std::printf("%-14s %12.1f %12.1f %7.1f%%  sendnn %s, inductor %s\n", mm.name, s.total_ns / 1e3,
+                i.total_ns / 1e3, 100 * lower, spyre_emu::SplitToString(s.split).c_str(),
                 spyre_emu::SplitToString(i.split).c_str());
     EXPECT_GE(lower, 0.29) << mm.name;
     EXPECT_LE(lower, 0.69) << mm.name;
@@ -61,7 +64,8 @@ TEST(CostModelTest, NeverBeatsTheRooflineAndKeepsToTheCores) {
     for (Profile p : {Profile::kInductor, Profile::kSendnn}) {
       const KernelCost c = spyre_emu::ModelMatmul(sh, CostProfileFor(p), cores);
       const double flops = 2.0 * sh.batch * sh.m * sh.n * sh.k;
-      const double bytes = 1.0 * sh.elem_bytes * sh.batch * (sh.m * sh.k + sh.k * sh.n + sh.m * sh.n);
+      const double bytes =
+          1.0 * sh.elem_bytes * sh.batch * (sh.m * sh.k + sh.k * sh.n + sh.m * sh.n);
       EXPECT_GE(c.total_ns, spyre_emu::RooflineNs(flops, bytes));
       EXPECT_GE(c.split.cores(), 1);
       EXPECT_LE(c.split.cores(), cores);

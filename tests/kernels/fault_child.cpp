@@ -12,10 +12,14 @@ int main(int argc, char** argv) {
   const std::string op = argc > 1 ? argv[1] : "mm";
   const at::Tensor x = at::ones({8, 8}, at::kHalf).to(spyre_emu::device());
   at::Tensor y;
-  if (op == "mm") y = at::mm(x, x);
-  else if (op == "gelu") y = at::gelu(x);
-  else if (op == "_softmax") y = at::softmax(x, -1);
-  else y = x + x;
+  if (op == "mm")
+    y = at::mm(x, x);
+  else if (op == "gelu")
+    y = at::gelu(x);
+  else if (op == "_softmax")
+    y = at::softmax(x, -1);
+  else
+    y = x + x;
   std::printf("survived %f\n", y.to(at::kFloat).cpu().sum().item<float>());
   return 0;
 }

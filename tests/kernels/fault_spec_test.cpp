@@ -61,7 +61,12 @@ TEST(FaultSpecTest, EmptySpecInjectsNothing) {
 }
 
 TEST(FaultSpecTest, MalformedSpecsNameTheEntryAndPosition) {
-  struct Bad { const char* spec; const char* entry; const char* where; const char* what; };
+  struct Bad {
+    const char* spec;
+    const char* entry;
+    const char* where;
+    const char* what;
+  };
   const Bad bad[] = {
       {"mm:slw=2", "entry 1 'mm:slw=2'", "character 4", "unknown fault kind 'slw'"},
       {"mm:nan;gelu:slw", "entry 2 'gelu:slw'", "character 13", "unknown fault kind"},

@@ -54,7 +54,7 @@ TEST(KernelCoreTest, BinaryBroadcastIsCorrectlyRounded) {
     RunBinary(op, 1.0f, oa, ob, out.data(), DType::kDl16, shape, Exec{});
     for (size_t i = 0; i < out.size(); ++i) {
       const double x = Val(a, i), y = Val(b, i % 129);
-      const double ref = op == BinaryOp::kAdd ? x + y
+      const double ref = op == BinaryOp::kAdd   ? x + y
                          : op == BinaryOp::kSub ? x - y
                          : op == BinaryOp::kMul ? x * y
                                                 : x / y;
@@ -117,7 +117,8 @@ TEST(KernelCoreTest, ThreadsNeverChangeAResult) {
     RunReduce(op, x.data(), DType::kDl16, c2.data(), DType::kDl16, 1, rows, cols, 1, threaded);
     EXPECT_EQ(c1, c2) << static_cast<int>(op);
   }
-  RunUnary(UnaryOp::kGelu, {}, x.data(), DType::kDl16, s1.data(), DType::kDl16, rows * cols, serial);
+  RunUnary(UnaryOp::kGelu, {}, x.data(), DType::kDl16, s1.data(), DType::kDl16, rows * cols,
+           serial);
   RunUnary(UnaryOp::kGelu, {}, x.data(), DType::kDl16, s2.data(), DType::kDl16, rows * cols,
            threaded);
   EXPECT_EQ(s1, s2);

@@ -14,11 +14,11 @@
 
 namespace {
 
-using ::testing::HasSubstr;
 using kernels_test::Random;
 using kernels_test::ScopedFaults;
 using kernels_test::ToDevice;
 using kernels_test::Values;
+using ::testing::HasSubstr;
 
 struct Timing {
   uint64_t modeled_ns = 0, wall_ns = 0;

@@ -36,7 +36,10 @@ std::vector<Case> AllKernels() {
       {"mm", [] { return at::mm(a, b); }},
       {"addmm", [] { return at::linear(a, w, bias); }},
       {"bmm", [] { return at::bmm(q, k); }},
-      {"baddbmm", [] { return at::baddbmm(ToDevice(Random({4, 33, 70}, 12)), q, k); }},
+      {"baddbmm",
+       [] {
+         return at::baddbmm(ToDevice(Random({4, 33, 70}, 12)), q, k);
+       }},
       {"add", [] { return at::add(x, y, 2); }},
       {"sub", [] { return at::sub(x, y); }},
       {"rsub", [] { return at::rsub(x, y); }},
@@ -67,18 +70,29 @@ std::vector<Case> AllKernels() {
       {"_softmax", [] { return at::softmax(x, 1); }},
       {"_log_softmax", [] { return at::log_softmax(x, -1); }},
       {"native_layer_norm", [] { return at::layer_norm(x, {150}, lw, lb, 1e-5); }},
-      {"sum", [] { return at::sum(x, at::IntArrayRef{0, 2}); }},
-      {"sum", [] { return at::sum(at::cat({x, x, x}, 0).view({-1})); }},
+      {"sum",
+       [] {
+         return at::sum(x, at::IntArrayRef{0, 2});
+       }},
+      {"sum",
+       [] {
+         return at::sum(at::cat({x, x, x}, 0).view({-1}));
+       }},
       {"mean", [] { return at::mean(x, at::IntArrayRef{-1}); }},
       {"amax", [] { return at::amax(x, at::IntArrayRef{1}); }},
       {"max", [] { return x.max(); }},
       {"max", [] { return std::get<0>(at::max(x, 1)); }},
       {"min", [] { return std::get<1>(at::min(x, -1)).to(at::kFloat); }},
       {"var", [] { return at::var(x, at::IntArrayRef{-1}); }},
-      {"cat", [] { return at::cat({x, x}, 1); }},
+      {"cat",
+       [] {
+         return at::cat({x, x}, 1);
+       }},
       {"index_select", [] { return at::embedding(a, ids); }},
-      {"arange", [] {
-         return at::arange(0, 300, 0.25, at::TensorOptions().dtype(at::kHalf).device(spyre_emu::device()));
+      {"arange",
+       [] {
+         return at::arange(0, 300, 0.25,
+                           at::TensorOptions().dtype(at::kHalf).device(spyre_emu::device()));
        }},
   };
 }
@@ -105,7 +119,8 @@ TEST(KernelInvarianceTest, EveryKernelIsBitIdenticalOn1_4_16_32Cores) {
       if (!reference.defined()) {
         reference = out;
       } else {
-        EXPECT_TRUE(kernels_test::BitIdentical(out, reference)) << c.op << " on " << cores << " cores";
+        EXPECT_TRUE(kernels_test::BitIdentical(out, reference))
+            << c.op << " on " << cores << " cores";
       }
     }
   }

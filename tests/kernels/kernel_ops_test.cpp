@@ -101,8 +101,8 @@ TEST(KernelOpsTest, BinaryOpsBroadcastAndAreWithinOneDl16Ulp) {
       const uint64_t before = DeviceCalls(op.name);
       const at::Tensor y = op.f(a, b);
       EXPECT_GE(DeviceCalls(op.name), before + 1) << op.name;
-      EXPECT_LE(MaxDl16UlpError(Values(y), op.f(Values(a).to(at::kDouble),
-                                                Values(b).to(at::kDouble))), 1)
+      EXPECT_LE(
+          MaxDl16UlpError(Values(y), op.f(Values(a).to(at::kDouble), Values(b).to(at::kDouble))), 1)
           << op.name << " " << at::IntArrayRef(sa) << " . " << at::IntArrayRef(sb);
     }
   }
@@ -128,10 +128,12 @@ TEST(KernelOpsTest, WhereAndMaskedFill) {
   EXPECT_EQ(MaxDl16UlpError(Values(z), at::where(mask_cpu, -1e4, Values(x)).to(at::kDouble)), 0);
   const at::Tensor causal = at::ones({6, 6}, at::kBool).triu(1);
   // DL16 has one NaN/Inf code, so masks use a large finite value.
-  const at::Tensor s = ToDevice(Random({2, 6, 6}, 14)).masked_fill(
-      causal.to(spyre_emu::device()), -1e9);
-  EXPECT_TRUE(at::equal(Values(s), Values(ToDevice(Random({2, 6, 6}, 14))).masked_fill(
-                                       causal, spyre_emu::RoundToDl16(-1e9f, spyre_emu::Rounding::kNearestAway))));
+  const at::Tensor s =
+      ToDevice(Random({2, 6, 6}, 14)).masked_fill(causal.to(spyre_emu::device()), -1e9);
+  EXPECT_TRUE(at::equal(
+      Values(s),
+      Values(ToDevice(Random({2, 6, 6}, 14)))
+          .masked_fill(causal, spyre_emu::RoundToDl16(-1e9f, spyre_emu::Rounding::kNearestAway))));
   EXPECT_EQ(FallbackCalls(), fb);
 }
 
@@ -168,17 +170,20 @@ TEST(KernelOpsTest, MatmulFamilyMeetsTheBound) {
                     at::baddbmm(Values(bias).to(at::kDouble), q64, k64.transpose(1, 2), 0.5, 2.0),
                     2.0 * at::matmul(q64.abs(), k64.abs().transpose(1, 2)) + 1, 64);
   // 4-d matmul (attention with heads) goes through bmm on views.
-  const at::Tensor x4 = ToDevice(Random({2, 3, 17, 40}, 303)), y4 = ToDevice(Random({2, 3, 40, 9}, 304));
+  const at::Tensor x4 = ToDevice(Random({2, 3, 17, 40}, 303)),
+                   y4 = ToDevice(Random({2, 3, 40, 9}, 304));
   const at::Tensor x64 = Values(x4).to(at::kDouble), y64 = Values(y4).to(at::kDouble);
   ExpectMatmulBound(at::matmul(x4, y4), at::matmul(x64, y64), at::matmul(x64.abs(), y64.abs()), 40);
   // More output rows than one 4M-result block: several sgemm calls, and the
   // same bound; fp32 outputs are written in place.
-  const at::Tensor tall = ToDevice(Random({3000, 64}, 305)), wide = ToDevice(Random({64, 2048}, 306));
+  const at::Tensor tall = ToDevice(Random({3000, 64}, 305)),
+                   wide = ToDevice(Random({64, 2048}, 306));
   const at::Tensor t64 = Values(tall).to(at::kDouble), w64b = Values(wide).to(at::kDouble);
   ExpectMatmulBound(at::mm(tall, wide), at::mm(t64, w64b), at::mm(t64.abs(), w64b.abs()), 64);
   const at::Tensor tall32 = Random({3000, 64}, 307), wide32 = Random({64, 2048}, 308);
-  EXPECT_TRUE(at::allclose(at::mm(tall32.to(spyre_emu::device()), wide32.to(spyre_emu::device())).cpu(),
-                           at::mm(tall32, wide32), 1e-5, 1e-4));
+  EXPECT_TRUE(
+      at::allclose(at::mm(tall32.to(spyre_emu::device()), wide32.to(spyre_emu::device())).cpu(),
+                   at::mm(tall32, wide32), 1e-5, 1e-4));
   EXPECT_EQ(FallbackCalls(), fb);
 }
 
@@ -193,12 +198,15 @@ TEST(KernelOpsTest, SoftmaxAndLayerNormMeetTheirBounds) {
     EXPECT_LE(MaxDl16UlpError(Values(at::softmax(x, 0)), at::softmax(x64, 0)), 2);
     // log_softmax: absolute error (values near 0 have tiny ULPs).
     EXPECT_LT((Values(at::log_softmax(x, -1)).to(at::kDouble) - at::log_softmax(x64, -1))
-                  .abs().max().item<double>(), 0.02);
+                  .abs()
+                  .max()
+                  .item<double>(),
+              0.02);
     const int64_t n = shape.back();
     const at::Tensor w = ToDevice(Random({n}, seed++)), b = ToDevice(Random({n}, seed++));
     const at::Tensor ln = at::layer_norm(x, {n}, w, b, 1e-5);
-    const at::Tensor ref = at::layer_norm(x64, {n}, Values(w).to(at::kDouble),
-                                          Values(b).to(at::kDouble), 1e-5);
+    const at::Tensor ref =
+        at::layer_norm(x64, {n}, Values(w).to(at::kDouble), Values(b).to(at::kDouble), 1e-5);
     // |err| <= 2 ULP of the output scale |w| * 6 + |b| (cancellation in x - mean).
     const double tol = 2 * std::ldexp(1.0, -9) * 12;
     EXPECT_LT((Values(ln).to(at::kDouble) - ref).abs().max().item<double>(), tol);
@@ -211,7 +219,10 @@ TEST(KernelOpsTest, ReductionsMeetTheirBound) {
   const at::Tensor x64 = Values(x).to(at::kDouble);
   const uint64_t fb = FallbackCalls();
   // Sum bound: 2^-9 |ref| + len 2^-23 sum|x|.
-  struct Case { std::vector<int64_t> dims; int64_t len; };
+  struct Case {
+    std::vector<int64_t> dims;
+    int64_t len;
+  };
   for (const Case& c : {Case{{-1}, 150}, Case{{0}, 5}, Case{{0, 2}, 750}, Case{{1}, 100}}) {
     const at::Tensor s = at::sum(x, c.dims), ref = at::sum(x64, c.dims);
     const at::Tensor bound = ref.abs() * std::ldexp(1.0, -9) +
@@ -221,8 +232,8 @@ TEST(KernelOpsTest, ReductionsMeetTheirBound) {
     const at::Tensor m = at::mean(x, c.dims, true), mref = at::mean(x64, c.dims, true);
     EXPECT_EQ(m.sizes(), mref.sizes());
     EXPECT_TRUE(at::allclose(Values(m).to(at::kDouble), mref, 4e-3, 1e-3));
-    EXPECT_TRUE(at::allclose(Values(at::var(x, c.dims)).to(at::kDouble), at::var(x64, c.dims),
-                             4e-3, 1e-3));
+    EXPECT_TRUE(
+        at::allclose(Values(at::var(x, c.dims)).to(at::kDouble), at::var(x64, c.dims), 4e-3, 1e-3));
   }
   EXPECT_TRUE(at::allclose(Values(x.sum()).to(at::kDouble), x64.sum(), 4e-3, 1e-1));
   for (int64_t dim : {0, 1, -1}) {
@@ -247,9 +258,11 @@ TEST(KernelOpsTest, CatEmbeddingAndArange) {
   const at::Tensor ids_cpu = at::tensor({3, 99, 0, 3}, at::kLong).view({2, 2});
   const at::Tensor ids = ids_cpu.to(spyre_emu::device());
   EXPECT_TRUE(at::equal(Values(at::embedding(table, ids)), at::embedding(Values(table), ids_cpu)));
-  const at::Tensor r = at::arange(0, 70, at::TensorOptions().dtype(at::kLong).device(spyre_emu::device()));
+  const at::Tensor r =
+      at::arange(0, 70, at::TensorOptions().dtype(at::kLong).device(spyre_emu::device()));
   EXPECT_TRUE(at::equal(r.cpu(), at::arange(0, 70, at::kLong)));
-  const at::Tensor rf = at::arange(0, 5, 0.5, at::TensorOptions().dtype(at::kHalf).device(spyre_emu::device()));
+  const at::Tensor rf =
+      at::arange(0, 5, 0.5, at::TensorOptions().dtype(at::kHalf).device(spyre_emu::device()));
   EXPECT_TRUE(at::equal(Values(rf), at::arange(0, 5, 0.5, at::kFloat)));
   EXPECT_EQ(FallbackCalls(), fb);
   EXPECT_THROW(at::embedding(table, at::tensor({100}, at::kLong).to(spyre_emu::device())),

@@ -60,8 +60,8 @@ TEST(SpecialMathTest, EveryDl16InputIsWithinOneDl16Ulp) {
       if (got_nan) continue;
       const int d = std::abs(Ordered(got) - Ordered(want));
       worst = std::max(worst, d);
-      ASSERT_LE(d, 1) << fn.name << "(" << x << "): got " << spyre_emu::Dl16Decode(got)
-                      << " want " << spyre_emu::Dl16Decode(want);
+      ASSERT_LE(d, 1) << fn.name << "(" << x << "): got " << spyre_emu::Dl16Decode(got) << " want "
+                      << spyre_emu::Dl16Decode(want);
     }
     std::printf("%-10s worst DL16 error over all 65536 inputs: %d ULP\n", fn.name, worst);
   }
@@ -91,8 +91,8 @@ TEST(SpecialMathTest, Fp32ErrorsStayWithinTheDocumentedUlps) {
       check(static_cast<float>(m));
       check(static_cast<float>(-m));
     }
-    std::printf("%-10s worst fp32 error %.2f ULP at x = %g (bound %.0f)\n", fn.name, worst,
-                worst_x, fn.max_fp32_ulp);
+    std::printf("%-10s worst fp32 error %.2f ULP at x = %g (bound %.0f)\n", fn.name, worst, worst_x,
+                fn.max_fp32_ulp);
     EXPECT_LE(worst, fn.max_fp32_ulp) << fn.name << " at " << worst_x;
   }
 }

@@ -35,8 +35,8 @@ enum class DType { kDl16, kFp32 };
 
 // Runs body(begin, end) over [0, n) in pieces of at least `grain`, possibly in
 // parallel. Pieces must be independent.
-using ParallelFor =
-    std::function<void(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& body)>;
+using ParallelFor = std::function<void(int64_t n, int64_t grain,
+                                       const std::function<void(int64_t, int64_t)>& body)>;
 
 struct Exec {
   Rounding rounding = Rounding::kNearestAway;
@@ -44,8 +44,20 @@ struct Exec {
 };
 
 enum class UnaryOp {
-  kNeg, kAbs, kExp, kLog, kSqrt, kRsqrt, kReciprocal, kTanh, kSigmoid, kRelu,
-  kGelu, kGeluTanh, kSilu, kErf,
+  kNeg,
+  kAbs,
+  kExp,
+  kLog,
+  kSqrt,
+  kRsqrt,
+  kReciprocal,
+  kTanh,
+  kSigmoid,
+  kRelu,
+  kGelu,
+  kGeluTanh,
+  kSilu,
+  kErf,
   kPowScalar,  // x ^ p0
   kClamp,      // min(max(x, p0), p1); a NaN bound (p0 or p1) means none
   kFill,       // p0, ignoring x (in may be null)
@@ -111,8 +123,8 @@ enum class ReduceOp { kSum, kMean, kMax, kMin, kVar };
 // Reduces the middle dim of a contiguous [outer, len, inner] into [outer, inner].
 // kVar uses `correction` (1 = unbiased). len 0: sum 0, mean/var NaN, max/min
 // are the caller's error to report.
-void RunReduce(ReduceOp op, const void* in, DType in_type, void* out, DType out_type,
-               int64_t outer, int64_t len, int64_t inner, int64_t correction, const Exec& exec);
+void RunReduce(ReduceOp op, const void* in, DType in_type, void* out, DType out_type, int64_t outer,
+               int64_t len, int64_t inner, int64_t correction, const Exec& exec);
 
 // Max (or min) along the middle dim of [outer, len, inner] with the index of
 // the first extreme element (a NaN wins and reports its first index), as
@@ -127,8 +139,8 @@ void RunCopyBlock(const void* in, DType in_type, void* out, DType out_type, int6
 
 // Gathers rows: out[o, i, :] = in[o, index[i], :] for contiguous in
 // [outer, in_rows, row] and out [outer, n_index, row]. Indices were checked.
-void RunGatherRows(const void* in, DType type, const int64_t* index, int64_t n_index,
-                   void* out, int64_t outer, int64_t in_rows, int64_t row, const Exec& exec);
+void RunGatherRows(const void* in, DType type, const int64_t* index, int64_t n_index, void* out,
+                   int64_t outer, int64_t in_rows, int64_t row, const Exec& exec);
 
 // Number of bytes of one element of `type`.
 inline int ElemBytes(DType type) { return type == DType::kDl16 ? 2 : 4; }

@@ -24,12 +24,12 @@ struct OpTotals {
 };
 
 struct TraceSummary {
-  uint64_t modeled_ns = 0;      // sum over device kernels
-  uint64_t wall_ns = 0;         // sum over every event
+  uint64_t modeled_ns = 0;  // sum over device kernels
+  uint64_t wall_ns = 0;     // sum over every event
   uint64_t kernel_calls = 0;
   uint64_t fallback_calls = 0;
-  uint64_t copy_bytes = 0;      // host<->device and device<->device copies
-  uint64_t kernel_bytes = 0;    // bytes touched by device kernels
+  uint64_t copy_bytes = 0;    // host<->device and device<->device copies
+  uint64_t kernel_bytes = 0;  // bytes touched by device kernels
   int max_cores_used = 0;
   // Kernels and fallbacks per op (copies are not ops), ordered by modeled
   // time, then wall time, then name (so the order is deterministic).

@@ -47,8 +47,8 @@ constexpr double kKernelOverheadNs = kSendnnSoftmaxNs - BytesNs(kSendnnSoftmaxBy
 // With LX planning DDR traffic is only 5.12 us, so 23.67 us - overhead is the
 // vector unit's own time: 11.66 us for 5 * 512 * 1024 element-steps, i.e.
 // 4.45 ps per element-step on one core.
-constexpr double kVectorNsPerElementStep =
-    (kInductorSoftmaxNs - kKernelOverheadNs) / (kSoftmaxStepsPerElement * kSoftmaxRows * kSoftmaxCols);
+constexpr double kVectorNsPerElementStep = (kInductorSoftmaxNs - kKernelOverheadNs) /
+                                           (kSoftmaxStepsPerElement * kSoftmaxRows * kSoftmaxCols);
 static_assert(kInductorSoftmaxNs - kKernelOverheadNs > BytesNs(kInductorSoftmaxBytes),
               "the calibration assumes the LX-planned softmax is vector bound");
 // Without LX planning a lowered multi-step kernel writes and re-reads its
@@ -99,15 +99,16 @@ WorkSplit LegacyMatmulSplit(const MatmulShape& sh, int cores) {
   const int64_t sticks = CeilDiv(sh.n, StickElems(sh.elem_bytes));
   s.n = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(cores, sticks)));
   s.m = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(cores / s.n, sh.m)));
-  s.batch = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(cores / (s.n * s.m), sh.batch)));
+  s.batch =
+      static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(cores / (s.n * s.m), sh.batch)));
   return s;
 }
 
 void CheckRoofline(const KernelCost& c, double flops, double bytes) {
   // A broken invariant of the model itself, not a user error: fail loudly.
   if (c.total_ns + 1e-6 < RooflineNs(flops, bytes)) {
-    std::fprintf(stderr, "spyre_emu cost model beat the roofline: %.3f ns < %.3f ns\n",
-                 c.total_ns, RooflineNs(flops, bytes));
+    std::fprintf(stderr, "spyre_emu cost model beat the roofline: %.3f ns < %.3f ns\n", c.total_ns,
+                 RooflineNs(flops, bytes));
     std::abort();
   }
 }
@@ -143,7 +144,8 @@ KernelCost ModelMatmul(const MatmulShape& sh, const CostProfile& p, int cores) {
     for (int b = 1; b <= cores && b <= std::max<int64_t>(1, sh.batch); ++b) {
       for (int m = 1; b * m <= cores && m <= std::max<int64_t>(1, sh.m); ++m) {
         for (int n = 1; b * m * n <= cores && n <= std::max<int64_t>(1, CeilDiv(sh.n, per)); ++n) {
-          for (int k = 1; b * m * n * k <= cores && k <= std::max<int64_t>(1, CeilDiv(sh.k, per)); ++k) {
+          for (int k = 1; b * m * n * k <= cores && k <= std::max<int64_t>(1, CeilDiv(sh.k, per));
+               ++k) {
             const KernelCost c = MatmulWithSplit(sh, p, WorkSplit{b, m, n, k});
             // Ties go to fewer cores: the same time with less of the chip.
             if (best.total_ns < 0 || c.total_ns < best.total_ns ||
@@ -196,14 +198,10 @@ std::vector<NamedMatmul> GranitePrefillMatmuls() {
   // MLP intermediate 12800, vocab 49155; batch 1, sequence 1024 (DESIGN.md).
   constexpr int64_t kSeq = 1024, kHidden = 4096, kKv = 8 * 128, kMlp = 12800, kVocab = 49155;
   return {
-      {"q_proj", {1, kSeq, kHidden, kHidden, 2}},
-      {"kv_proj", {1, kSeq, 2 * kKv, kHidden, 2}},
-      {"o_proj", {1, kSeq, kHidden, kHidden, 2}},
-      {"gate_up_proj", {1, kSeq, 2 * kMlp, kHidden, 2}},
-      {"down_proj", {1, kSeq, kHidden, kMlp, 2}},
-      {"attn_scores", {32, kSeq, kSeq, 128, 2}},
-      {"attn_values", {32, kSeq, 128, kSeq, 2}},
-      {"lm_head", {1, kSeq, kVocab, kHidden, 2}},
+      {"q_proj", {1, kSeq, kHidden, kHidden, 2}}, {"kv_proj", {1, kSeq, 2 * kKv, kHidden, 2}},
+      {"o_proj", {1, kSeq, kHidden, kHidden, 2}}, {"gate_up_proj", {1, kSeq, 2 * kMlp, kHidden, 2}},
+      {"down_proj", {1, kSeq, kHidden, kMlp, 2}}, {"attn_scores", {32, kSeq, kSeq, 128, 2}},
+      {"attn_values", {32, kSeq, 128, kSeq, 2}},  {"lm_head", {1, kSeq, kVocab, kHidden, 2}},
   };
 }
 

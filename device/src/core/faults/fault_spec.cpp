@@ -9,8 +9,7 @@
 namespace spyre_emu {
 namespace {
 
-constexpr const char* kKindsHelp =
-    "use slow=F, error=R, nan, fallback, abort, segv, hang or oom";
+constexpr const char* kKindsHelp = "use slow=F, error=R, nan, fallback, abort, segv, hang or oom";
 
 struct Span {
   size_t begin;  // offset into the spec
@@ -78,14 +77,22 @@ bool ApplyKind(const Span& kind, const EntryError& err, OpFaults* f, std::string
   const std::string name = trim(kind.text.substr(0, eq));
   const bool has_value = eq != std::string::npos;
   const std::string value = has_value ? trim(kind.text.substr(eq + 1)) : "";
-  if (name.empty()) return err.Fail(kind.begin, "empty fault kind; " + std::string(kKindsHelp), error);
+  if (name.empty())
+    return err.Fail(kind.begin, "empty fault kind; " + std::string(kKindsHelp), error);
 
   if (name == "slow" || name == "error") {
     double v = 0;
-    if (!has_value) return err.Fail(kind.begin, "'" + name + "' needs a value: " + name + (name == "slow" ? "=F" : "=R"), error);
-    if (!ParseNumber(value, &v)) return err.Fail(kind.begin, "'" + name + "' value '" + value + "' is not a finite number", error);
+    if (!has_value)
+      return err.Fail(kind.begin,
+                      "'" + name + "' needs a value: " + name + (name == "slow" ? "=F" : "=R"),
+                      error);
+    if (!ParseNumber(value, &v))
+      return err.Fail(kind.begin, "'" + name + "' value '" + value + "' is not a finite number",
+                      error);
     if (name == "slow") {
-      if (v < 1) return err.Fail(kind.begin, "slow=" + value + " must be at least 1 (a factor on time)", error);
+      if (v < 1)
+        return err.Fail(kind.begin, "slow=" + value + " must be at least 1 (a factor on time)",
+                        error);
       if (f->slow != 1.0) return err.Fail(kind.begin, "'slow' is given twice for this op", error);
       f->slow = v;
     } else {
@@ -95,14 +102,18 @@ bool ApplyKind(const Span& kind, const EntryError& err, OpFaults* f, std::string
     }
     return true;
   }
-  struct Flag { const char* name; bool OpFaults::*field; };
+  struct Flag {
+    const char* name;
+    bool OpFaults::*field;
+  };
   static const Flag kFlags[] = {{"nan", &OpFaults::nan},     {"fallback", &OpFaults::fallback},
                                 {"abort", &OpFaults::abort}, {"segv", &OpFaults::segv},
                                 {"hang", &OpFaults::hang},   {"oom", &OpFaults::oom}};
   for (const Flag& flag : kFlags) {
     if (name != flag.name) continue;
     if (has_value) return err.Fail(kind.begin, "'" + name + "' takes no value", error);
-    if (f->*flag.field) return err.Fail(kind.begin, "'" + name + "' is given twice for this op", error);
+    if (f->*flag.field)
+      return err.Fail(kind.begin, "'" + name + "' is given twice for this op", error);
     f->*flag.field = true;
     return true;
   }
@@ -126,8 +137,8 @@ bool FaultPlan::Parse(const std::string& spec, FaultPlan* out, std::string* erro
     if (entry.text.empty()) return err.Fail(entry.begin, "empty entry (two ';' in a row?)", error);
     const size_t ns = entry.text.find("::");
     if (ns != std::string::npos) {
-      return err.Fail(entry.begin + ns, "operator names have no namespace: write 'mm', not 'aten::mm'",
-                      error);
+      return err.Fail(entry.begin + ns,
+                      "operator names have no namespace: write 'mm', not 'aten::mm'", error);
     }
     const size_t colon = entry.text.find(':');
     if (colon == std::string::npos) {
@@ -136,7 +147,8 @@ bool FaultPlan::Parse(const std::string& spec, FaultPlan* out, std::string* erro
     std::string op = entry.text.substr(0, colon);
     while (!op.empty() && std::isspace(static_cast<unsigned char>(op.back()))) op.pop_back();
     if (!IsOpName(op)) {
-      return err.Fail(entry.begin, "'" + op + "' is not an ATen operator name (letters, digits, _)", error);
+      return err.Fail(entry.begin, "'" + op + "' is not an ATen operator name (letters, digits, _)",
+                      error);
     }
     OpFaults& faults = plan.ops_[op];
     for (const Span& kind : Split(entry.text.substr(colon + 1), entry.begin + colon + 1, ',')) {

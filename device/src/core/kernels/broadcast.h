@@ -15,8 +15,8 @@ namespace spyre_emu::kernels {
 constexpr int kMaxOperands = 3;
 
 struct BroadcastPlan {
-  std::vector<int64_t> shape;                                  // coalesced
-  std::array<std::vector<int64_t>, kMaxOperands> strides;      // per operand
+  std::vector<int64_t> shape;                              // coalesced
+  std::array<std::vector<int64_t>, kMaxOperands> strides;  // per operand
   int operands = 0;
   int64_t rows() const {
     int64_t r = 1;

@@ -13,22 +13,48 @@ using kernels::kChunk;
 
 SPYRE_VECTOR_CLONES void ApplyUnary(UnaryOp op, UnaryParams p, float* x, int64_t n) {
   switch (op) {
-    case UnaryOp::kNeg: for (int64_t i = 0; i < n; ++i) x[i] = -x[i]; break;
-    case UnaryOp::kAbs: for (int64_t i = 0; i < n; ++i) x[i] = std::fabs(x[i]); break;
-    case UnaryOp::kExp: for (int64_t i = 0; i < n; ++i) x[i] = special::Exp(x[i]); break;
-    case UnaryOp::kLog: for (int64_t i = 0; i < n; ++i) x[i] = special::Log(x[i]); break;
-    case UnaryOp::kSqrt: for (int64_t i = 0; i < n; ++i) x[i] = std::sqrt(x[i]); break;
-    case UnaryOp::kRsqrt: for (int64_t i = 0; i < n; ++i) x[i] = 1.0f / std::sqrt(x[i]); break;
-    case UnaryOp::kReciprocal: for (int64_t i = 0; i < n; ++i) x[i] = 1.0f / x[i]; break;
-    case UnaryOp::kTanh: for (int64_t i = 0; i < n; ++i) x[i] = special::Tanh(x[i]); break;
-    case UnaryOp::kSigmoid: for (int64_t i = 0; i < n; ++i) x[i] = special::Sigmoid(x[i]); break;
+    case UnaryOp::kNeg:
+      for (int64_t i = 0; i < n; ++i) x[i] = -x[i];
+      break;
+    case UnaryOp::kAbs:
+      for (int64_t i = 0; i < n; ++i) x[i] = std::fabs(x[i]);
+      break;
+    case UnaryOp::kExp:
+      for (int64_t i = 0; i < n; ++i) x[i] = special::Exp(x[i]);
+      break;
+    case UnaryOp::kLog:
+      for (int64_t i = 0; i < n; ++i) x[i] = special::Log(x[i]);
+      break;
+    case UnaryOp::kSqrt:
+      for (int64_t i = 0; i < n; ++i) x[i] = std::sqrt(x[i]);
+      break;
+    case UnaryOp::kRsqrt:
+      for (int64_t i = 0; i < n; ++i) x[i] = 1.0f / std::sqrt(x[i]);
+      break;
+    case UnaryOp::kReciprocal:
+      for (int64_t i = 0; i < n; ++i) x[i] = 1.0f / x[i];
+      break;
+    case UnaryOp::kTanh:
+      for (int64_t i = 0; i < n; ++i) x[i] = special::Tanh(x[i]);
+      break;
+    case UnaryOp::kSigmoid:
+      for (int64_t i = 0; i < n; ++i) x[i] = special::Sigmoid(x[i]);
+      break;
     case UnaryOp::kRelu:
       for (int64_t i = 0; i < n; ++i) x[i] = x[i] > 0.0f ? x[i] : (x[i] != x[i] ? x[i] : 0.0f);
       break;
-    case UnaryOp::kGelu: for (int64_t i = 0; i < n; ++i) x[i] = special::Gelu(x[i]); break;
-    case UnaryOp::kGeluTanh: for (int64_t i = 0; i < n; ++i) x[i] = special::GeluTanh(x[i]); break;
-    case UnaryOp::kSilu: for (int64_t i = 0; i < n; ++i) x[i] = special::Silu(x[i]); break;
-    case UnaryOp::kErf: for (int64_t i = 0; i < n; ++i) x[i] = special::Erf(x[i]); break;
+    case UnaryOp::kGelu:
+      for (int64_t i = 0; i < n; ++i) x[i] = special::Gelu(x[i]);
+      break;
+    case UnaryOp::kGeluTanh:
+      for (int64_t i = 0; i < n; ++i) x[i] = special::GeluTanh(x[i]);
+      break;
+    case UnaryOp::kSilu:
+      for (int64_t i = 0; i < n; ++i) x[i] = special::Silu(x[i]);
+      break;
+    case UnaryOp::kErf:
+      for (int64_t i = 0; i < n; ++i) x[i] = special::Erf(x[i]);
+      break;
     case UnaryOp::kPowScalar:
       if (p.p0 == 2.0f) {
         for (int64_t i = 0; i < n; ++i) x[i] = x[i] * x[i];
@@ -41,10 +67,14 @@ SPYRE_VECTOR_CLONES void ApplyUnary(UnaryOp op, UnaryParams p, float* x, int64_t
       break;
     case UnaryOp::kClamp:
       // NaN inputs stay NaN (comparisons with NaN are false).
-      if (p.p0 == p.p0) for (int64_t i = 0; i < n; ++i) x[i] = x[i] < p.p0 ? p.p0 : x[i];
-      if (p.p1 == p.p1) for (int64_t i = 0; i < n; ++i) x[i] = x[i] > p.p1 ? p.p1 : x[i];
+      if (p.p0 == p.p0)
+        for (int64_t i = 0; i < n; ++i) x[i] = x[i] < p.p0 ? p.p0 : x[i];
+      if (p.p1 == p.p1)
+        for (int64_t i = 0; i < n; ++i) x[i] = x[i] > p.p1 ? p.p1 : x[i];
       break;
-    case UnaryOp::kFill: for (int64_t i = 0; i < n; ++i) x[i] = p.p0; break;
+    case UnaryOp::kFill:
+      for (int64_t i = 0; i < n; ++i) x[i] = p.p0;
+      break;
   }
 }
 
@@ -65,9 +95,15 @@ SPYRE_VECTOR_CLONES void ApplyBinary(BinaryOp op, float alpha, const float* a, c
         for (int64_t i = 0; i < n; ++i) out[i] = a[i] - alpha * b[i];
       }
       break;
-    case BinaryOp::kMul: for (int64_t i = 0; i < n; ++i) out[i] = a[i] * b[i]; break;
-    case BinaryOp::kDiv: for (int64_t i = 0; i < n; ++i) out[i] = a[i] / b[i]; break;
-    case BinaryOp::kPow: for (int64_t i = 0; i < n; ++i) out[i] = std::pow(a[i], b[i]); break;
+    case BinaryOp::kMul:
+      for (int64_t i = 0; i < n; ++i) out[i] = a[i] * b[i];
+      break;
+    case BinaryOp::kDiv:
+      for (int64_t i = 0; i < n; ++i) out[i] = a[i] / b[i];
+      break;
+    case BinaryOp::kPow:
+      for (int64_t i = 0; i < n; ++i) out[i] = std::pow(a[i], b[i]);
+      break;
     // torch.maximum / minimum propagate NaN from either side.
     case BinaryOp::kMaximum:
       for (int64_t i = 0; i < n; ++i) {
@@ -113,14 +149,14 @@ void RunBinary(BinaryOp op, float alpha, const Operand& a, const Operand& b, voi
                DType out_type, const std::vector<int64_t>& shape, const Exec& exec) {
   const std::vector<int64_t> zeros(shape.size(), 0);
   const auto plan = kernels::PlanBroadcast(shape, {&StridesOf(a, zeros), &StridesOf(b, zeros)});
-  kernels::ForEachPiece(plan, exec, [&](int64_t out_off, const int64_t* off, const int64_t* step,
-                                        int64_t n) {
-    float fa[kChunk], fb[kChunk];
-    LoadOperand(a, off[0], step[0], n, fa);
-    LoadOperand(b, off[1], step[1], n, fb);
-    ApplyBinary(op, alpha, fa, fb, fa, n);
-    kernels::StoreRange(fa, n, out, out_type, out_off, exec.rounding);
-  });
+  kernels::ForEachPiece(plan, exec,
+                        [&](int64_t out_off, const int64_t* off, const int64_t* step, int64_t n) {
+                          float fa[kChunk], fb[kChunk];
+                          LoadOperand(a, off[0], step[0], n, fa);
+                          LoadOperand(b, off[1], step[1], n, fb);
+                          ApplyBinary(op, alpha, fa, fb, fa, n);
+                          kernels::StoreRange(fa, n, out, out_type, out_off, exec.rounding);
+                        });
 }
 
 void RunWhere(const uint8_t* cond, const std::vector<int64_t>& cond_strides, const Operand& a,
@@ -129,15 +165,15 @@ void RunWhere(const uint8_t* cond, const std::vector<int64_t>& cond_strides, con
   const std::vector<int64_t> zeros(shape.size(), 0);
   const auto plan =
       kernels::PlanBroadcast(shape, {&cond_strides, &StridesOf(a, zeros), &StridesOf(b, zeros)});
-  kernels::ForEachPiece(plan, exec, [&](int64_t out_off, const int64_t* off, const int64_t* step,
-                                        int64_t n) {
-    float fa[kChunk], fb[kChunk];
-    LoadOperand(a, off[1], step[1], n, fa);
-    LoadOperand(b, off[2], step[2], n, fb);
-    const uint8_t* c = cond + off[0];
-    for (int64_t i = 0; i < n; ++i) fa[i] = c[i * step[0]] ? fa[i] : fb[i];
-    kernels::StoreRange(fa, n, out, out_type, out_off, exec.rounding);
-  });
+  kernels::ForEachPiece(plan, exec,
+                        [&](int64_t out_off, const int64_t* off, const int64_t* step, int64_t n) {
+                          float fa[kChunk], fb[kChunk];
+                          LoadOperand(a, off[1], step[1], n, fa);
+                          LoadOperand(b, off[2], step[2], n, fb);
+                          const uint8_t* c = cond + off[0];
+                          for (int64_t i = 0; i < n; ++i) fa[i] = c[i * step[0]] ? fa[i] : fb[i];
+                          kernels::StoreRange(fa, n, out, out_type, out_off, exec.rounding);
+                        });
 }
 
 }  // namespace spyre_emu

@@ -5,8 +5,8 @@
 // count (the device's K split lives in the cost model only). OpenBLAS splits
 // M and N, never K, between its threads, so the host thread count does not
 // change a result either (tests/kernels check both).
-#include <cstring>
 #include <algorithm>
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -78,8 +78,8 @@ void RunMatmul(const MatmulArgs& g, const Exec& exec) {
     for (int64_t r0 = 0; r0 < g.m; r0 += block_rows) {
       const int64_t rows = std::min(block_rows, g.m - r0);
       const int64_t out_base = (b * g.m + r0) * g.n;
-      float* c = g.out_type == DType::kFp32 ? static_cast<float*>(g.out) + out_base
-                                             : scratch.data();
+      float* c =
+          g.out_type == DType::kFp32 ? static_cast<float*>(g.out) + out_base : scratch.data();
       // Start from beta * bias (or nothing), then C += alpha * A . W.
       float beta = 0.0f;
       if (g.bias != nullptr && g.beta != 0.0f) {
@@ -97,8 +97,8 @@ void RunMatmul(const MatmulArgs& g, const Exec& exec) {
         std::unique_ptr<float[]> a_store;
         int64_t lda = 0;
         bool ta = false;
-        const float* a = Panel(g.a, g.a_type, b * g.a_strides[0] + r0 * g.a_strides[1], rows,
-                               g.k, g.a_strides[1], g.a_strides[2], exec, &a_store, &lda, &ta);
+        const float* a = Panel(g.a, g.a_type, b * g.a_strides[0] + r0 * g.a_strides[1], rows, g.k,
+                               g.a_strides[1], g.a_strides[2], exec, &a_store, &lda, &ta);
         // Row-major C = A . W is column-major C^T = W^T . A^T.
         const int m = static_cast<int>(g.n), n = static_cast<int>(rows), k = static_cast<int>(g.k);
         const int ldc = m, lda_i = static_cast<int>(ldw), ldb_i = static_cast<int>(lda);

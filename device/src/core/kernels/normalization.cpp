@@ -76,8 +76,7 @@ void RunSoftmax(bool log, const void* in, void* out, DType type, int64_t outer, 
 }
 
 void RunLayerNorm(const void* in, const void* weight, const void* bias, void* out, void* mean,
-                  void* rstd, DType type, int64_t rows, int64_t cols, float eps,
-                  const Exec& exec) {
+                  void* rstd, DType type, int64_t rows, int64_t cols, float eps, const Exec& exec) {
   std::vector<float> w(static_cast<size_t>(cols), 1.0f), b(static_cast<size_t>(cols), 0.0f);
   if (weight != nullptr) kernels::LoadRange(weight, type, 0, cols, w.data());
   if (bias != nullptr) kernels::LoadRange(bias, type, 0, cols, b.data());

@@ -47,8 +47,8 @@ std::vector<float> CombineSums(const std::vector<float>& partials, const Layout&
 
 }  // namespace
 
-void RunReduce(ReduceOp op, const void* in, DType in_type, void* out, DType out_type,
-               int64_t outer, int64_t len, int64_t inner, int64_t correction, const Exec& exec) {
+void RunReduce(ReduceOp op, const void* in, DType in_type, void* out, DType out_type, int64_t outer,
+               int64_t len, int64_t inner, int64_t correction, const Exec& exec) {
   const Layout l{outer, len, inner, std::max<int64_t>(1, (len + kSumChunk - 1) / kSumChunk)};
   if (l.outputs() == 0) return;
   std::vector<float> result(static_cast<size_t>(l.outputs()), 0.0f);
@@ -56,10 +56,9 @@ void RunReduce(ReduceOp op, const void* in, DType in_type, void* out, DType out_
     std::fill(result.begin(), result.end(), op == ReduceOp::kSum ? 0.0f : NAN);
   } else if (op == ReduceOp::kMax || op == ReduceOp::kMin) {
     const bool max = op == ReduceOp::kMax;
-    const auto partials = ChunkPartials(in, in_type, l, exec, [max](const float* x, int64_t n,
-                                                                    int64_t) {
-      return kernels::Extreme(x, n, max);
-    });
+    const auto partials = ChunkPartials(
+        in, in_type, l, exec,
+        [max](const float* x, int64_t n, int64_t) { return kernels::Extreme(x, n, max); });
     for (int64_t o = 0; o < l.outputs(); ++o) {
       result[o] = kernels::Extreme(&partials[o * l.chunks], l.chunks, max);
     }
@@ -74,12 +73,12 @@ void RunReduce(ReduceOp op, const void* in, DType in_type, void* out, DType out_
     }
     if (op == ReduceOp::kVar) {
       const std::vector<float> means = result;
-      const auto squares = CombineSums(
-          ChunkPartials(in, in_type, l, exec,
-                        [&means](const float* x, int64_t m, int64_t o) {
-                          return kernels::ChunkSquaredDeviation(x, m, means[o]);
-                        }),
-          l);
+      const auto squares =
+          CombineSums(ChunkPartials(in, in_type, l, exec,
+                                    [&means](const float* x, int64_t m, int64_t o) {
+                                      return kernels::ChunkSquaredDeviation(x, m, means[o]);
+                                    }),
+                      l);
       const float dof = static_cast<float>(std::max<int64_t>(0, len - correction));
       for (int64_t o = 0; o < l.outputs(); ++o) result[o] = squares[o] / dof;
     }

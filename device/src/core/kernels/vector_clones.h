@@ -4,7 +4,8 @@
 // without FMA performs the same IEEE operations as SSE2, only wider, so both
 // clones give bit-identical results; FMA is deliberately not enabled (it
 // would change rounding and make results depend on the host CPU).
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
+    !defined(__SANITIZE_ADDRESS__)
 #define SPYRE_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define SPYRE_VECTOR_CLONES

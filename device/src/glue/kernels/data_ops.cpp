@@ -75,9 +75,9 @@ at::Tensor Cat(const at::ITensorListRef& list, int64_t dim) {
     }
     offset += cols;
   }
-  call.Finish(parts, out,
-              VectorCost(VectorKind::kElementwise, outer, out_cols, parts[0].scalar_type(),
-                         {out, out}, 1));
+  call.Finish(
+      parts, out,
+      VectorCost(VectorKind::kElementwise, outer, out_cols, parts[0].scalar_type(), {out, out}, 1));
   return out;
 }
 
@@ -127,11 +127,10 @@ at::Tensor& ArangeOut(const at::Scalar& start, const at::Scalar& end, const at::
   TORCH_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), "arange: upper bound and larger bound ",
               "inconsistent with step sign");
   const bool integral = t == at::kLong || t == at::kInt;
-  const int64_t n = integral && start.isIntegral(false) && end.isIntegral(false) &&
-                            step.isIntegral(false)
-                        ? (end.toLong() - start.toLong() + step.toLong() - (st > 0 ? 1 : -1)) /
-                              step.toLong()
-                        : static_cast<int64_t>(std::ceil((e - s) / st));
+  const int64_t n =
+      integral && start.isIntegral(false) && end.isIntegral(false) && step.isIntegral(false)
+          ? (end.toLong() - start.toLong() + step.toLong() - (st > 0 ? 1 : -1)) / step.toLong()
+          : static_cast<int64_t>(std::ceil((e - s) / st));
   if (out.numel() != n) out.resize_({n});
   {
     glue::DeviceAccess access({out});
@@ -140,7 +139,8 @@ at::Tensor& ArangeOut(const at::Scalar& start, const at::Scalar& end, const at::
       for (int64_t i = 0; i < n; ++i) p[i] = start.toLong() + i * step.toLong();
     } else if (t == at::kInt) {
       int32_t* p = glue::DataAs<int32_t>(out);
-      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<int32_t>(start.toLong() + i * step.toLong());
+      for (int64_t i = 0; i < n; ++i)
+        p[i] = static_cast<int32_t>(start.toLong() + i * step.toLong());
     } else {
       std::vector<float> v(static_cast<size_t>(n));
       for (int64_t i = 0; i < n; ++i) v[i] = static_cast<float>(s + static_cast<double>(i) * st);

@@ -26,8 +26,7 @@ DType CoreType(at::ScalarType dtype) {
 Exec MakeExec() {
   Exec e;
   e.rounding = CurrentRounding();
-  e.parallel_for = [](int64_t n, int64_t grain,
-                      const std::function<void(int64_t, int64_t)>& body) {
+  e.parallel_for = [](int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& body) {
     at::parallel_for(0, n, grain, body);
   };
   return e;
@@ -55,8 +54,10 @@ const OpFaults* FaultsFor(const std::string& op) {
     parsed = true;
     FaultPlan fresh;
     error.clear();
-    if (FaultPlan::Parse(spec, &fresh, &error)) plan = fresh;
-    else plan = FaultPlan();
+    if (FaultPlan::Parse(spec, &fresh, &error))
+      plan = fresh;
+    else
+      plan = FaultPlan();
     parsed_spec = spec;
   }
   TORCH_CHECK(error.empty(), "spyre_emu: ", error);

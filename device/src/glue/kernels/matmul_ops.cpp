@@ -45,8 +45,8 @@ at::Tensor Matmul3d(const char* op, const at::Tensor& a3, const at::Tensor& w3,
               w3.sizes(), ")");
   at::Tensor out = glue::EmptyDevice(out_sizes, a3.scalar_type());
   Launch(a3, w3, bias, beta.toFloat(), alpha.toFloat(), out);
-  call.Finish({a3, w3}, out, MatmulCost(a3.size(0), a3.size(1), w3.size(2), a3.size(2),
-                                        a3.scalar_type()));
+  call.Finish({a3, w3}, out,
+              MatmulCost(a3.size(0), a3.size(1), w3.size(2), a3.size(2), a3.scalar_type()));
   return out;
 }
 
@@ -55,8 +55,8 @@ at::Tensor Mm(const at::Tensor& a, const at::Tensor& b) {
   if (!Runnable(call, {a, b}) || a.dim() != 2 || b.dim() != 2) {
     return glue::CallCpuFallback<at::Tensor>("aten::mm", "", a, b);
   }
-  return Matmul3d("mm", a.unsqueeze(0), b.unsqueeze(0), at::Tensor(), 0, 1,
-                  {a.size(0), b.size(1)}, call);
+  return Matmul3d("mm", a.unsqueeze(0), b.unsqueeze(0), at::Tensor(), 0, 1, {a.size(0), b.size(1)},
+                  call);
 }
 
 at::Tensor Bmm(const at::Tensor& a, const at::Tensor& b) {

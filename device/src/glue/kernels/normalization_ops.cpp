@@ -43,14 +43,16 @@ at::Tensor LogSoftmax(const at::Tensor& x, int64_t dim, bool half_to_float) {
   return SoftmaxKernel("_log_softmax", true, x, dim, half_to_float);
 }
 
-std::tuple<at::Tensor, at::Tensor, at::Tensor> LayerNorm(
-    const at::Tensor& x, at::IntArrayRef normalized_shape, const c10::optional<at::Tensor>& weight,
-    const c10::optional<at::Tensor>& bias, double eps) {
+std::tuple<at::Tensor, at::Tensor, at::Tensor> LayerNorm(const at::Tensor& x,
+                                                         at::IntArrayRef normalized_shape,
+                                                         const c10::optional<at::Tensor>& weight,
+                                                         const c10::optional<at::Tensor>& bias,
+                                                         double eps) {
   KernelCall call("native_layer_norm");
   const at::Tensor w = weight.value_or(at::Tensor()), b = bias.value_or(at::Tensor());
   const int64_t axis = x.dim() - static_cast<int64_t>(normalized_shape.size());
-  bool ok = !call.fallback() && KernelDtype(x) && axis >= 0 &&
-            x.sizes().slice(axis) == normalized_shape;
+  bool ok =
+      !call.fallback() && KernelDtype(x) && axis >= 0 && x.sizes().slice(axis) == normalized_shape;
   for (const at::Tensor& p : {w, b}) {
     ok = ok && (!p.defined() || (KernelDtype(p) && p.scalar_type() == x.scalar_type() &&
                                  p.sizes() == normalized_shape));
@@ -74,8 +76,8 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> LayerNorm(
     glue::DeviceAccess access({in, wc, bc, out, mean, rstd});
     RunLayerNorm(glue::Data(in), wc.defined() ? glue::Data(wc) : nullptr,
                  bc.defined() ? glue::Data(bc) : nullptr, glue::Data(out), glue::Data(mean),
-                 glue::Data(rstd), CoreType(in.scalar_type()), rows, cols,
-                 static_cast<float>(eps), MakeExec());
+                 glue::Data(rstd), CoreType(in.scalar_type()), rows, cols, static_cast<float>(eps),
+                 MakeExec());
   }
   call.Finish({x, w, b}, out,
               VectorCost(VectorKind::kNormalization, rows, cols, in.scalar_type(),

@@ -29,10 +29,16 @@ Operand MakeOperand(const at::Tensor& t, at::IntArrayRef shape) {
 // vector-unit operations the approximation in special_math.h takes, roughly.
 double UnarySteps(UnaryOp op) {
   switch (op) {
-    case UnaryOp::kExp: case UnaryOp::kLog: case UnaryOp::kTanh: case UnaryOp::kSigmoid:
-    case UnaryOp::kSilu: case UnaryOp::kErf: case UnaryOp::kPowScalar:
+    case UnaryOp::kExp:
+    case UnaryOp::kLog:
+    case UnaryOp::kTanh:
+    case UnaryOp::kSigmoid:
+    case UnaryOp::kSilu:
+    case UnaryOp::kErf:
+    case UnaryOp::kPowScalar:
       return 4;
-    case UnaryOp::kGelu: case UnaryOp::kGeluTanh:
+    case UnaryOp::kGelu:
+    case UnaryOp::kGeluTanh:
       return 6;
     default:
       return 1;
@@ -63,16 +69,19 @@ at::Tensor BinaryKernel(const char* op, BinaryOp kind, const at::Tensor& a, cons
 
 at::Tensor Add(const at::Tensor& a, const at::Tensor& b, const at::Scalar& alpha) {
   at::Tensor out = BinaryKernel("add", BinaryOp::kAdd, a, b, alpha.toFloat());
-  return out.defined() ? out : glue::CallCpuFallback<at::Tensor>("aten::add", "Tensor", a, b, alpha);
+  return out.defined() ? out
+                       : glue::CallCpuFallback<at::Tensor>("aten::add", "Tensor", a, b, alpha);
 }
 at::Tensor Sub(const at::Tensor& a, const at::Tensor& b, const at::Scalar& alpha) {
   at::Tensor out = BinaryKernel("sub", BinaryOp::kSub, a, b, alpha.toFloat());
-  return out.defined() ? out : glue::CallCpuFallback<at::Tensor>("aten::sub", "Tensor", a, b, alpha);
+  return out.defined() ? out
+                       : glue::CallCpuFallback<at::Tensor>("aten::sub", "Tensor", a, b, alpha);
 }
 at::Tensor Rsub(const at::Tensor& a, const at::Tensor& b, const at::Scalar& alpha) {
   // rsub(a, b, alpha) = b - alpha * a.
   at::Tensor out = BinaryKernel("rsub", BinaryOp::kSub, b, a, alpha.toFloat());
-  return out.defined() ? out : glue::CallCpuFallback<at::Tensor>("aten::rsub", "Tensor", a, b, alpha);
+  return out.defined() ? out
+                       : glue::CallCpuFallback<at::Tensor>("aten::rsub", "Tensor", a, b, alpha);
 }
 at::Tensor Mul(const at::Tensor& a, const at::Tensor& b) {
   at::Tensor out = BinaryKernel("mul", BinaryOp::kMul, a, b, 1);
@@ -84,7 +93,8 @@ at::Tensor Div(const at::Tensor& a, const at::Tensor& b) {
 }
 at::Tensor PowTensor(const at::Tensor& a, const at::Tensor& b) {
   at::Tensor out = BinaryKernel("pow", BinaryOp::kPow, a, b, 1);
-  return out.defined() ? out : glue::CallCpuFallback<at::Tensor>("aten::pow", "Tensor_Tensor", a, b);
+  return out.defined() ? out
+                       : glue::CallCpuFallback<at::Tensor>("aten::pow", "Tensor_Tensor", a, b);
 }
 at::Tensor Maximum(const at::Tensor& a, const at::Tensor& b) {
   at::Tensor out = BinaryKernel("maximum", BinaryOp::kMaximum, a, b, 1);
@@ -116,14 +126,12 @@ at::Tensor& SubInplace(at::Tensor& self, const at::Tensor& b, const at::Scalar& 
   });
 }
 at::Tensor& MulInplace(at::Tensor& self, const at::Tensor& b) {
-  return Inplace("mul_", BinaryOp::kMul, self, b, 1, [&] {
-    glue::CallCpuFallback<at::Tensor>("aten::mul_", "Tensor", self, b);
-  });
+  return Inplace("mul_", BinaryOp::kMul, self, b, 1,
+                 [&] { glue::CallCpuFallback<at::Tensor>("aten::mul_", "Tensor", self, b); });
 }
 at::Tensor& DivInplace(at::Tensor& self, const at::Tensor& b) {
-  return Inplace("div_", BinaryOp::kDiv, self, b, 1, [&] {
-    glue::CallCpuFallback<at::Tensor>("aten::div_", "Tensor", self, b);
-  });
+  return Inplace("div_", BinaryOp::kDiv, self, b, 1,
+                 [&] { glue::CallCpuFallback<at::Tensor>("aten::div_", "Tensor", self, b); });
 }
 
 at::Tensor UnaryKernel(const char* op, UnaryOp kind, const at::Tensor& x, UnaryParams params,
@@ -144,9 +152,9 @@ at::Tensor UnaryKernel(const char* op, UnaryOp kind, const at::Tensor& x, UnaryP
   return out;
 }
 
-#define SPYRE_UNARY(Name, op, kind)                                                        \
-  at::Tensor Name(const at::Tensor& x) {                                                   \
-    return UnaryKernel(op, kind, x, {},                                                    \
+#define SPYRE_UNARY(Name, op, kind)                                                            \
+  at::Tensor Name(const at::Tensor& x) {                                                       \
+    return UnaryKernel(op, kind, x, {},                                                        \
                        [&] { return glue::CallCpuFallback<at::Tensor>("aten::" op, "", x); }); \
   }
 SPYRE_UNARY(Neg, "neg", UnaryOp::kNeg)
@@ -187,8 +195,8 @@ at::Tensor Clamp(const at::Tensor& x, const c10::optional<at::Scalar>& lo,
 }
 
 // out = cond ? a : b over the broadcast shape.
-at::Tensor WhereKernel(const at::Tensor& cond, const at::Tensor& a,
-                       const at::Tensor& b, KernelCall& call) {
+at::Tensor WhereKernel(const at::Tensor& cond, const at::Tensor& a, const at::Tensor& b,
+                       KernelCall& call) {
   const at::ScalarType dtype = at::result_type(a, b);
   const bool ok = glue::IsDevice(cond) && cond.scalar_type() == at::kBool && FloatOperand(a) &&
                   FloatOperand(b) &&

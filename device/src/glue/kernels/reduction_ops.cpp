@@ -11,9 +11,9 @@ namespace spyre_emu::device_kernels {
 namespace {
 
 struct Plan {
-  at::Tensor in;                    // contiguous, reduced dims in one block
+  at::Tensor in;  // contiguous, reduced dims in one block
   int64_t outer = 1, len = 1, inner = 1;
-  std::vector<int64_t> out_sizes;   // with keepdim applied
+  std::vector<int64_t> out_sizes;  // with keepdim applied
 };
 
 Plan MakePlan(const at::Tensor& x, at::OptionalIntArrayRef dims_opt, bool keepdim) {
@@ -28,11 +28,14 @@ Plan MakePlan(const at::Tensor& x, at::OptionalIntArrayRef dims_opt, bool keepdi
   std::vector<int64_t> kept, red;
   for (int64_t d = 0; d < nd; ++d) (reduced[d] ? red : kept).push_back(d);
   for (int64_t d = 0; d < nd; ++d) {
-    if (!reduced[d]) p.out_sizes.push_back(x.size(d));
-    else if (keepdim) p.out_sizes.push_back(1);
+    if (!reduced[d])
+      p.out_sizes.push_back(x.size(d));
+    else if (keepdim)
+      p.out_sizes.push_back(1);
   }
   // Contiguous block [first, last] of reduced dims? Then no permutation.
-  const bool block = red.empty() || red.back() - red.front() + 1 == static_cast<int64_t>(red.size());
+  const bool block =
+      red.empty() || red.back() - red.front() + 1 == static_cast<int64_t>(red.size());
   if (block) {
     p.in = x.contiguous();
     const int64_t first = red.empty() ? nd : red.front();
@@ -95,9 +98,8 @@ at::Tensor Amax(const at::Tensor& x, at::IntArrayRef dims, bool keepdim) {
 }
 
 at::Tensor MaxAll(const at::Tensor& x) {
-  return Reduce("max", ReduceOp::kMax, x, c10::nullopt, false, 0, c10::nullopt, [&] {
-    return glue::CallCpuFallback<at::Tensor>("aten::max", "", x);
-  });
+  return Reduce("max", ReduceOp::kMax, x, c10::nullopt, false, 0, c10::nullopt,
+                [&] { return glue::CallCpuFallback<at::Tensor>("aten::max", "", x); });
 }
 
 at::Tensor VarCorrection(const at::Tensor& x, at::OptionalIntArrayRef dims,
