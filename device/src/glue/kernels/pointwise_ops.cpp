@@ -25,20 +25,17 @@ Operand MakeOperand(const at::Tensor& t, at::IntArrayRef shape) {
   return o;
 }
 
-// Vector steps per element of each unary op (cost model): the number of
-// vector-unit operations the approximation in special_math.h takes, roughly.
+// Vector steps per element of each unary op (cost model). A special function
+// counts as one step, as exp does in the calibrated softmax (max, sub, exp,
+// sum, div = 5 steps); composites count their elementary steps.
 double UnarySteps(UnaryOp op) {
   switch (op) {
-    case UnaryOp::kExp:
-    case UnaryOp::kLog:
-    case UnaryOp::kTanh:
-    case UnaryOp::kSigmoid:
-    case UnaryOp::kSilu:
-    case UnaryOp::kErf:
-    case UnaryOp::kPowScalar:
+    case UnaryOp::kSilu:       // sigmoid, mul
+    case UnaryOp::kPowScalar:  // log, exp (x^2 is one mul, counted the same)
+      return 2;
+    case UnaryOp::kGelu:  // scale, erf, add, mul
       return 4;
-    case UnaryOp::kGelu:
-    case UnaryOp::kGeluTanh:
+    case UnaryOp::kGeluTanh:  // cube, fused add, scale, tanh, add, mul
       return 6;
     default:
       return 1;

@@ -10,6 +10,11 @@
 namespace spyre_emu::device_kernels {
 namespace {
 
+// Vector steps per element (cost model): a sum/mean/max is one (accumulate);
+// var is three (sum, subtract the mean, square-accumulate); max/min with
+// indices two (compare, select value and index).
+constexpr double kReduceSteps = 1, kVarSteps = 3, kIndexedSteps = 2;
+
 struct Plan {
   at::Tensor in;  // contiguous, reduced dims in one block
   int64_t outer = 1, len = 1, inner = 1;
@@ -73,7 +78,7 @@ at::Tensor Reduce(const char* op, ReduceOp kind, const at::Tensor& x, at::Option
   }
   call.Finish({x}, out,
               VectorCost(VectorKind::kReduction, p.outer * p.inner, p.len, x.scalar_type(),
-                         {p.in, out}, kind == ReduceOp::kVar ? 3 : 1));
+                         {p.in, out}, kind == ReduceOp::kVar ? kVarSteps : kReduceSteps));
   return out;
 }
 
@@ -127,7 +132,7 @@ std::tuple<at::Tensor, at::Tensor> ReduceWithIndex(const char* op, bool max, con
   }
   call.Finish({x}, values,
               VectorCost(VectorKind::kReduction, p.outer * p.inner, p.len, x.scalar_type(),
-                         {p.in, values, indices}, 2));
+                         {p.in, values, indices}, kIndexedSteps));
   return {values, indices};
 }
 
