@@ -12,14 +12,17 @@
 // constants, not rounded to DL16.
 // Special functions (exp, log, tanh, sigmoid, erf, gelu, silu) run
 // DL16 -> fp32 -> polynomial approximation -> DL16; see special_math.h for the
-// approximations and their errors (all within 4 fp32 ULP, so within 1 DL16 ULP
-// of the correctly rounded result).
+// approximations and their errors (within 1 DL16 ULP of the correctly rounded
+// result over every DL16 input).
 //
-// Results never depend on the emulated core count nor on the host thread
-// count: every reduction has a canonical order (fixed 8-lane accumulation over
-// fixed 4096-element chunks, summed in chunk order; matmul is one BLAS sgemm
-// over the whole K per output matrix). Parallelism only splits independent
-// outputs. The core count changes modeled time only (cost_model.h).
+// Results never depend on the emulated core count: it changes modeled time
+// only (cost_model.h). Reductions have a canonical order (fixed 8-lane
+// accumulation over fixed 4096-element chunks, summed in chunk order) and
+// parallelism only splits independent outputs, so they do not depend on the
+// host thread count either. Matmul is one BLAS sgemm per block of output rows
+// (the block depends on the shape only) over the whole K: its last bits follow
+// the host BLAS, whose own thread count (OPENBLAS_NUM_THREADS) can change
+// them, as it does for native CPU matmul.
 //
 // Shapes: all buffers are contiguous row-major unless strides are given.
 // Strides are in elements; 0 broadcasts. Empty tensors (a zero dim) are no-ops.

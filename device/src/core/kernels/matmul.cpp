@@ -2,9 +2,11 @@
 // one sgemm per output matrix accumulating the whole K in fp32, output
 // rounded to DL16 once. The canonical order is the BLAS's own fixed K
 // blocking for the given shape, which does not depend on the emulated core
-// count (the device's K split lives in the cost model only). OpenBLAS splits
-// M and N, never K, between its threads, so the host thread count does not
-// change a result either (tests/kernels check both).
+// count (the device's K split lives in the cost model only; tests/kernels
+// check 1/4/16/32 cores). OpenBLAS's own thread count can change the last bits
+// (measured: 1 vs 2 OpenBLAS threads differ, for native at::mm too), so a
+// result is reproducible for a given host BLAS configuration, which the
+// environment fingerprint records.
 #include <algorithm>
 #include <cstring>
 #include <memory>
