@@ -24,7 +24,9 @@ struct Stats {
   uint64_t peak_bytes = 0;      // highest live_bytes since the last reset
   uint64_t capacity_bytes = 0;  // SPYRE_EMU_MEMORY
   uint64_t live_allocations = 0;
-  uint64_t h2d_bytes = 0;  // host bytes copied to / from the device since the reset
+  // Bytes moved by user copies (copy_, .to(), .cpu()) since the reset; the
+  // CPU fallback's own transfers are not counted here.
+  uint64_t h2d_bytes = 0;
   uint64_t d2h_bytes = 0;
   std::map<std::string, OpCount> ops;
 
