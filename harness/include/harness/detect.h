@@ -69,6 +69,11 @@ Comparison CompareRuns(const RunRecord& baseline, const RunRecord& candidate, co
 // component changed.
 std::string Attribution(const Comparison& c);
 
+// Human text: the environment change, the attribution, then one line per
+// regression (at most `max_rows`, then "... and N more"), improvements
+// counted, notes listed.
+std::string FormatComparison(const Comparison& c, size_t max_rows = 50);
+
 // The contract's JSON shape (shared/CONTRACT.md, compare --json).
 nlohmann::json ToJson(const Comparison& c);
 

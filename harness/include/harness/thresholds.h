@@ -34,6 +34,11 @@ class Thresholds {
   // Parses the config; errors name the key (JSON pointer) and what is expected.
   static StatusOr<Thresholds> FromJson(const nlohmann::json& j, const std::string& origin);
   static StatusOr<Thresholds> FromFile(const std::string& path);
+  // The thresholds in force: the file named by SPYRE_REGRESS_THRESHOLDS (the
+  // CLI sets it from --thresholds, default <project>/config/thresholds.json);
+  // built-in defaults when the variable is unset. A named file that is missing
+  // or malformed is an error.
+  static StatusOr<Thresholds> Configured();
   // The values in force for one case.
   ThresholdValues For(const std::string& suite, const std::string& case_id) const;
 

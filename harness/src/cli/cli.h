@@ -27,6 +27,7 @@ struct GlobalOptions {
   std::string db;          // --db, SPYRE_REGRESS_DB, default ./spyre-regress.db
   std::string suites_dir;  // --suites, SPYRE_REGRESS_SUITES, default <source>/suites
   std::string golden_dir;  // --golden, SPYRE_REGRESS_GOLDEN, default <source>/golden
+  std::string thresholds; // --thresholds, SPYRE_REGRESS_THRESHOLDS, default <root>/config/thresholds.json
   int threads = 0;         // --threads, SPYRE_REGRESS_THREADS, default: online cores
   bool quiet = false;      // --quiet
 };

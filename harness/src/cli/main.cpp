@@ -1,8 +1,11 @@
 // spyre-regress: the command line. Parses the verb and its flags, then runs
 // the verb's action. Usage errors and failed actions print one line on stderr
 // and exit 2 (shared/CONTRACT.md).
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 
 #include <torch/csrc/api/include/torch/version.h>
@@ -53,6 +56,9 @@ int main(int argc, char** argv) {
       ->envname("SPYRE_REGRESS_SUITES")->capture_default_str();
   app.add_option("--golden", global.golden_dir, "directory of golden outputs")
       ->envname("SPYRE_REGRESS_GOLDEN")->capture_default_str();
+  global.thresholds = root + "/config/thresholds.json";
+  app.add_option("--thresholds", global.thresholds, "regression detection thresholds (JSON)")
+      ->envname("SPYRE_REGRESS_THRESHOLDS")->capture_default_str();
   app.add_option("--threads", global.threads, "libtorch intra-op threads (default: online cores)")
       ->envname("SPYRE_REGRESS_THREADS")->check(CLI::Range(1, 1024));
   app.add_flag("-q,--quiet", global.quiet, "plain output, no progress bar");
@@ -83,6 +89,13 @@ int main(int argc, char** argv) {
     return Fail(std::string(e.what()) + " (see 'spyre-regress --help')");
   }
   if (!action) return Fail("no verb given (see 'spyre-regress --help')");
+  // Detection reads its thresholds through the environment, so the run's
+  // regression hook and every verb see the same file.
+  // The default file is optional; a file the user named must exist.
+  const bool named = app.get_option("--thresholds")->count() > 0 || std::getenv("SPYRE_REGRESS_THRESHOLDS");
+  if (named || ::access(global.thresholds.c_str(), F_OK) == 0) {
+    ::setenv("SPYRE_REGRESS_THRESHOLDS", global.thresholds.c_str(), 1);
+  }
   try {
     harness::StatusOr<int> code = action();
     if (!code.ok()) return Fail(code.status().message());

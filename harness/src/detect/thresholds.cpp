@@ -1,5 +1,6 @@
 #include "harness/thresholds.h"
 
+#include <cstdlib>
 #include <fstream>
 #include <regex>
 
@@ -83,6 +84,12 @@ StatusOr<Thresholds> Thresholds::FromFile(const std::string& path) {
   nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false, /*ignore_comments=*/true);
   if (j.is_discarded()) return InvalidInput(path + ": not valid JSON");
   return FromJson(j, path);
+}
+
+StatusOr<Thresholds> Thresholds::Configured() {
+  const char* path = std::getenv("SPYRE_REGRESS_THRESHOLDS");
+  if (path == nullptr || *path == '\0') return Thresholds();
+  return FromFile(path);
 }
 
 ThresholdValues Thresholds::For(const std::string& suite, const std::string& case_id) const {
