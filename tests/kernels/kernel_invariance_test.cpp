@@ -62,6 +62,8 @@ std::vector<Case> AllKernels() {
       {"gelu", [] { return at::gelu(x, "tanh"); }},
       {"silu", [] { return at::silu(x); }},
       {"erf", [] { return at::erf(x); }},
+      {"sin", [] { return at::sin(x); }},
+      {"cos", [] { return at::cos(x * 300); }},
       {"pow", [] { return at::pow(x, 2); }},
       {"clamp", [] { return at::clamp(x, -1, 1); }},
       {"where", [] { return at::where(mask, x, y); }},

@@ -46,6 +46,8 @@ TEST(KernelOpsTest, UnaryOpsAreWithinOneDl16Ulp) {
       {"gelu", [](const at::Tensor& x) { return at::gelu(x, "tanh"); }, -6, 6},
       {"silu", [](const at::Tensor& x) { return at::silu(x); }, -9, 9},
       {"erf", [](const at::Tensor& x) { return at::erf(x); }, -3, 3},
+      {"sin", [](const at::Tensor& x) { return at::sin(x); }, -7, 7},
+      {"cos", [](const at::Tensor& x) { return at::cos(x); }, -7, 7},
       {"pow", [](const at::Tensor& x) { return at::pow(x, 2); }, -3, 3},
       {"pow", [](const at::Tensor& x) { return at::pow(x, 3.5); }, 0, 3},
       {"clamp", [](const at::Tensor& x) { return at::clamp(x, -1, 0.5); }, -3, 3},

@@ -61,6 +61,8 @@ enum class UnaryOp {
   kGeluTanh,
   kSilu,
   kErf,
+  kSin,
+  kCos,
   kPowScalar,  // x ^ p0
   kClamp,      // min(max(x, p0), p1); a NaN bound (p0 or p1) means none
   kFill,       // p0, ignoring x (in may be null)

@@ -55,6 +55,12 @@ SPYRE_VECTOR_CLONES void ApplyUnary(UnaryOp op, UnaryParams p, float* x, int64_t
     case UnaryOp::kErf:
       for (int64_t i = 0; i < n; ++i) x[i] = special::Erf(x[i]);
       break;
+    case UnaryOp::kSin:
+      for (int64_t i = 0; i < n; ++i) x[i] = special::Sin(x[i]);
+      break;
+    case UnaryOp::kCos:
+      for (int64_t i = 0; i < n; ++i) x[i] = special::Cos(x[i]);
+      break;
     case UnaryOp::kPowScalar:
       if (p.p0 == 2.0f) {
         for (int64_t i = 0; i < n; ++i) x[i] = x[i] * x[i];

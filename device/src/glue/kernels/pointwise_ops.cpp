@@ -166,6 +166,8 @@ SPYRE_UNARY(Sigmoid, "sigmoid", UnaryOp::kSigmoid)
 SPYRE_UNARY(Relu, "relu", UnaryOp::kRelu)
 SPYRE_UNARY(Silu, "silu", UnaryOp::kSilu)
 SPYRE_UNARY(Erf, "erf", UnaryOp::kErf)
+SPYRE_UNARY(Sin, "sin", UnaryOp::kSin)
+SPYRE_UNARY(Cos, "cos", UnaryOp::kCos)
 #undef SPYRE_UNARY
 
 at::Tensor Gelu(const at::Tensor& x, c10::string_view approximate) {
@@ -260,6 +262,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("relu", TORCH_FN(Relu));
   m.impl("silu", TORCH_FN(Silu));
   m.impl("erf", TORCH_FN(Erf));
+  m.impl("sin", TORCH_FN(Sin));
+  m.impl("cos", TORCH_FN(Cos));
   m.impl("gelu", TORCH_FN(Gelu));
   m.impl("clamp", TORCH_FN(Clamp));
   m.impl("where.self", TORCH_FN(Where));
