@@ -358,7 +358,11 @@ TEST_F(GlueTest, PrintsADeviceTensor) {
 }
 
 TEST_F(GlueTest, FenceCatchesAHostReadOfDeviceMemory) {
-  ASSERT_TRUE(FenceEnabled()) << "tests run with SPYRE_EMU_FENCE=1 (tests/CMakeLists.txt)";
+  // ctest runs every test with SPYRE_EMU_FENCE=1; switch it on here too so
+  // the binary also proves this when run by hand.
+  Config c = CurrentConfig();
+  c.fence = true;
+  SetConfig(c);
   at::Tensor d = at::ones({256}).to(device());
   EXPECT_EXIT(
       {

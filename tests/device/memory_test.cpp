@@ -91,7 +91,11 @@ TEST_F(MemoryTest, AccessScopeOpensFencedMemory) {
 }
 
 TEST_F(MemoryTest, DeathWhenTheHostReadsFencedMemory) {
-  ASSERT_TRUE(FenceEnabled()) << "tests run with SPYRE_EMU_FENCE=1 (tests/CMakeLists.txt)";
+  // ctest runs every test with SPYRE_EMU_FENCE=1; switch it on here too so
+  // the binary also proves this when run by hand.
+  Config c = saved_;
+  c.fence = true;
+  SetConfig(c);
   void* p = nullptr;
   ASSERT_TRUE(DeviceAllocate(64, 128, &p).ok());
   EXPECT_EXIT(

@@ -13,10 +13,11 @@
 // Fence (SPYRE_EMU_FENCE=1): allocations are mmap'ed PROT_NONE; only an open
 // AccessScope naming them makes them readable and writable, so host code that
 // reads device memory outside the runtime's copies and kernels crashes
-// (SIGSEGV) instead of passing silently. Without the fence, AccessScope costs
-// one map lookup per pointer.
+// (SIGSEGV) instead of passing silently. With no fenced allocation live,
+// AccessScope costs one atomic load per pointer.
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <vector>
 
 #include "spyre_emu/status.h"

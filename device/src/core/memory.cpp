@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -29,6 +30,9 @@ struct Entry {
 struct Registry {
   std::mutex mu;
   std::map<uintptr_t, Entry> live;  // by base address
+  // Live fenced allocations: with none, AccessScope has nothing to open and
+  // skips the lock (the common case outside tests).
+  std::atomic<int64_t> fenced{0};
 };
 
 Registry& GetRegistry() {
@@ -116,6 +120,7 @@ Status DeviceAllocate(size_t host_bytes, uint64_t device_bytes, void** out) {
     Registry& r = GetRegistry();
     std::lock_guard<std::mutex> lock(r.mu);
     r.live[reinterpret_cast<uintptr_t>(data)] = entry;
+    if (entry.mapped_bytes > 0) ++r.fenced;
   }
   *out = data;
   return Status();
@@ -134,6 +139,7 @@ void DeviceFree(void* data) {
     }
     entry = it->second;
     r.live.erase(it);
+    if (entry.mapped_bytes > 0) --r.fenced;
   }
   if (entry.mapped_bytes > 0) {
     munmap(data, entry.mapped_bytes);
@@ -153,8 +159,8 @@ bool IsDevicePointer(const void* ptr) {
 }
 
 void AccessScope::Add(const void* ptr) {
-  if (ptr == nullptr) return;
   Registry& r = GetRegistry();
+  if (ptr == nullptr || r.fenced.load(std::memory_order_relaxed) == 0) return;
   std::lock_guard<std::mutex> lock(r.mu);
   auto it = Find(r, ptr);
   if (it == r.live.end() || it->second.mapped_bytes == 0) return;
