@@ -67,6 +67,8 @@ std::vector<Case> AllKernels() {
       {"pow", [] { return at::pow(x, 2); }},
       {"clamp", [] { return at::clamp(x, -1, 1); }},
       {"where", [] { return at::where(mask, x, y); }},
+      {"gt", [] { return (x > y).to(at::kHalf); }},
+      {"triu", [] { return x.triu(3); }},
       {"masked_fill_", [] { return x.clone().masked_fill_(mask, -5.0); }},
       {"_softmax", [] { return at::softmax(x, -1); }},
       {"_softmax", [] { return at::softmax(x, 1); }},

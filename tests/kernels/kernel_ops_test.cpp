@@ -272,3 +272,33 @@ TEST(KernelOpsTest, CatEmbeddingAndArange) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(KernelMaskOpsTest, ComparisonsAndTriangles) {
+  const at::Tensor x = ToDevice(Random({4, 65}, 700)), y = ToDevice(Random({65}, 701));
+  const at::Tensor xv = Values(x), yv = Values(y);
+  const uint64_t fb = FallbackCalls();
+  EXPECT_TRUE(at::equal((x > y).cpu(), xv > yv));
+  EXPECT_TRUE(at::equal((x <= y).cpu(), xv <= yv));
+  EXPECT_TRUE(at::equal(at::eq(x, x).cpu(), at::ones({4, 65}, at::kBool)));
+  EXPECT_TRUE(at::equal(at::ne(x, y).cpu(), at::ne(xv, yv)));
+  EXPECT_TRUE(at::equal((x < 0.5).cpu(), xv < 0.5));
+  EXPECT_TRUE(at::equal((x >= -1).cpu(), xv >= -1));
+  const at::Tensor ones =
+      at::ones({3, 6, 6}, at::TensorOptions().dtype(at::kHalf).device(spyre_emu::device()));
+  for (int64_t d : {-2, 0, 1, 9}) {
+    EXPECT_TRUE(at::equal(Values(ones.triu(d)), at::ones({3, 6, 6}).triu(d))) << d;
+    EXPECT_TRUE(at::equal(Values(ones.tril(d)), at::ones({3, 6, 6}).tril(d))) << d;
+  }
+  const at::Tensor causal =
+      at::ones({5, 5}, at::TensorOptions().dtype(at::kBool).device(spyre_emu::device())).triu(1);
+  EXPECT_TRUE(at::equal(causal.cpu(), at::ones({5, 5}, at::kBool).triu(1)));
+  EXPECT_EQ(FallbackCalls(), fb);
+  // Integer comparisons (token ids) take the counted fallback.
+  const at::Tensor ids = at::tensor({1, 0, 3}, at::kLong).to(spyre_emu::device());
+  EXPECT_TRUE(at::equal((ids == 0).cpu().to(at::kLong), at::tensor({0, 1, 0}, at::kLong)));
+  EXPECT_EQ(FallbackCalls(), fb + 1);
+}
+
+}  // namespace

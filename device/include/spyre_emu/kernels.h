@@ -88,6 +88,12 @@ struct Operand {
 void RunBinary(BinaryOp op, float alpha, const Operand& a, const Operand& b, void* out,
                DType out_type, const std::vector<int64_t>& shape, const Exec& exec);
 
+enum class CompareOp { kEq, kNe, kLt, kLe, kGt, kGe };
+// out = (a op b) as bytes 0 / 1 (bool), compared in fp32 (DL16 values decode
+// exactly; NaN compares unequal to everything).
+void RunCompare(CompareOp op, const Operand& a, const Operand& b, uint8_t* out,
+                const std::vector<int64_t>& shape, const Exec& exec);
+
 // out = cond ? a : b, cond bytes (0 / non-zero) broadcast like an Operand.
 void RunWhere(const uint8_t* cond, const std::vector<int64_t>& cond_strides, const Operand& a,
               const Operand& b, void* out, DType out_type, const std::vector<int64_t>& shape,

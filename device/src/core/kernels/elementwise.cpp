@@ -124,6 +124,30 @@ SPYRE_VECTOR_CLONES void ApplyBinary(BinaryOp op, float alpha, const float* a, c
   }
 }
 
+SPYRE_VECTOR_CLONES void ApplyCompare(CompareOp op, const float* a, const float* b, uint8_t* out,
+                                      int64_t n) {
+  switch (op) {
+    case CompareOp::kEq:
+      for (int64_t i = 0; i < n; ++i) out[i] = a[i] == b[i];
+      break;
+    case CompareOp::kNe:
+      for (int64_t i = 0; i < n; ++i) out[i] = a[i] != b[i];
+      break;
+    case CompareOp::kLt:
+      for (int64_t i = 0; i < n; ++i) out[i] = a[i] < b[i];
+      break;
+    case CompareOp::kLe:
+      for (int64_t i = 0; i < n; ++i) out[i] = a[i] <= b[i];
+      break;
+    case CompareOp::kGt:
+      for (int64_t i = 0; i < n; ++i) out[i] = a[i] > b[i];
+      break;
+    case CompareOp::kGe:
+      for (int64_t i = 0; i < n; ++i) out[i] = a[i] >= b[i];
+      break;
+  }
+}
+
 void LoadOperand(const Operand& o, int64_t offset, int64_t stride, int64_t n, float* dst) {
   if (o.data == nullptr) {
     std::fill(dst, dst + n, o.scalar);
@@ -162,6 +186,19 @@ void RunBinary(BinaryOp op, float alpha, const Operand& a, const Operand& b, voi
                           LoadOperand(b, off[1], step[1], n, fb);
                           ApplyBinary(op, alpha, fa, fb, fa, n);
                           kernels::StoreRange(fa, n, out, out_type, out_off, exec.rounding);
+                        });
+}
+
+void RunCompare(CompareOp op, const Operand& a, const Operand& b, uint8_t* out,
+                const std::vector<int64_t>& shape, const Exec& exec) {
+  const std::vector<int64_t> zeros(shape.size(), 0);
+  const auto plan = kernels::PlanBroadcast(shape, {&StridesOf(a, zeros), &StridesOf(b, zeros)});
+  kernels::ForEachPiece(plan, exec,
+                        [&](int64_t out_off, const int64_t* off, const int64_t* step, int64_t n) {
+                          float fa[kChunk], fb[kChunk];
+                          LoadOperand(a, off[0], step[0], n, fa);
+                          LoadOperand(b, off[1], step[1], n, fb);
+                          ApplyCompare(op, fa, fb, out + out_off, n);
                         });
 }
 
