@@ -86,6 +86,7 @@ std::vector<Case> AllKernels() {
       {"amax", [] { return at::amax(x, at::IntArrayRef{1}); }},
       {"max", [] { return x.max(); }},
       {"max", [] { return std::get<0>(at::max(x, 1)); }},
+      {"argmax", [] { return at::argmax(x, -1).to(at::kFloat); }},
       {"min", [] { return std::get<1>(at::min(x, -1)).to(at::kFloat); }},
       {"var", [] { return at::var(x, at::IntArrayRef{-1}); }},
       {"cat",

@@ -243,11 +243,14 @@ TEST(KernelOpsTest, ReductionsMeetTheirBound) {
     const auto [ref_values, ref_indices] = at::max(Values(x), dim, true);
     EXPECT_TRUE(at::equal(Values(values), ref_values)) << dim;
     EXPECT_TRUE(at::equal(indices.cpu(), ref_indices)) << dim;
+    EXPECT_TRUE(at::equal(at::argmax(x, dim, true).cpu(), at::argmax(Values(x), dim, true)));
+    EXPECT_TRUE(at::equal(at::argmin(x, dim).cpu(), at::argmin(Values(x), dim)));
     const auto [min_values, min_indices] = at::min(x, dim);
     EXPECT_TRUE(at::equal(min_indices.cpu(), std::get<1>(at::min(Values(x), dim)))) << dim;
     EXPECT_TRUE(at::equal(Values(min_values), std::get<0>(at::min(Values(x), dim)))) << dim;
   }
   EXPECT_EQ(Values(x.max()).item<float>(), x64.max().item<double>());
+  EXPECT_EQ(x.argmax().item<int64_t>(), Values(x).argmax().item<int64_t>());
   EXPECT_EQ(FallbackCalls(), fb);
 }
 

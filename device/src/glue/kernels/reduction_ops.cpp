@@ -136,6 +136,39 @@ std::tuple<at::Tensor, at::Tensor> ReduceWithIndex(const char* op, bool max, con
   return {values, indices};
 }
 
+// argmax / argmin: the indices of max.dim / min.dim (the first extreme; a NaN
+// wins), over all elements when dim is None.
+at::Tensor ArgExtreme(const char* op, bool max, const at::Tensor& x, c10::optional<int64_t> dim,
+                      bool keepdim) {
+  KernelCall call(op);
+  if (call.fallback() || !KernelDtype(x) || x.numel() == 0) {
+    return glue::CallCpuFallback<at::Tensor>(max ? "aten::argmax" : "aten::argmin", "", x, dim,
+                                             keepdim);
+  }
+  const at::Tensor flat = dim.has_value() ? x : x.reshape({-1});
+  const Plan p = MakePlan(flat, at::IntArrayRef{dim.value_or(0)}, keepdim && dim.has_value());
+  std::vector<int64_t> out_sizes = p.out_sizes;
+  if (!dim.has_value() && keepdim) out_sizes.assign(static_cast<size_t>(x.dim()), 1);
+  at::Tensor values = glue::EmptyDevice(p.out_sizes, x.scalar_type());
+  at::Tensor indices = glue::EmptyDevice(out_sizes, at::kLong);
+  {
+    glue::DeviceAccess access({p.in, values, indices});
+    RunReduceWithIndex(max, glue::Data(p.in), CoreType(x.scalar_type()), glue::Data(values),
+                       glue::DataAs<int64_t>(indices), p.outer, p.len, p.inner, MakeExec());
+  }
+  call.Finish({x}, indices,
+              VectorCost(VectorKind::kReduction, p.outer * p.inner, p.len, x.scalar_type(),
+                         {p.in, indices}, kIndexedSteps));
+  return indices;
+}
+
+at::Tensor Argmax(const at::Tensor& x, c10::optional<int64_t> dim, bool keepdim) {
+  return ArgExtreme("argmax", true, x, dim, keepdim);
+}
+at::Tensor Argmin(const at::Tensor& x, c10::optional<int64_t> dim, bool keepdim) {
+  return ArgExtreme("argmin", false, x, dim, keepdim);
+}
+
 std::tuple<at::Tensor, at::Tensor> MaxDim(const at::Tensor& x, int64_t dim, bool keepdim) {
   return ReduceWithIndex("max", true, x, dim, keepdim);
 }
@@ -152,6 +185,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("max", TORCH_FN(MaxAll));
   m.impl("max.dim", TORCH_FN(MaxDim));
   m.impl("min.dim", TORCH_FN(MinDim));
+  m.impl("argmax", TORCH_FN(Argmax));
+  m.impl("argmin", TORCH_FN(Argmin));
   m.impl("var.correction", TORCH_FN(VarCorrection));
 }
 
