@@ -1,0 +1,116 @@
+#pragma once
+// The SQLite store: every run, case result, metric, wall-time sample and
+// per-op trace summary (shared/CONTRACT.md, "Store"). The runner's supervisor
+// is the only writer during a run; readers (detect, reports) use the stable
+// views v_runs, v_results and v_regressions through handle().
+//
+//   StatusOr<std::unique_ptr<Store>> store = Store::Open("spyre-regress.db");
+//   if (!store.ok()) return store.status();
+//   StatusOr<int64_t> run = (*store)->BeginRun(info);
+//   SPYRE_RETURN_IF_ERROR((*store)->RecordResult(*run, result));  // one transaction
+//   SPYRE_RETURN_IF_ERROR((*store)->FinishRun(*run, RunStatus::kCompleted));
+//
+// Guarantees and edge cases:
+// - Open creates the file when missing, sets WAL and a busy timeout, and
+//   applies forward migrations (each in its own transaction). A store written
+//   by a newer schema, a file that is not a database, a corrupt file, an
+//   unwritable file or directory, a lock held past the busy timeout and a full
+//   disk are each one clear IoError; the file is never modified on failure.
+// - Opening read-write marks `aborted` every run left `running` on this host
+//   whose supervisor process (pid + start time) is gone.
+// - NaN values are stored as NULL (SQLite's own rule); infinities as REAL.
+// - Every SQL value is bound as a parameter.
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/case_result.h"
+#include "harness/status.h"
+
+namespace harness {
+
+enum class RunStatus { kRunning, kCompleted, kAborted };
+const char* RunStatusName(RunStatus s);  // "running", "completed", "aborted"
+
+// What a run records about itself when it starts.
+struct NewRun {
+  std::string suite;        // suite name, or "a,b" when several ran together
+  std::string label;        // --label, may be empty
+  std::string fingerprint;  // FingerprintHash(env)
+  std::string env_json;     // the fingerprint document
+  std::string shard;        // "I/N", empty when unsharded
+  std::string options_json = "{}";  // filter, warmup, repeat, jobs, timeout...
+  int jobs = 1;
+  int threads = 1;          // libtorch threads per worker
+};
+
+// A run row as read back (for baselines, merge and tests).
+struct RunRow {
+  int64_t id = 0;
+  std::string uuid, suite, label, status, started_at, finished_at, fingerprint, env_json, shard;
+  std::string host, note;
+  int64_t pid = 0;
+};
+
+// One row of the regressions table (filled by regression detection).
+struct RegressionRow {
+  std::string suite, case_name, kind, metric, detail;
+  double baseline_value = 0, candidate_value = 0, ratio = 0;
+};
+
+class Store {
+ public:
+  enum class Mode { kReadWrite, kReadOnly };
+  // The schema version this build writes (the number of migrations).
+  static int LatestSchemaVersion();
+
+  // Opens (creating when missing, in kReadWrite) and migrates the store at
+  // `path`. `busy_timeout_ms` bounds how long a locked store is waited for.
+  static StatusOr<std::unique_ptr<Store>> Open(const std::string& path, Mode mode = Mode::kReadWrite,
+                                               int busy_timeout_ms = 15000);
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  const std::string& path() const { return path_; }
+  sqlite3* handle() { return db_; }  // for readers of the views; do not close it
+  StatusOr<int> SchemaVersion();
+
+  // Starts a run (status running, this host and pid recorded). Returns its id.
+  StatusOr<int64_t> BeginRun(const NewRun& run);
+  // Stores one case result, its metrics, wall samples and op summaries in one
+  // transaction. A second result for the same (run, suite, case) is an error.
+  Status RecordResult(int64_t run_id, const CaseResult& result);
+  // Sets the final status (completed / aborted) and finished_at; `note` says why.
+  Status FinishRun(int64_t run_id, RunStatus status, const std::string& note = "");
+  // Marks abandoned runs aborted (see above); returns how many. Open calls it.
+  StatusOr<int> MarkAbandonedRuns();
+
+  StatusOr<std::optional<RunRow>> FindRun(int64_t run_id);
+  // The newest completed run of `suite` other than `exclude_run_id`.
+  StatusOr<std::optional<int64_t>> LatestCompletedRun(const std::string& suite, int64_t exclude_run_id);
+  // Replaces the regressions stored for `run_id` (detection writes these).
+  Status RecordRegressions(int64_t run_id, int64_t baseline_run_id,
+                           const std::vector<RegressionRow>& rows);
+
+  // Copies every run of the store at `src_path` (opened read-only, never
+  // modified) into this one, with new ids. A run already present (same uuid)
+  // makes the whole merge fail before anything is copied. Returns the number
+  // of runs copied.
+  StatusOr<int> MergeFrom(const std::string& src_path);
+
+ private:
+  Store(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+  Status Migrate();
+  Status Exec(const char* sql, const char* doing);
+  Status Error(int rc, const std::string& doing);
+
+  sqlite3* db_ = nullptr;
+  std::string path_;
+};
+
+}  // namespace harness

@@ -1,0 +1,84 @@
+// PlanRun: everything checkable before a worker starts.
+#include <regex>
+
+#include "harness/run_session.h"
+#include "spyre_emu/config.h"
+#include "spyre_emu/faults.h"
+
+namespace harness {
+namespace {
+
+std::string Join(const std::vector<std::string>& parts, const char* sep) {
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : sep) + p;
+  return out;
+}
+
+// --profile / --inject are checked with the emulator's own parsers, so the
+// run refuses exactly what a worker would refuse.
+Status CheckEmulatorSettings(const RunRequest& r) {
+  if (!r.profile.empty() && r.profile != "inductor" && r.profile != "sendnn") {
+    return UsageError("--profile '" + r.profile + "' is not a profile: use inductor or sendnn");
+  }
+  std::string error;
+  spyre_emu::FaultPlan plan;
+  if (!r.inject.empty() && !spyre_emu::FaultPlan::Parse(r.inject, &plan, &error)) {
+    return UsageError("--inject: " + error);
+  }
+  spyre_emu::Config config;
+  auto env = spyre_emu::ProcessEnvironment();
+  if (!spyre_emu::ParseConfig(env, &config, &error)) return UsageError(error);
+  if (r.inject.empty() && !spyre_emu::FaultPlan::Parse(config.faults, &plan, &error)) {
+    return UsageError(error);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+StatusOr<RunPlan> PlanRun(const RunRequest& request) {
+  RunPlan plan;
+  plan.request = request;
+  if (request.suites.empty()) return UsageError("run: no suite given: use --suite NAME[,NAME...]");
+  if (request.jobs < 1) return UsageError("--jobs must be at least 1");
+  if (request.warmup < -1 || request.repeat == 0 || request.repeat < -1) {
+    return UsageError("--warmup must be >= 0 and --repeat >= 1");
+  }
+  SPYRE_RETURN_IF_ERROR(CheckEmulatorSettings(request));
+  std::regex filter;
+  if (!request.filter.empty()) {
+    try {
+      filter = std::regex(request.filter, std::regex::ECMAScript);
+    } catch (const std::regex_error& e) {
+      return UsageError("--filter '" + request.filter + "' is not a valid regular expression (" +
+                        e.what() + ")");
+    }
+  }
+  size_t matched = 0;
+  for (const std::string& name : request.suites) {
+    for (const SuiteSpec& s : plan.suites) {
+      if (s.name == name) return UsageError("--suite names '" + name + "' twice: give it once");
+    }
+    StatusOr<SuiteSpec> suite = LoadSuite(request.suites_dir, name);
+    if (!suite.ok()) return suite.status();
+    plan.latency = plan.latency || suite->latency;
+    for (const CaseSpec& c : suite->cases) {
+      if (!request.filter.empty() && !std::regex_search(suite->name + "/" + c.id, filter)) continue;
+      ++matched;
+      if (!InShard(suite->name, c.id, request.shard)) continue;
+      plan.items.push_back({suite->name, c.id, request.timeout_s > 0 ? request.timeout_s : suite->timeout_s});
+    }
+    plan.suites.push_back(std::move(*suite));
+  }
+  if (matched == 0) {
+    return UsageError("no case of " + Join(request.suites, ", ") +
+                      (request.filter.empty() ? std::string(" (the suite is empty)")
+                                              : " matches --filter '" + request.filter + "'") +
+                      ": see `spyre-regress list`");
+  }
+  plan.jobs = plan.latency ? 1 : request.jobs;
+  plan.suite_key = Join(request.suites, ",");
+  return plan;
+}
+
+}  // namespace harness

@@ -1,0 +1,70 @@
+// The worker boundary: everything a case throws stops here and becomes an
+// `error` result, so only a real crash (signal, abort, hang) loses a worker.
+#include <unistd.h>
+
+#include <chrono>
+#include <exception>
+#include <iostream>
+
+#include "harness/worker.h"
+
+namespace harness {
+namespace {
+
+CaseResult ErrorResult(const std::string& suite, const std::string& case_id, const std::string& why) {
+  CaseResult r;
+  r.suite = suite;
+  r.case_id = case_id;
+  r.status = CaseStatus::kError;
+  r.message = why;
+  return r;
+}
+
+CaseResult ExecuteGuarded(const CaseExecutor& execute, const std::string& suite,
+                          const std::string& case_id) {
+  try {
+    CaseResult r = execute(suite, case_id);
+    // The supervisor files the record under what it asked for.
+    r.suite = suite;
+    r.case_id = case_id;
+    return r;
+  } catch (const std::exception& e) {
+    return ErrorResult(suite, case_id, std::string("exception escaped the case: ") + e.what());
+  } catch (...) {
+    return ErrorResult(suite, case_id, "a non-standard exception escaped the case");
+  }
+}
+
+}  // namespace
+
+int ServeWorker(int request_fd, int result_fd, int threads, const CaseExecutor& execute) {
+  if (Status s = WriteFrame(result_fd, {{"type", "hello"}, {"pid", ::getpid()}, {"threads", threads}});
+      !s.ok()) {
+    std::cerr << "spyre-regress worker: " << s.message() << "\n";
+    return 2;
+  }
+  for (;;) {
+    StatusOr<std::optional<nlohmann::json>> request = ReadFrame(request_fd);
+    if (!request.ok()) {
+      std::cerr << "spyre-regress worker: " << request.status().message() << "\n";
+      return 2;
+    }
+    if (!request->has_value()) return 0;  // the supervisor closed the pipe: done
+    const nlohmann::json& req = **request;
+    const std::string suite = req.value("suite", "");
+    const std::string case_id = req.value("case", "");
+    const auto start = std::chrono::steady_clock::now();
+    CaseResult result = ExecuteGuarded(execute, suite, case_id);
+    // Time inside the case (inputs, device, reference, comparison): the
+    // supervisor's elapsed time minus this is the harness's own overhead.
+    result.extra["harness"]["execute_us"] =
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+    nlohmann::json record = {{"type", "result"}, {"result", ToJson(result)}};
+    if (Status s = WriteFrame(result_fd, record); !s.ok()) {
+      std::cerr << "spyre-regress worker: " << s.message() << "\n";
+      return 2;
+    }
+  }
+}
+
+}  // namespace harness

@@ -1,0 +1,118 @@
+#include "store/schema.h"
+
+namespace harness::store_internal {
+namespace {
+
+// Version 1. Results keep the headline numbers in columns (the views read
+// them, history queries filter on them); every metric, every wall sample and
+// the per-op trace summary go to child tables so "which op got slower" and
+// statistical tests on wall time work from the store alone.
+constexpr const char* kV1 = R"sql(
+CREATE TABLE runs (
+  id           INTEGER PRIMARY KEY,
+  uuid         TEXT NOT NULL UNIQUE,
+  suite        TEXT NOT NULL,
+  label        TEXT NOT NULL DEFAULT '',
+  status       TEXT NOT NULL CHECK (status IN ('running', 'completed', 'aborted')),
+  started_at   TEXT NOT NULL,
+  finished_at  TEXT,
+  fingerprint  TEXT NOT NULL,
+  env_json     TEXT NOT NULL,
+  shard        TEXT NOT NULL DEFAULT '',
+  jobs         INTEGER NOT NULL DEFAULT 1,
+  threads      INTEGER NOT NULL DEFAULT 1,
+  options_json TEXT NOT NULL DEFAULT '{}',
+  host         TEXT NOT NULL DEFAULT '',
+  pid          INTEGER NOT NULL DEFAULT 0,
+  pid_start    INTEGER NOT NULL DEFAULT 0,
+  note         TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX runs_by_suite ON runs (suite, status, started_at);
+
+CREATE TABLE results (
+  id                INTEGER PRIMARY KEY,
+  run_id            INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  suite             TEXT NOT NULL,
+  case_name         TEXT NOT NULL,
+  status            TEXT NOT NULL,
+  message           TEXT NOT NULL DEFAULT '',
+  max_abs_err       REAL,
+  max_rel_err       REAL,
+  rel_l2            REAL,
+  max_ulp           REAL,
+  cosine            REAL,
+  wall_us_median    REAL,
+  wall_us_mad       REAL,
+  wall_samples      INTEGER NOT NULL DEFAULT 0,
+  modeled_us        REAL,
+  fallback_ops      INTEGER NOT NULL DEFAULT 0,
+  peak_device_bytes INTEGER NOT NULL DEFAULT 0,
+  recorded_at       TEXT NOT NULL,
+  extra_json        TEXT NOT NULL DEFAULT '{}',
+  UNIQUE (run_id, suite, case_name)
+);
+CREATE INDEX results_by_case ON results (suite, case_name, run_id);
+
+CREATE TABLE metrics (
+  result_id INTEGER NOT NULL REFERENCES results (id) ON DELETE CASCADE,
+  output    TEXT NOT NULL,
+  name      TEXT NOT NULL,
+  value     REAL,
+  limit_value REAL,
+  failed    INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX metrics_by_result ON metrics (result_id);
+
+CREATE TABLE wall_samples (
+  result_id INTEGER NOT NULL REFERENCES results (id) ON DELETE CASCADE,
+  idx       INTEGER NOT NULL,
+  wall_us   REAL,
+  PRIMARY KEY (result_id, idx)
+) WITHOUT ROWID;
+
+CREATE TABLE op_summaries (
+  result_id  INTEGER NOT NULL REFERENCES results (id) ON DELETE CASCADE,
+  op         TEXT NOT NULL,
+  calls      INTEGER NOT NULL,
+  modeled_us REAL,
+  wall_us    REAL,
+  fallbacks  INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (result_id, op)
+) WITHOUT ROWID;
+
+CREATE TABLE regressions (
+  id              INTEGER PRIMARY KEY,
+  run_id          INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  baseline_run_id INTEGER NOT NULL,
+  suite           TEXT NOT NULL,
+  case_name       TEXT NOT NULL,
+  kind            TEXT NOT NULL,
+  metric          TEXT NOT NULL,
+  baseline_value  REAL,
+  candidate_value REAL,
+  ratio           REAL,
+  detail          TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX regressions_by_run ON regressions (run_id);
+
+CREATE VIEW v_runs AS
+  SELECT id AS run_id, suite, label, status, started_at, finished_at, fingerprint, env_json
+  FROM runs;
+CREATE VIEW v_results AS
+  SELECT run_id, suite, case_name, status, max_abs_err, rel_l2, max_ulp, cosine,
+         wall_us_median, modeled_us, fallback_ops, peak_device_bytes
+  FROM results;
+CREATE VIEW v_regressions AS
+  SELECT run_id, baseline_run_id, suite, case_name, kind, metric, baseline_value,
+         candidate_value, ratio
+  FROM regressions;
+)sql";
+
+}  // namespace
+
+const std::vector<const char*>& Migrations() {
+  static const std::vector<const char*> kMigrations = {kV1};
+  return kMigrations;
+}
+
+}  // namespace harness::store_internal

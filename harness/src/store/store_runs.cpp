@@ -1,0 +1,114 @@
+// Runs: begin, finish, abandoned-run recovery, lookups.
+#include <unistd.h>
+
+#include "harness/store.h"
+#include "store/process_identity.h"
+#include "store/sql.h"
+
+namespace harness {
+using store_internal::Stmt;
+using store_internal::Transaction;
+
+StatusOr<int64_t> Store::BeginRun(const NewRun& run) {
+  Stmt insert(db_,
+              "INSERT INTO runs (uuid, suite, label, status, started_at, fingerprint, env_json, shard,"
+              " jobs, threads, options_json, host, pid, pid_start)"
+              " VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  const int64_t pid = ::getpid();
+  insert.Bind(1, store_internal::NewUuid()).Bind(2, run.suite).Bind(3, run.label)
+      .Bind(4, store_internal::NowIso()).Bind(5, run.fingerprint).Bind(6, run.env_json)
+      .Bind(7, run.shard).Bind(8, int64_t{run.jobs}).Bind(9, int64_t{run.threads})
+      .Bind(10, run.options_json).Bind(11, store_internal::HostName()).Bind(12, pid)
+      .Bind(13, store_internal::ProcessStartTime(pid));
+  if (int rc = insert.Run(); rc != SQLITE_DONE) return Error(rc, "recording the run");
+  return static_cast<int64_t>(sqlite3_last_insert_rowid(db_));
+}
+
+Status Store::FinishRun(int64_t run_id, RunStatus status, const std::string& note) {
+  Stmt update(db_, "UPDATE runs SET status = ?, finished_at = ?, note = ? WHERE id = ?");
+  update.Bind(1, std::string(RunStatusName(status))).Bind(2, store_internal::NowIso())
+      .Bind(3, note).Bind(4, run_id);
+  if (int rc = update.Run(); rc != SQLITE_DONE) return Error(rc, "finishing the run");
+  return Status::Ok();
+}
+
+StatusOr<int> Store::MarkAbandonedRuns() {
+  Stmt running(db_, "SELECT id, pid, pid_start FROM runs WHERE status = 'running' AND host = ?");
+  running.Bind(1, store_internal::HostName());
+  std::vector<std::pair<int64_t, int64_t>> gone;  // (run id, pid)
+  int rc;
+  while ((rc = running.Step()) == SQLITE_ROW) {
+    if (!store_internal::ProcessAlive(running.Int(1), running.Int(2))) {
+      gone.emplace_back(running.Int(0), running.Int(1));
+    }
+  }
+  if (rc != SQLITE_DONE) return Error(rc, "looking for abandoned runs");
+  for (const auto& [id, pid] : gone) {
+    // status = 'running' again in the update: another process may have
+    // finished it meanwhile.
+    Stmt mark(db_, "UPDATE runs SET status = 'aborted', finished_at = ?, note = ?"
+                   " WHERE id = ? AND status = 'running'");
+    mark.Bind(1, store_internal::NowIso())
+        .Bind(2, "supervisor (pid " + std::to_string(pid) + ") ended without finishing the run")
+        .Bind(3, id);
+    if (int rc2 = mark.Run(); rc2 != SQLITE_DONE) return Error(rc2, "marking an abandoned run aborted");
+  }
+  return static_cast<int>(gone.size());
+}
+
+StatusOr<std::optional<RunRow>> Store::FindRun(int64_t run_id) {
+  Stmt q(db_, "SELECT id, uuid, suite, label, status, started_at, coalesce(finished_at, ''),"
+              " fingerprint, env_json, shard, host, note, pid FROM runs WHERE id = ?");
+  q.Bind(1, run_id);
+  int rc = q.Step();
+  if (rc == SQLITE_DONE) return std::optional<RunRow>();
+  if (rc != SQLITE_ROW) return Error(rc, "reading run " + std::to_string(run_id));
+  RunRow r;
+  r.id = q.Int(0);
+  r.uuid = q.Text(1);
+  r.suite = q.Text(2);
+  r.label = q.Text(3);
+  r.status = q.Text(4);
+  r.started_at = q.Text(5);
+  r.finished_at = q.Text(6);
+  r.fingerprint = q.Text(7);
+  r.env_json = q.Text(8);
+  r.shard = q.Text(9);
+  r.host = q.Text(10);
+  r.note = q.Text(11);
+  r.pid = q.Int(12);
+  return std::optional<RunRow>(r);
+}
+
+StatusOr<std::optional<int64_t>> Store::LatestCompletedRun(const std::string& suite,
+                                                           int64_t exclude_run_id) {
+  Stmt q(db_, "SELECT id FROM runs WHERE suite = ? AND status = 'completed' AND id != ?"
+              " ORDER BY started_at DESC, id DESC LIMIT 1");
+  q.Bind(1, suite).Bind(2, exclude_run_id);
+  int rc = q.Step();
+  if (rc == SQLITE_DONE) return std::optional<int64_t>();
+  if (rc != SQLITE_ROW) return Error(rc, "looking up the latest completed run of " + suite);
+  return std::optional<int64_t>(q.Int(0));
+}
+
+Status Store::RecordRegressions(int64_t run_id, int64_t baseline_run_id,
+                                const std::vector<RegressionRow>& rows) {
+  Transaction tx(db_);
+  if (int rc = tx.Begin(); rc != SQLITE_OK) return Error(rc, "recording regressions");
+  Stmt clear(db_, "DELETE FROM regressions WHERE run_id = ?");
+  clear.Bind(1, run_id);
+  if (int rc = clear.Run(); rc != SQLITE_DONE) return Error(rc, "recording regressions");
+  Stmt insert(db_, "INSERT INTO regressions (run_id, baseline_run_id, suite, case_name, kind, metric,"
+                   " baseline_value, candidate_value, ratio, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  for (const RegressionRow& r : rows) {
+    insert.Reset();
+    insert.Bind(1, run_id).Bind(2, baseline_run_id).Bind(3, r.suite).Bind(4, r.case_name)
+        .Bind(5, r.kind).Bind(6, r.metric).Bind(7, r.baseline_value).Bind(8, r.candidate_value)
+        .Bind(9, r.ratio).Bind(10, r.detail);
+    if (int rc = insert.Run(); rc != SQLITE_DONE) return Error(rc, "recording regressions");
+  }
+  if (int rc = tx.Commit(); rc != SQLITE_OK) return Error(rc, "recording regressions");
+  return Status::Ok();
+}
+
+}  // namespace harness

@@ -1,0 +1,143 @@
+// End-to-end tests of `spyre-regress run` and `merge` on the smoke suite,
+// running the built binary.
+#include <set>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "e2e_util.h"
+#include "support/temp_dir.h"
+
+namespace runner_e2e {
+namespace {
+
+using spyre_test::RunCli;
+using spyre_test::TempDir;
+
+std::set<std::string> CaseNames(const std::string& db) {
+  auto rows = Query(db, "SELECT case_name FROM v_results");
+  return {rows.begin(), rows.end()};
+}
+
+TEST(RunE2E, CleanSmokeRunPassesAndRecordsEverything) {
+  TempDir dir;
+  const auto cases = SuiteCases("smoke");
+  ASSERT_FALSE(cases.empty());
+  auto r = RunCli({"run", "--suite", "smoke", "--jobs", "2", "--db", dir.File("s.db"), "--tag", "ci=yes"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto lines = Lines(r.out);
+  ASSERT_GE(lines.size(), 2u);
+  EXPECT_EQ(lines[lines.size() - 2], std::to_string(cases.size()) + " passed, 0 failed");
+  EXPECT_EQ(lines.back(), "regressions: none (no baseline)");
+  const std::string db = dir.File("s.db");
+  EXPECT_EQ(One(db, "SELECT status || '|' || suite FROM v_runs"), "completed|smoke");
+  EXPECT_EQ(One(db, "SELECT count(*) FROM v_results WHERE status = 'passed'"), std::to_string(cases.size()));
+  std::set<std::string> expected;
+  for (const auto& [id, op] : cases) expected.insert(id);
+  EXPECT_EQ(CaseNames(db), expected);
+  // Every timed repeat is stored (smoke: repeat 3), and the run has its fingerprint.
+  EXPECT_EQ(One(db, "SELECT count(*) FROM wall_samples"), std::to_string(3 * cases.size()));
+  EXPECT_EQ(One(db, "SELECT json_extract(env_json, '$.tags.ci') FROM v_runs"), "yes");
+  EXPECT_EQ(One(db, "SELECT json_extract(env_json, '$.jobs') FROM v_runs"), "2");
+  EXPECT_EQ(One(db, "SELECT length(fingerprint) FROM v_runs"), "16");
+}
+
+TEST(RunE2E, JsonIsOneDocumentOnStdout) {
+  TempDir dir;
+  auto r = RunCli({"run", "--suite", "smoke", "--filter", "^smoke/mm\\.", "--json", "--repeat", "2",
+                   "--db", dir.File("s.db"), "--baseline", "none"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["status"], "completed");
+  EXPECT_EQ(j["passed"], j["results"].size());
+  EXPECT_GT(j["results"].size(), 0u);
+  for (const auto& c : j["results"]) EXPECT_EQ(c["case"].get<std::string>().rfind("mm.", 0), 0u) << c;
+  EXPECT_TRUE(j["comparison"].is_null());
+  EXPECT_NE(r.err.find("regressions: none (no baseline)"), std::string::npos);  // human text on stderr
+  EXPECT_EQ(One(dir.File("s.db"), "SELECT max(wall_samples) FROM results"), "2");
+}
+
+TEST(RunE2E, ShardsMergedEqualTheUnshardedRun) {
+  TempDir dir;
+  ASSERT_EQ(RunCli({"run", "--suite", "smoke", "--quiet", "--db", dir.File("all.db")}).exit_code, 0);
+  std::vector<std::string> merge = {"merge", "--into", dir.File("merged.db")};
+  std::set<std::string> seen;
+  size_t total = 0;
+  for (int i = 1; i <= 3; ++i) {
+    const std::string shard_db = dir.File("shard" + std::to_string(i) + ".db");
+    auto r = RunCli({"run", "--suite", "smoke", "--shard", std::to_string(i) + "/3", "--quiet", "--db", shard_db});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto names = CaseNames(shard_db);
+    total += names.size();
+    seen.insert(names.begin(), names.end());
+    EXPECT_EQ(One(shard_db, "SELECT shard FROM runs"), std::to_string(i) + "/3");
+    merge.push_back(shard_db);
+  }
+  EXPECT_EQ(total, seen.size()) << "shards overlap";
+  auto m = RunCli(merge);
+  ASSERT_EQ(m.exit_code, 0) << m.err;
+  EXPECT_EQ(CaseNames(dir.File("merged.db")), CaseNames(dir.File("all.db")));
+  EXPECT_EQ(One(dir.File("merged.db"), "SELECT count(*) FROM v_runs"), "3");
+  // The same shard again is refused, and nothing is doubled.
+  auto again = RunCli({"merge", "--into", dir.File("merged.db"), dir.File("shard1.db")});
+  EXPECT_EQ(again.exit_code, 2);
+  EXPECT_EQ(spyre_test::LineCount(again.err), 1) << again.err;
+  EXPECT_NE(again.err.find("merged before?"), std::string::npos) << again.err;
+  EXPECT_EQ(CaseNames(dir.File("merged.db")).size(), Query(dir.File("merged.db"), "SELECT 1 FROM v_results").size());
+}
+
+TEST(RunE2E, UsageErrorsExitTwoWithOneLine) {
+  TempDir dir;
+  const std::string db = dir.File("s.db");
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"run", "--suite", "smoke", "--shard", "4/3"}, "--shard"},
+      {{"run", "--suite", "smoke", "--inject", "mm:explode"}, "--inject"},
+      {{"run", "--suite", "smoke", "--profile", "fast"}, "--profile"},
+      {{"run", "--suite", "smoke", "--report", dir.File("r")}, "not available yet"},
+      {{"run", "--suite", "smoke", "--filter", "("}, "--filter"},
+      {{"run", "--suite", "smoke", "--filter", "no-such-case"}, "no case"},
+      {{"run", "--suite", "no_such_suite"}, "no_such_suite"},
+      {{"run", "--suite", "smoke", "--baseline", "999"}, "no such run"},
+      {{"run", "--suite", "smoke", "--jobs", "0"}, "jobs"},
+  };
+  for (const auto& [args, needle] : cases) {
+    std::vector<std::string> full = args;
+    full.insert(full.end(), {"--db", db});
+    auto r = RunCli(full);
+    EXPECT_EQ(r.exit_code, 2) << args[3] << ": " << r.err;
+    EXPECT_EQ(spyre_test::LineCount(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
+  }
+  // Nothing ran: no run was recorded by any of them.
+  auto runs = Query(db, "SELECT count(*) FROM v_runs");
+  EXPECT_TRUE(runs[0] == "0" || runs[0] == "<cannot open>" || runs[0].rfind("<error", 0) == 0) << runs[0];
+}
+
+TEST(RunE2E, TwoRunsWritingOneStoreBothComplete) {
+  TempDir dir;
+  const std::string db = dir.File("s.db");
+  spyre_test::CommandResult a, b;
+  std::thread ta([&] { a = RunCli({"run", "--suite", "smoke", "--quiet", "--db", db, "--label", "a"}); });
+  std::thread tb([&] { b = RunCli({"run", "--suite", "smoke", "--quiet", "--db", db, "--label", "b"}); });
+  ta.join();
+  tb.join();
+  EXPECT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_EQ(One(db, "SELECT count(*) FROM v_runs WHERE status = 'completed'"), "2");
+  EXPECT_EQ(One(db, "SELECT count(DISTINCT run_id) FROM v_results"), "2");
+  EXPECT_EQ(One(db, "PRAGMA integrity_check"), "ok");
+}
+
+TEST(RunE2E, CorruptStoreExitsTwoAndIsLeftUntouched) {
+  TempDir dir;
+  const std::string garbage = "this is not a database, it is someone's notes\n" + std::string(5000, '#');
+  spyre_test::WriteFile(dir.File("s.db"), garbage);
+  auto r = RunCli({"run", "--suite", "smoke", "--db", dir.File("s.db")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(spyre_test::LineCount(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("not a SQLite database or is corrupt"), std::string::npos) << r.err;
+  EXPECT_EQ(spyre_test::ReadFile(dir.File("s.db")), garbage);
+}
+
+}  // namespace
+}  // namespace runner_e2e

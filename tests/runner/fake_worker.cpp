@@ -1,0 +1,54 @@
+// A test-only worker for the supervisor tests: it speaks the real protocol
+// (harness::ServeWorker) but its cases are scripted by their id's prefix, so
+// every way a worker can end is reproducible without the device:
+//   pass*  passed        fail*  failed        throw*  throws std::runtime_error
+//   segv*  SIGSEGV       abort* abort()       exit*   _exit(3)
+//   hang*  never returns slow*  passes after 200 ms
+//   noise* prints to stdout and stderr, then passes
+// argv[1]: the thread count it reports in its hello (default 1).
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+#include <thread>
+
+#include "harness/worker.h"
+
+namespace {
+
+bool Starts(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+harness::CaseResult Execute(const std::string& suite, const std::string& id) {
+  if (Starts(id, "segv")) std::raise(SIGSEGV);
+  if (Starts(id, "abort")) {
+    std::fprintf(stderr, "fake worker: aborting on %s\n", id.c_str());
+    std::abort();
+  }
+  if (Starts(id, "exit")) ::_exit(3);
+  if (Starts(id, "hang")) {
+    for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+  if (Starts(id, "throw")) throw std::runtime_error("boom in " + id);
+  if (Starts(id, "slow")) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  if (Starts(id, "noise")) {
+    std::printf("stdout noise that must not reach the protocol\n");
+    std::fflush(stdout);
+    std::fprintf(stderr, "stderr noise\n");
+  }
+  harness::CaseResult r;
+  r.suite = suite;
+  r.case_id = id;
+  r.status = Starts(id, "fail") ? harness::CaseStatus::kFailed : harness::CaseStatus::kPassed;
+  r.wall_us = {1.0, 2.0, 3.0};
+  return r;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int threads = argc > 1 ? std::atoi(argv[1]) : 1;
+  return harness::ServeWorker(harness::kWorkerRequestFd, harness::kWorkerResultFd, threads, Execute);
+}

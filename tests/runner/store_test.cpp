@@ -1,0 +1,261 @@
+// Unit tests of the SQLite store on temporary files: schema and migrations,
+// the contract's views, result round trip, abandoned runs, concurrent
+// writers, and the failure modes that must never destroy data.
+#include "harness/store.h"
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <fstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "store_test_util.h"
+#include "support/temp_dir.h"
+
+namespace harness {
+namespace {
+
+using spyre_test::TempDir;
+using test_util::Column;
+using test_util::ColumnNames;
+using test_util::MakeResult;
+using test_util::OpenOrDie;
+using test_util::QueryInt;
+using test_util::QueryText;
+
+TEST(StoreTest, FreshStoreHasLatestSchemaAndWal) {
+  TempDir dir;
+  auto store = OpenOrDie(dir.File("s.db"));
+  EXPECT_EQ(*store->SchemaVersion(), Store::LatestSchemaVersion());
+  EXPECT_EQ(QueryText(store->handle(), "PRAGMA journal_mode"), "wal");
+  // Reopening applies nothing twice.
+  store.reset();
+  store = OpenOrDie(dir.File("s.db"));
+  EXPECT_EQ(QueryInt(store->handle(), "SELECT count(*) FROM schema_version"), Store::LatestSchemaVersion());
+}
+
+TEST(StoreTest, ViewsHaveTheContractColumns) {
+  TempDir dir;
+  auto store = OpenOrDie(dir.File("s.db"));
+  EXPECT_EQ(ColumnNames(store->handle(), "v_runs"),
+            (std::vector<std::string>{"run_id", "suite", "label", "status", "started_at", "finished_at",
+                                      "fingerprint", "env_json"}));
+  EXPECT_EQ(ColumnNames(store->handle(), "v_results"),
+            (std::vector<std::string>{"run_id", "suite", "case_name", "status", "max_abs_err", "rel_l2",
+                                      "max_ulp", "cosine", "wall_us_median", "modeled_us",
+                                      "fallback_ops", "peak_device_bytes"}));
+  EXPECT_EQ(ColumnNames(store->handle(), "v_regressions"),
+            (std::vector<std::string>{"run_id", "baseline_run_id", "suite", "case_name", "kind",
+                                      "metric", "baseline_value", "candidate_value", "ratio"}));
+}
+
+TEST(StoreTest, NewerSchemaIsRefusedAndLeftAlone) {
+  TempDir dir;
+  {
+    auto store = OpenOrDie(dir.File("s.db"));
+    ASSERT_EQ(sqlite3_exec(store->handle(), "INSERT INTO schema_version VALUES (99, 'future')", nullptr,
+                           nullptr, nullptr), SQLITE_OK);
+  }
+  auto again = Store::Open(dir.File("s.db"));
+  ASSERT_FALSE(again.ok());
+  EXPECT_NE(again.status().message().find("newer than this spyre-regress"), std::string::npos)
+      << again.status().message();
+}
+
+TEST(StoreTest, RunAndResultRoundTrip) {
+  TempDir dir;
+  auto store = OpenOrDie(dir.File("s.db"));
+  NewRun run;
+  run.suite = "smoke";
+  run.label = "it's \"quoted\"; DROP TABLE runs; --";  // bound, never spliced
+  run.fingerprint = "abcd";
+  run.env_json = R"({"libtorch":"1.13.0"})";
+  auto id = store->BeginRun(run);
+  ASSERT_TRUE(id.ok()) << id.status().message();
+  CaseResult r = MakeResult("smoke", "mm.f16", CaseStatus::kPassed, 3);
+  r.cosine = std::nan("");
+  ASSERT_TRUE(store->RecordResult(*id, r).ok());
+  ASSERT_TRUE(store->FinishRun(*id, RunStatus::kCompleted).ok());
+
+  sqlite3* db = store->handle();
+  EXPECT_EQ(QueryText(db, "SELECT label FROM v_runs"), run.label);
+  EXPECT_EQ(QueryText(db, "SELECT status FROM v_runs"), "completed");
+  EXPECT_EQ(QueryText(db, "SELECT status FROM v_results WHERE case_name = 'mm.f16'"), "passed");
+  EXPECT_EQ(QueryInt(db, "SELECT cosine IS NULL FROM v_results"), 1);  // NaN -> NULL
+  EXPECT_DOUBLE_EQ(Column(db, "SELECT wall_us_median FROM v_results"), 20.0);  // samples 10, 20, 30
+  EXPECT_DOUBLE_EQ(Column(db, "SELECT wall_us_mad FROM results"), 10.0);
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM wall_samples"), 3);
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM metrics"), 3);
+  EXPECT_EQ(QueryInt(db, "SELECT calls FROM op_summaries WHERE op = 'mm'"), 2);
+  EXPECT_DOUBLE_EQ(Column(db, "SELECT modeled_us FROM op_summaries WHERE op = 'mm'"), 7.5);
+  // A second result for the same case is refused.
+  EXPECT_FALSE(store->RecordResult(*id, r).ok());
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM results"), 1);
+}
+
+TEST(StoreTest, AbandonedRunIsMarkedAbortedOnlyWhenItsSupervisorIsGone) {
+  TempDir dir;
+  int64_t dead_run = 0, live_run = 0;
+  {
+    auto store = OpenOrDie(dir.File("s.db"));
+    NewRun run;
+    run.suite = "smoke";
+    dead_run = *store->BeginRun(run);
+    live_run = *store->BeginRun(run);
+    pid_t child = ::fork();
+    if (child == 0) ::_exit(0);
+    ::waitpid(child, nullptr, 0);
+    std::string sql = "UPDATE runs SET pid = " + std::to_string(child) + " WHERE id = " + std::to_string(dead_run);
+    ASSERT_EQ(sqlite3_exec(store->handle(), sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+  }
+  auto store = OpenOrDie(dir.File("s.db"));
+  auto dead = *store->FindRun(dead_run);
+  auto live = *store->FindRun(live_run);
+  EXPECT_EQ(dead->status, "aborted");
+  EXPECT_NE(dead->note.find("ended without finishing"), std::string::npos);
+  EXPECT_EQ(live->status, "running");  // this process still owns it
+}
+
+TEST(StoreTest, LatestCompletedRunSkipsOthers) {
+  TempDir dir;
+  auto store = OpenOrDie(dir.File("s.db"));
+  NewRun run;
+  run.suite = "smoke";
+  int64_t a = *store->BeginRun(run);
+  ASSERT_TRUE(store->FinishRun(a, RunStatus::kCompleted).ok());
+  int64_t b = *store->BeginRun(run);
+  ASSERT_TRUE(store->FinishRun(b, RunStatus::kAborted).ok());
+  int64_t c = *store->BeginRun(run);
+  EXPECT_EQ(**store->LatestCompletedRun("smoke", c), a);
+  EXPECT_FALSE(store->LatestCompletedRun("ops", c)->has_value());
+}
+
+TEST(StoreTest, RegressionsAreReplacedPerRun) {
+  TempDir dir;
+  auto store = OpenOrDie(dir.File("s.db"));
+  NewRun run;
+  run.suite = "smoke";
+  int64_t a = *store->BeginRun(run), b = *store->BeginRun(run);
+  RegressionRow row{"smoke", "mm", "modeled_latency", "modeled_us", "mm 2x slower", 1.0, 2.0, 2.0};
+  ASSERT_TRUE(store->RecordRegressions(b, a, {row, row}).ok());
+  ASSERT_TRUE(store->RecordRegressions(b, a, {row}).ok());
+  EXPECT_EQ(QueryInt(store->handle(), "SELECT count(*) FROM v_regressions WHERE run_id = " + std::to_string(b)), 1);
+  EXPECT_DOUBLE_EQ(Column(store->handle(), "SELECT ratio FROM v_regressions"), 2.0);
+}
+
+TEST(StoreTest, TwoWritersOnOneStoreBothComplete) {
+  TempDir dir;
+  OpenOrDie(dir.File("s.db"));
+  auto writer = [&](const std::string& suite, int n, bool* ok) {
+    auto store = Store::Open(dir.File("s.db"));
+    if (!store.ok()) return;
+    NewRun run;
+    run.suite = suite;
+    auto id = (*store)->BeginRun(run);
+    if (!id.ok()) return;
+    for (int i = 0; i < n; ++i) {
+      if (!(*store)->RecordResult(*id, MakeResult(suite, "c" + std::to_string(i), CaseStatus::kPassed, 5)).ok()) return;
+    }
+    *ok = (*store)->FinishRun(*id, RunStatus::kCompleted).ok();
+  };
+  bool ok_a = false, ok_b = false;
+  std::thread a(writer, "a", 300, &ok_a), b(writer, "b", 300, &ok_b);
+  a.join();
+  b.join();
+  EXPECT_TRUE(ok_a);
+  EXPECT_TRUE(ok_b);
+  auto store = OpenOrDie(dir.File("s.db"));
+  EXPECT_EQ(QueryInt(store->handle(), "SELECT count(*) FROM v_results"), 600);
+  EXPECT_EQ(QueryText(store->handle(), "PRAGMA integrity_check"), "ok");
+}
+
+TEST(StoreTest, LockedStoreIsOneClearError) {
+  TempDir dir;
+  OpenOrDie(dir.File("s.db"));
+  sqlite3* holder = nullptr;
+  ASSERT_EQ(sqlite3_open(dir.File("s.db").c_str(), &holder), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(holder, "BEGIN EXCLUSIVE", nullptr, nullptr, nullptr), SQLITE_OK);
+  auto store = Store::Open(dir.File("s.db"), Store::Mode::kReadWrite, /*busy_timeout_ms=*/100);
+  sqlite3_exec(holder, "ROLLBACK", nullptr, nullptr, nullptr);
+  sqlite3_close(holder);
+  ASSERT_FALSE(store.ok());
+  EXPECT_EQ(store.status().code(), ErrorCode::kIo);
+  EXPECT_NE(store.status().message().find("is locked by another process"), std::string::npos)
+      << store.status().message();
+}
+
+TEST(StoreTest, CorruptFileIsRefusedAndLeftUntouched) {
+  TempDir dir;
+  const std::string garbage(8192, 'x');
+  spyre_test::WriteFile(dir.File("bad.db"), garbage);
+  auto store = Store::Open(dir.File("bad.db"));
+  ASSERT_FALSE(store.ok());
+  EXPECT_NE(store.status().message().find("not a SQLite database or is corrupt"), std::string::npos)
+      << store.status().message();
+  EXPECT_EQ(spyre_test::ReadFile(dir.File("bad.db")), garbage);
+  EXPECT_FALSE(std::ifstream(dir.File("bad.db-wal")).good());
+}
+
+TEST(StoreTest, UnwritableLocationIsOneClearError) {
+  auto store = Store::Open("/proc/no-such-dir/s.db");
+  ASSERT_FALSE(store.ok());
+  EXPECT_NE(store.status().message().find("cannot open store"), std::string::npos) << store.status().message();
+}
+
+// A read-only file must be refused for writing before anything is written.
+// Root ignores file modes, so the open is tried as an unprivileged user in a
+// child process when the test runs as root.
+TEST(StoreTest, ReadOnlyFileIsRefusedAndLeftUntouched) {
+  TempDir dir;
+  {
+    auto store = OpenOrDie(dir.File("s.db"));
+    NewRun run;
+    run.suite = "smoke";
+    ASSERT_TRUE(store->BeginRun(run).ok());
+  }
+  const std::string before = spyre_test::ReadFile(dir.File("s.db"));
+  ::chmod(dir.path().c_str(), 0755);
+  ::chmod(dir.File("s.db").c_str(), 0444);
+  pid_t child = ::fork();
+  if (child == 0) {
+    if (::geteuid() == 0 && (::setgid(65534) != 0 || ::setuid(65534) != 0)) ::_exit(3);
+    auto store = Store::Open(dir.File("s.db"));
+    if (store.ok()) ::_exit(1);
+    ::_exit(store.status().message().find("is not writable") != std::string::npos ? 0 : 2);
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "1: opened anyway, 2: unclear message, 3: could not drop root";
+  EXPECT_EQ(spyre_test::ReadFile(dir.File("s.db")), before);
+}
+
+TEST(StoreTest, FullDiskFailsCleanlyAndKeepsEarlierResults) {
+  TempDir dir;
+  auto store = OpenOrDie(dir.File("s.db"));
+  NewRun run;
+  run.suite = "smoke";
+  int64_t id = *store->BeginRun(run);
+  ASSERT_TRUE(store->RecordResult(id, MakeResult("smoke", "first", CaseStatus::kPassed, 5)).ok());
+  // SQLite reports SQLITE_FULL when the page limit is reached, as on a full disk.
+  const int64_t pages = QueryInt(store->handle(), "PRAGMA page_count");
+  std::string limit = "PRAGMA max_page_count = " + std::to_string(pages + 1);
+  ASSERT_EQ(sqlite3_exec(store->handle(), limit.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+  Status last;
+  for (int i = 0; i < 200 && last.ok(); ++i) {
+    CaseResult big = MakeResult("smoke", "big" + std::to_string(i), CaseStatus::kPassed, 400);
+    big.message = std::string(4000, 'm');
+    last = store->RecordResult(id, big);
+  }
+  ASSERT_FALSE(last.ok());
+  EXPECT_NE(last.message().find("disk full"), std::string::npos) << last.message();
+  EXPECT_EQ(QueryInt(store->handle(), "SELECT count(*) FROM results WHERE case_name = 'first'"), 1);
+  EXPECT_EQ(QueryText(store->handle(), "PRAGMA integrity_check"), "ok");
+}
+
+}  // namespace
+}  // namespace harness
