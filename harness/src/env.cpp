@@ -106,6 +106,10 @@ BlasInfo DetectBlas() {
     info.name = info.path.substr(info.path.find_last_of('/') + 1);
   }
   if (handle != nullptr) ::dlclose(handle);
+  // Debian's libraries carry their version in the resolved file name:
+  // libblas.so.3.11.0 -> "3.11.0".
+  size_t so = info.path.rfind(".so.");
+  if (info.version.empty() && so != std::string::npos) info.version = info.path.substr(so + 4);
   return info;
 }
 

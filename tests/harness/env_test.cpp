@@ -43,6 +43,13 @@ TEST(EnvTest, BlasNamesOpenBlasWhenInstalled) {
   EXPECT_NE(blas.config.find("OpenBLAS"), std::string::npos);
 }
 
+TEST(EnvTest, BlasVersionIsNeverEmpty) {
+  harness::BlasInfo blas = harness::DetectBlas();
+  ASSERT_NE(blas.name, "none");
+  EXPECT_FALSE(blas.version.empty()) << blas.path;
+  EXPECT_EQ(blas.path.front(), '/');
+}
+
 TEST(EnvTest, ThreadsAreSetExplicitly) {
   auto n = harness::ConfigureThreads(2);
   ASSERT_TRUE(n.ok());
