@@ -1,0 +1,83 @@
+#pragma once
+// Reading recorded runs back for the judges (compare, history, reports).
+// Works on an open store's SQLite handle (Store::handle()); read-only.
+//
+//   auto base = LoadRunRecord(store->handle(), 3);
+//   auto cand = LoadRunRecord(store->handle(), 4);
+//   Comparison c = CompareRuns(*base, *cand, thresholds);
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/changepoint.h"
+#include "harness/detect.h"
+#include "harness/status.h"
+
+namespace harness {
+
+// One run with every case result (metrics, wall samples, op summaries).
+// NotFound when there is no such run.
+StatusOr<RunRecord> LoadRunRecord(sqlite3* db, int64_t run_id);
+
+// Resolves --baseline for a candidate run:
+//   "auto"        the newest completed run of the same suite that shares at
+//                 least one case with the candidate, preferring one recorded
+//                 on the same CPU model; none when there is no such run
+//   "none"        no baseline
+//   "<id>"        that run (must exist and be completed)
+//   "label:NAME"  the newest completed run with that label
+// Returns std::nullopt for "none" or when auto finds nothing. A run id or
+// label that does not exist is NotFound; a malformed spec is a usage error.
+StatusOr<std::optional<int64_t>> ResolveBaseline(sqlite3* db, const std::string& spec,
+                                                 int64_t candidate_run_id);
+
+// The metrics a history series can follow: wall_us_median, modeled_us,
+// max_abs_err, max_rel_err, rel_l2, max_ulp, cosine, fallback_ops,
+// peak_device_bytes, and any per-output metric name recorded in `metrics`
+// (its worst value over outputs).
+bool IsHistoryMetric(const std::string& metric);
+
+struct SeriesPoint {
+  int64_t run_id = 0;
+  std::string started_at;
+  std::string label;
+  double value = 0;
+  nlohmann::json env = nlohmann::json::object();
+};
+
+// The value of (suite, case, metric) in every completed run that has it, in
+// run order. Runs where the value is NULL/NaN are left out.
+StatusOr<std::vector<SeriesPoint>> LoadSeries(sqlite3* db, const std::string& suite,
+                                              const std::string& case_name, const std::string& metric);
+
+// Per completed run of `suite`: the geometric mean of `metric` over the
+// cases present in every one of those runs (so a case added later does not
+// move the mean).
+StatusOr<std::vector<SeriesPoint>> LoadSuiteGeomeanSeries(sqlite3* db, const std::string& suite,
+                                                          const std::string& metric);
+
+// A change point of a series, attributed to the environment change at it.
+struct HistoryShift {
+  std::string suite, case_name, metric;
+  ChangePoint point;
+  int64_t first_run_id = 0;          // the first run of the new regime
+  int64_t previous_run_id = 0;       // the last run before it
+  std::vector<EnvChange> env_change; // between those two runs
+};
+
+// Change points of one series (see changepoint.h), each with the environment
+// change at its first run. Deterministic metrics (modeled_us, accuracy,
+// fallback, memory) use min_relative_shift 0; wall time uses 5%.
+std::vector<HistoryShift> FindShifts(const std::string& suite, const std::string& case_name,
+                                     const std::string& metric, const std::vector<SeriesPoint>& series);
+
+// Every case of `suite` (or just `case_name` when not empty) and every metric
+// in `metrics` (all of IsHistoryMetric's core list when empty).
+StatusOr<std::vector<HistoryShift>> SuiteHistory(sqlite3* db, const std::string& suite,
+                                                 const std::string& case_name,
+                                                 const std::vector<std::string>& metrics);
+
+}  // namespace harness

@@ -1,0 +1,167 @@
+// Reading runs and series back from the store for the judges. Table layout:
+// harness/src/store/schema.cpp. Every value is bound; the only identifiers
+// spliced into SQL come from the fixed column list below.
+#include <cmath>
+#include <map>
+
+#include "history_internal.h"
+#include "store/sql.h"
+
+namespace harness {
+
+namespace history_internal {
+Status QueryError(sqlite3* db, int rc, const std::string& doing) {
+  return IoError(std::string("store query failed while ") + doing + ": " + sqlite3_errstr(rc) + " (" +
+                 sqlite3_errmsg(db) + "); check the store with `sqlite3 FILE 'PRAGMA integrity_check'`");
+}
+}  // namespace history_internal
+
+namespace {
+
+using history_internal::QueryError;
+using store_internal::Stmt;
+
+nlohmann::json ParseJson(const std::string& text) {
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return j.is_discarded() ? nlohmann::json::object() : j;
+}
+
+// Columns of `results` a series can follow directly.
+const char* ResultColumn(const std::string& metric) {
+  static const char* kColumns[] = {"wall_us_median", "modeled_us", "max_abs_err", "max_rel_err", "rel_l2",
+                                   "max_ulp", "cosine", "fallback_ops", "peak_device_bytes"};
+  for (const char* c : kColumns) if (metric == c) return c;
+  return nullptr;
+}
+
+bool HigherIsBetter(const std::string& m) {
+  return m == "cosine" || m == "top1_agreement" || m == "topk_overlap" || m == "agreement";
+}
+
+}  // namespace
+
+bool IsHistoryMetric(const std::string& metric) { return ResultColumn(metric) != nullptr; }
+
+StatusOr<RunRecord> LoadRunRecord(sqlite3* db, int64_t run_id) {
+  RunRecord run;
+  {
+    Stmt s(db, "SELECT id, suite, label, env_json FROM runs WHERE id = ?");
+    s.Bind(1, run_id);
+    int rc = s.Step();
+    if (rc == SQLITE_DONE) return NotFound("run " + std::to_string(run_id) + " is not in the store; list runs with `sqlite3 FILE 'SELECT * FROM v_runs'`");
+    if (rc != SQLITE_ROW) return QueryError(db, rc, "reading run " + std::to_string(run_id));
+    run.run_id = s.Int(0);
+    run.suite = s.Text(1);
+    run.label = s.Text(2);
+    run.env = ParseJson(s.Text(3));
+  }
+  std::map<int64_t, size_t> index;  // result id -> position in run.cases
+  Stmt r(db,
+         "SELECT id, suite, case_name, status, message, max_abs_err, max_rel_err, rel_l2, max_ulp, cosine, "
+         "modeled_us, fallback_ops, peak_device_bytes, extra_json FROM results WHERE run_id = ? ORDER BY id");
+  r.Bind(1, run_id);
+  int rc;
+  while ((rc = r.Step()) == SQLITE_ROW) {
+    CaseResult c;
+    c.suite = r.Text(1);
+    c.case_id = r.Text(2);
+    auto status = ParseCaseStatus(r.Text(3));
+    c.status = status.ok() ? *status : CaseStatus::kError;
+    c.message = r.Text(4);
+    c.max_abs_err = r.Real(5);
+    c.max_rel_err = r.Real(6);
+    c.rel_l2 = r.Real(7);
+    c.max_ulp = r.Real(8);
+    c.cosine = r.Real(9);
+    c.modeled_us = r.Real(10);
+    c.fallback_ops = r.Int(11);
+    c.peak_device_bytes = r.Int(12);
+    c.extra = ParseJson(r.Text(13));
+    index[r.Int(0)] = run.cases.size();
+    run.cases.push_back(std::move(c));
+  }
+  if (rc != SQLITE_DONE) return QueryError(db, rc, "reading results");
+  Stmt m(db,
+         "SELECT m.result_id, m.output, m.name, m.value, m.limit_value, m.failed FROM metrics m "
+         "JOIN results r ON r.id = m.result_id WHERE r.run_id = ? ORDER BY m.rowid");
+  m.Bind(1, run_id);
+  while ((rc = m.Step()) == SQLITE_ROW) {
+    auto it = index.find(m.Int(0));
+    if (it == index.end()) continue;
+    run.cases[it->second].metrics.push_back({m.Text(1), m.Text(2), m.Real(3), m.Real(4), m.Int(5) != 0});
+  }
+  if (rc != SQLITE_DONE) return QueryError(db, rc, "reading metrics");
+  Stmt w(db,
+         "SELECT w.result_id, w.wall_us FROM wall_samples w JOIN results r ON r.id = w.result_id "
+         "WHERE r.run_id = ? ORDER BY w.result_id, w.idx");
+  w.Bind(1, run_id);
+  while ((rc = w.Step()) == SQLITE_ROW) {
+    auto it = index.find(w.Int(0));
+    if (it != index.end()) run.cases[it->second].wall_us.push_back(w.Real(1));
+  }
+  if (rc != SQLITE_DONE) return QueryError(db, rc, "reading wall samples");
+  Stmt o(db,
+         "SELECT o.result_id, o.op, o.calls, o.modeled_us, o.wall_us, o.fallbacks FROM op_summaries o "
+         "JOIN results r ON r.id = o.result_id WHERE r.run_id = ? ORDER BY o.result_id, o.op");
+  o.Bind(1, run_id);
+  while ((rc = o.Step()) == SQLITE_ROW) {
+    auto it = index.find(o.Int(0));
+    if (it != index.end()) {
+      run.cases[it->second].ops.push_back({o.Text(1), o.Int(2), o.Real(3), o.Real(4), o.Int(5)});
+    }
+  }
+  if (rc != SQLITE_DONE) return QueryError(db, rc, "reading op summaries");
+  return run;
+}
+
+namespace history_internal {
+
+StatusOr<std::map<std::string, std::vector<SeriesPoint>>> LoadSuiteSeries(sqlite3* db, const std::string& suite,
+                                                                          const std::string& case_name,
+                                                                          const std::string& metric) {
+  std::string value_sql;
+  if (const char* col = ResultColumn(metric)) {
+    value_sql = std::string("r.") + col;
+  } else {
+    value_sql = std::string("(SELECT ") + (HigherIsBetter(metric) ? "MIN" : "MAX") +
+                "(m.value) FROM metrics m WHERE m.result_id = r.id AND m.name = ?3)";
+  }
+  std::string sql = "SELECT r.case_name, r.run_id, runs.started_at, runs.label, runs.env_json, " + value_sql +
+                    " FROM results r JOIN runs ON runs.id = r.run_id"
+                    " WHERE r.suite = ?1 AND runs.status = 'completed' AND (?2 = '' OR r.case_name = ?2)"
+                    " ORDER BY runs.started_at, runs.id";
+  Stmt s(db, sql.c_str());
+  s.Bind(1, suite).Bind(2, case_name);
+  if (!ResultColumn(metric)) s.Bind(3, metric);
+  std::map<int64_t, nlohmann::json> envs;
+  std::map<std::string, std::vector<SeriesPoint>> out;
+  int rc;
+  while ((rc = s.Step()) == SQLITE_ROW) {
+    double v = s.Real(5);
+    if (std::isnan(v)) continue;
+    SeriesPoint p;
+    p.run_id = s.Int(1);
+    p.started_at = s.Text(2);
+    p.label = s.Text(3);
+    p.value = v;
+    auto it = envs.find(p.run_id);
+    if (it == envs.end()) it = envs.emplace(p.run_id, ParseJson(s.Text(4))).first;
+    p.env = it->second;
+    out[s.Text(0)].push_back(std::move(p));
+  }
+  if (rc != SQLITE_DONE) return QueryError(db, rc, "reading the history of suite " + suite);
+  return out;
+}
+
+}  // namespace history_internal
+
+StatusOr<std::vector<SeriesPoint>> LoadSeries(sqlite3* db, const std::string& suite,
+                                              const std::string& case_name, const std::string& metric) {
+  auto all = history_internal::LoadSuiteSeries(db, suite, case_name, metric);
+  if (!all.ok()) return all.status();
+  auto it = all->find(case_name);
+  if (it == all->end()) return std::vector<SeriesPoint>{};
+  return it->second;
+}
+
+}  // namespace harness

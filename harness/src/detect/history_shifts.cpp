@@ -1,0 +1,149 @@
+// Baseline choice, suite-level series and change points over history.
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "history_internal.h"
+#include "store/sql.h"
+
+namespace harness {
+namespace {
+
+using history_internal::QueryError;
+using store_internal::Stmt;
+
+std::string CpuOf(const std::string& env_json) {
+  nlohmann::json j = nlohmann::json::parse(env_json, nullptr, false);
+  return j.is_object() ? j.value("cpu", "") : "";
+}
+
+}  // namespace
+
+StatusOr<std::optional<int64_t>> ResolveBaseline(sqlite3* db, const std::string& spec, int64_t candidate) {
+  if (spec == "none") return std::optional<int64_t>();
+  if (spec.rfind("label:", 0) == 0) {
+    std::string label = spec.substr(6);
+    if (label.empty()) return UsageError("--baseline label: needs a name, e.g. --baseline label:release-1.2");
+    Stmt s(db, "SELECT id FROM runs WHERE label = ? AND status = 'completed' AND id <> ? "
+               "ORDER BY started_at DESC, id DESC LIMIT 1");
+    s.Bind(1, label).Bind(2, candidate);
+    int rc = s.Step();
+    if (rc == SQLITE_ROW) return std::optional<int64_t>(s.Int(0));
+    if (rc == SQLITE_DONE) return NotFound("--baseline " + spec + ": no completed run has that label");
+    return QueryError(db, rc, "looking up the baseline label");
+  }
+  if (spec != "auto") {
+    char* end = nullptr;
+    long long id = std::strtoll(spec.c_str(), &end, 10);
+    if (spec.empty() || *end != '\0' || id <= 0) {
+      return UsageError("--baseline '" + spec + "' is not auto, none, a run id or label:NAME");
+    }
+    Stmt s(db, "SELECT status FROM runs WHERE id = ?");
+    s.Bind(1, static_cast<int64_t>(id));
+    int rc = s.Step();
+    if (rc == SQLITE_DONE) return NotFound("--baseline " + spec + ": no such run in the store");
+    if (rc != SQLITE_ROW) return QueryError(db, rc, "looking up the baseline run");
+    if (s.Text(0) != "completed") {
+      return InvalidInput("--baseline " + spec + ": that run is " + s.Text(0) + ", not completed; pick a completed run");
+    }
+    return std::optional<int64_t>(id);
+  }
+  // auto: same suite, earlier, completed, sharing a case; same CPU preferred.
+  Stmt cand(db, "SELECT suite, started_at, env_json FROM runs WHERE id = ?");
+  cand.Bind(1, candidate);
+  int rc = cand.Step();
+  if (rc == SQLITE_DONE) return NotFound("run " + std::to_string(candidate) + " is not in the store");
+  if (rc != SQLITE_ROW) return QueryError(db, rc, "reading the candidate run");
+  std::string suite = cand.Text(0), started = cand.Text(1), cpu = CpuOf(cand.Text(2));
+  Stmt s(db,
+         "SELECT b.id, b.env_json FROM runs b WHERE b.suite = ?1 AND b.status = 'completed' AND b.id <> ?2"
+         " AND (b.started_at < ?3 OR (b.started_at = ?3 AND b.id < ?2))"
+         " AND EXISTS (SELECT 1 FROM results x JOIN results y ON y.suite = x.suite AND y.case_name = x.case_name"
+         "             WHERE x.run_id = b.id AND y.run_id = ?2)"
+         " ORDER BY b.started_at DESC, b.id DESC LIMIT 50");
+  s.Bind(1, suite).Bind(2, candidate).Bind(3, started);
+  std::optional<int64_t> first;
+  while ((rc = s.Step()) == SQLITE_ROW) {
+    if (!first) first = s.Int(0);
+    if (CpuOf(s.Text(1)) == cpu) return std::optional<int64_t>(s.Int(0));
+  }
+  if (rc != SQLITE_DONE) return QueryError(db, rc, "choosing a baseline");
+  return first;
+}
+
+StatusOr<std::vector<SeriesPoint>> LoadSuiteGeomeanSeries(sqlite3* db, const std::string& suite,
+                                                          const std::string& metric) {
+  auto all = history_internal::LoadSuiteSeries(db, suite, "", metric);
+  if (!all.ok()) return all.status();
+  // Runs in order, and for each run the values of the cases it has.
+  std::map<int64_t, SeriesPoint> runs;
+  std::map<int64_t, std::map<std::string, double>> values;
+  for (const auto& [name, series] : *all) {
+    for (const SeriesPoint& p : series) {
+      runs.emplace(p.run_id, p);
+      values[p.run_id][name] = p.value;
+    }
+  }
+  // Cases present (with a positive value) in every run.
+  std::set<std::string> common;
+  bool first = true;
+  for (const auto& [run, cases] : values) {
+    std::set<std::string> here;
+    for (const auto& [name, v] : cases) if (v > 0) here.insert(name);
+    if (first) { common = here; first = false; continue; }
+    std::set<std::string> keep;
+    for (const auto& n : common) if (here.count(n)) keep.insert(n);
+    common.swap(keep);
+  }
+  std::vector<SeriesPoint> out;
+  if (common.empty()) return out;
+  for (auto& [run, point] : runs) {
+    double log_sum = 0;
+    for (const auto& n : common) log_sum += std::log(values[run][n]);
+    point.value = std::exp(log_sum / static_cast<double>(common.size()));
+    out.push_back(point);
+  }
+  std::stable_sort(out.begin(), out.end(), [](const SeriesPoint& a, const SeriesPoint& b) {
+    return std::tie(a.started_at, a.run_id) < std::tie(b.started_at, b.run_id);
+  });
+  return out;
+}
+
+std::vector<HistoryShift> FindShifts(const std::string& suite, const std::string& case_name,
+                                     const std::string& metric, const std::vector<SeriesPoint>& series) {
+  ChangePointOptions o;
+  if (metric == "wall_us_median") o.min_relative_shift = 0.05;
+  std::vector<double> values;
+  for (const SeriesPoint& p : series) values.push_back(p.value);
+  std::vector<HistoryShift> out;
+  for (const ChangePoint& cp : DetectChangePoints(values, o)) {
+    HistoryShift s;
+    s.suite = suite;
+    s.case_name = case_name;
+    s.metric = metric;
+    s.point = cp;
+    s.first_run_id = series[cp.index].run_id;
+    s.previous_run_id = series[cp.index - 1].run_id;
+    s.env_change = DiffEnvironments(series[cp.index - 1].env, series[cp.index].env);
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+StatusOr<std::vector<HistoryShift>> SuiteHistory(sqlite3* db, const std::string& suite,
+                                                 const std::string& case_name,
+                                                 const std::vector<std::string>& metrics) {
+  std::vector<std::string> wanted = metrics;
+  if (wanted.empty()) wanted = {"modeled_us", "wall_us_median", "max_ulp", "rel_l2", "fallback_ops", "peak_device_bytes"};
+  std::vector<HistoryShift> out;
+  for (const std::string& metric : wanted) {
+    auto all = history_internal::LoadSuiteSeries(db, suite, case_name, metric);
+    if (!all.ok()) return all.status();
+    for (const auto& [name, series] : *all) {
+      for (HistoryShift& s : FindShifts(suite, name, metric, series)) out.push_back(std::move(s));
+    }
+  }
+  return out;
+}
+
+}  // namespace harness

@@ -1,0 +1,137 @@
+// History, baselines and run loading over a fixture store built through the
+// Store API in a temporary directory.
+#include "harness/history.h"
+
+#include <gtest/gtest.h>
+
+#include "harness/store.h"
+#include "support/temp_dir.h"
+
+namespace {
+
+using harness::CaseResult;
+using harness::Store;
+
+CaseResult Result(const std::string& id, double modeled, double wall, double ulp = 1) {
+  CaseResult r;
+  r.suite = "smoke";
+  r.case_id = id;
+  r.status = harness::CaseStatus::kPassed;
+  r.max_ulp = ulp;
+  r.rel_l2 = 1e-3;
+  r.modeled_us = modeled;
+  r.wall_us = {wall, wall * 1.01, wall * 0.99};
+  r.peak_device_bytes = 4096;
+  r.metrics = {{"out0", "max_ulp", ulp, 4, false}};
+  r.ops = {{"mm", 2, modeled * 0.75, wall * 0.5, 0}, {"add", 1, modeled * 0.25, wall * 0.1, 1}};
+  r.extra = {{"golden_digest", "abc"}};
+  return r;
+}
+
+class HistoryTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto s = Store::Open(dir_.File("h.db"));
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    store_ = std::move(*s);
+  }
+
+  // Records a completed run; returns its id.
+  int64_t AddRun(const std::string& profile, const std::string& cpu, std::vector<CaseResult> cases,
+                 const std::string& label = "", harness::RunStatus status = harness::RunStatus::kCompleted) {
+    harness::NewRun run;
+    run.suite = "smoke";
+    run.label = label;
+    nlohmann::json env = {{"profile", profile}, {"cpu", cpu}, {"libtorch", "1.13.0"}};
+    run.env_json = env.dump();
+    run.fingerprint = profile + cpu;
+    auto id = store_->BeginRun(run);
+    EXPECT_TRUE(id.ok()) << id.status().message();
+    for (const CaseResult& c : cases) EXPECT_TRUE(store_->RecordResult(*id, c).ok());
+    EXPECT_TRUE(store_->FinishRun(*id, status).ok());
+    return *id;
+  }
+
+  spyre_test::TempDir dir_;
+  std::unique_ptr<Store> store_;
+};
+
+TEST_F(HistoryTest, RunRecordRoundTripsEverythingTheJudgeUses) {
+  int64_t id = AddRun("inductor", "cpu-a", {Result("a", 10, 100, 2), Result("b", 20, 200)});
+  auto run = harness::LoadRunRecord(store_->handle(), id);
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  ASSERT_EQ(run->cases.size(), 2u);
+  const CaseResult& a = run->cases[0];
+  EXPECT_EQ(a.case_id, "a");
+  EXPECT_EQ(a.max_ulp, 2);
+  EXPECT_EQ(a.wall_us.size(), 3u);
+  EXPECT_DOUBLE_EQ(a.wall_us[1], 101);
+  ASSERT_EQ(a.ops.size(), 2u);
+  EXPECT_EQ(a.ops[1].op, "mm");
+  EXPECT_EQ(a.ops[0].fallbacks, 1);
+  ASSERT_EQ(a.metrics.size(), 1u);
+  EXPECT_EQ(a.metrics[0].limit, 4);
+  EXPECT_EQ(a.extra["golden_digest"], "abc");
+  EXPECT_EQ(run->env["profile"], "inductor");
+  EXPECT_FALSE(harness::LoadRunRecord(store_->handle(), 999).ok());
+}
+
+TEST_F(HistoryTest, AutoBaselineIsTheLatestEarlierCompletedRunOnTheSameCpu) {
+  int64_t r1 = AddRun("inductor", "cpu-a", {Result("a", 10, 100)}, "release");
+  int64_t r2 = AddRun("inductor", "cpu-b", {Result("a", 10, 100)});
+  AddRun("inductor", "cpu-a", {Result("a", 10, 100)}, "", harness::RunStatus::kAborted);
+  int64_t r4 = AddRun("inductor", "cpu-z", {Result("other", 10, 100)});  // shares no case
+  int64_t cand = AddRun("inductor", "cpu-a", {Result("a", 10, 100)});
+  auto db = store_->handle();
+  EXPECT_EQ(*harness::ResolveBaseline(db, "auto", cand), r1);  // same CPU beats newer r2
+  EXPECT_EQ(*harness::ResolveBaseline(db, "auto", r2), r1);    // no same-CPU run: newest
+  EXPECT_FALSE(harness::ResolveBaseline(db, "auto", r1)->has_value());
+  EXPECT_FALSE(harness::ResolveBaseline(db, "auto", r4)->has_value());
+  EXPECT_FALSE(harness::ResolveBaseline(db, "none", cand)->has_value());
+  EXPECT_EQ(*harness::ResolveBaseline(db, std::to_string(r2), cand), r2);
+  EXPECT_EQ(*harness::ResolveBaseline(db, "label:release", cand), r1);
+  EXPECT_EQ(harness::ResolveBaseline(db, "label:nope", cand).status().code(), harness::ErrorCode::kNotFound);
+  EXPECT_EQ(harness::ResolveBaseline(db, "999", cand).status().code(), harness::ErrorCode::kNotFound);
+  EXPECT_EQ(harness::ResolveBaseline(db, "3", cand).status().code(), harness::ErrorCode::kInvalidInput);  // aborted
+  EXPECT_EQ(harness::ResolveBaseline(db, "yesterday", cand).status().code(), harness::ErrorCode::kUsage);
+}
+
+TEST_F(HistoryTest, ProfileSwitchIsOneChangePointAttributedToProfile) {
+  std::vector<int64_t> ids;
+  for (int i = 0; i < 12; ++i) {
+    bool sendnn = i >= 6;
+    ids.push_back(AddRun(sendnn ? "sendnn" : "inductor", "cpu-a",
+                         {Result("a", sendnn ? 32.5 : 23.7, 100 + (i % 3)), Result("b", 5, 50 + (i % 2))}));
+  }
+  auto shifts = harness::SuiteHistory(store_->handle(), "smoke", "", {});
+  ASSERT_TRUE(shifts.ok()) << shifts.status().message();
+  ASSERT_EQ(shifts->size(), 1u);
+  const auto& s = (*shifts)[0];
+  EXPECT_EQ(s.case_name, "a");
+  EXPECT_EQ(s.metric, "modeled_us");
+  EXPECT_EQ(s.first_run_id, ids[6]);
+  EXPECT_EQ(s.previous_run_id, ids[5]);
+  ASSERT_EQ(s.env_change.size(), 1u);
+  EXPECT_EQ(s.env_change[0].component, "profile");
+  EXPECT_EQ(s.env_change[0].candidate, "sendnn");
+}
+
+TEST_F(HistoryTest, SeriesAndGeomean) {
+  AddRun("inductor", "cpu-a", {Result("a", 4, 100), Result("b", 9, 100)});
+  AddRun("inductor", "cpu-a", {Result("a", 4, 100), Result("b", 9, 100), Result("new", 1000, 1)});
+  auto series = harness::LoadSeries(store_->handle(), "smoke", "b", "modeled_us");
+  ASSERT_TRUE(series.ok());
+  ASSERT_EQ(series->size(), 2u);
+  EXPECT_EQ((*series)[1].value, 9);
+  auto ulp = harness::LoadSeries(store_->handle(), "smoke", "a", "max_ulp");
+  ASSERT_TRUE(ulp.ok());
+  EXPECT_EQ(ulp->size(), 2u);
+  auto geo = harness::LoadSuiteGeomeanSeries(store_->handle(), "smoke", "modeled_us");
+  ASSERT_TRUE(geo.ok());
+  ASSERT_EQ(geo->size(), 2u);
+  // The case added in the second run does not move the mean: sqrt(4 * 9) = 6.
+  EXPECT_DOUBLE_EQ((*geo)[0].value, 6);
+  EXPECT_DOUBLE_EQ((*geo)[1].value, 6);
+}
+
+}  // namespace
