@@ -1,41 +1,42 @@
-// The seam between the runner and regression detection (issue 7). The runner
-// resolves and validates --baseline here; running the detector over the two
-// runs and storing its findings is detection's to add. Until then no baseline
-// is claimed, so the run reports "regressions: none (no baseline)" rather than
-// a comparison that did not happen.
-#include <cstdlib>
-
+// The seam between the runner and regression detection: after a completed
+// run, resolve the baseline, judge the two runs, store the findings
+// (v_regressions) and hand them back for the summary.
+#include "harness/history.h"
 #include "harness/run_session.h"
 
 namespace harness {
 
 StatusOr<BaselineOutcome> DetectRegressionsForRun(Store& store, int64_t run_id,
-                                                  const std::string& suite_key,
+                                                  const std::string& /*suite_key*/,
                                                   const std::string& baseline) {
   BaselineOutcome outcome;
-  if (baseline == "none") return outcome;
-  std::optional<int64_t> chosen;
-  if (baseline == "auto") {
-    StatusOr<std::optional<int64_t>> latest = store.LatestCompletedRun(suite_key, run_id);
-    if (!latest.ok()) return latest.status();
-    chosen = *latest;
-  } else {
-    char* end = nullptr;
-    const long long id = std::strtoll(baseline.c_str(), &end, 10);
-    if (baseline.empty() || *end != '\0' || id <= 0) {
-      return UsageError("--baseline '" + baseline + "' is not auto, none or a run id");
-    }
-    StatusOr<std::optional<RunRow>> row = store.FindRun(id);
-    if (!row.ok()) return row.status();
-    if (!row->has_value()) {
-      return NotFound("--baseline " + baseline + ": no such run in '" + store.path() +
-                      "' (see v_runs for the run ids)");
-    }
-    chosen = id;
+  StatusOr<std::optional<int64_t>> chosen = ResolveBaseline(store.handle(), baseline, run_id);
+  if (!chosen.ok()) return chosen.status();
+  if (!chosen->has_value()) return outcome;
+  StatusOr<Thresholds> thresholds = Thresholds::Configured();
+  if (!thresholds.ok()) return thresholds.status();
+  StatusOr<RunRecord> base = LoadRunRecord(store.handle(), **chosen);
+  if (!base.ok()) return base.status();
+  StatusOr<RunRecord> cand = LoadRunRecord(store.handle(), run_id);
+  if (!cand.ok()) return cand.status();
+  Comparison comparison = CompareRuns(*base, *cand, *thresholds);
+  std::vector<RegressionRow> rows;
+  for (const Finding& f : comparison.regressions) {
+    RegressionRow row;
+    row.suite = f.suite;
+    row.case_name = f.case_id;
+    row.kind = FindingKindName(f.kind);
+    row.metric = f.metric;
+    row.detail = f.detail;
+    row.baseline_value = f.baseline;
+    row.candidate_value = f.candidate;
+    row.ratio = f.ratio;
+    rows.push_back(std::move(row));
   }
-  // Detection (issue 7) plugs in here: compare `*chosen` with `run_id`, store
-  // the findings with store.RecordRegressions and fill `outcome`.
-  (void)chosen;
+  SPYRE_RETURN_IF_ERROR(store.RecordRegressions(run_id, **chosen, rows));
+  outcome.baseline_run_id = **chosen;
+  outcome.regressions = static_cast<int>(rows.size());
+  outcome.comparison = ToJson(comparison);
   return outcome;
 }
 
