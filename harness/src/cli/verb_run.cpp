@@ -97,7 +97,7 @@ StatusOr<int> Run(const RunFlags& f, const GlobalOptions& g) {
   if (!shard.ok()) return shard.status();
   auto tags = ParseTags(f.tags);
   if (!tags.ok()) return tags.status();
-  if (f.baseline.empty()) return UsageError("--baseline is empty: use auto, none or a run id");
+  if (f.baseline.empty()) return UsageError("--baseline is empty: use auto, none, a run id or label:NAME");
   request.filter = f.filter;
   request.warmup = f.warmup;
   request.repeat = f.repeat;
@@ -155,7 +155,7 @@ void AddRunVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
   cmd->add_option("--inject", f->inject, "fault injection spec (SPYRE_EMU_FAULTS syntax)");
   cmd->add_option("--label", f->label, "free text stored with the run");
   cmd->add_option("--tag", f->tags, "K=V added to the fingerprint (repeatable)");
-  cmd->add_option("--baseline", f->baseline, "auto (default), a run id, or none");
+  cmd->add_option("--baseline", f->baseline, "auto (default), a run id, label:NAME, or none");
   cmd->add_option("--report", f->report, "write reports to DIR (not available yet)");
   cmd->add_flag("--json", f->json, "one JSON document on stdout; human text on stderr");
   cmd->callback([f, &global, action] {

@@ -2,10 +2,10 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <cstdlib>
 #include <thread>
 
 #include "harness/env.h"
+#include "harness/history.h"
 #include "harness/run_session.h"
 
 namespace harness {
@@ -28,19 +28,12 @@ std::vector<std::string> WorkerArgv(const RunPlan& plan, int threads) {
   return argv;
 }
 
+// A named baseline (run id, label:NAME) that does not exist, or a malformed
+// spec, fails before anything runs; "auto" and "none" cannot fail.
 Status CheckBaselineExists(Store& store, const std::string& baseline) {
   if (baseline == "auto" || baseline == "none") return Status::Ok();
-  char* end = nullptr;
-  const long long id = std::strtoll(baseline.c_str(), &end, 10);
-  if (baseline.empty() || *end != '\0' || id <= 0) {
-    return UsageError("--baseline '" + baseline + "' is not auto, none or a run id");
-  }
-  StatusOr<std::optional<RunRow>> row = store.FindRun(id);
-  if (!row.ok()) return row.status();
-  if (!row->has_value()) {
-    return NotFound("--baseline " + baseline + ": no such run in '" + store.path() + "'");
-  }
-  return Status::Ok();
+  StatusOr<std::optional<int64_t>> chosen = ResolveBaseline(store.handle(), baseline, 0);
+  return chosen.ok() ? Status::Ok() : chosen.status();
 }
 
 }  // namespace
