@@ -92,9 +92,16 @@ TEST(StoreTest, RunAndResultRoundTrip) {
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM metrics"), 3);
   EXPECT_EQ(QueryInt(db, "SELECT calls FROM op_summaries WHERE op = 'mm'"), 2);
   EXPECT_DOUBLE_EQ(Column(db, "SELECT modeled_us FROM op_summaries WHERE op = 'mm'"), 7.5);
+  // An op listed twice in a summary is folded, not an error.
+  CaseResult twice = MakeResult("smoke", "twice", CaseStatus::kPassed, 0);
+  twice.ops.push_back({"mm", 3, 2.5, 1.0, 1});
+  ASSERT_TRUE(store->RecordResult(*id, twice).ok());
+  EXPECT_EQ(QueryText(db, "SELECT o.calls || '|' || o.modeled_us || '|' || o.fallbacks FROM op_summaries o"
+                          " JOIN results r ON r.id = o.result_id WHERE r.case_name = 'twice' AND op = 'mm'"),
+            "5|10.0|1");
   // A second result for the same case is refused.
   EXPECT_FALSE(store->RecordResult(*id, r).ok());
-  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM results"), 1);
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM results"), 2);
 }
 
 TEST(StoreTest, AbandonedRunIsMarkedAbortedOnlyWhenItsSupervisorIsGone) {

@@ -63,8 +63,12 @@ Status Store::RecordResult(int64_t run_id, const CaseResult& r) {
     sample.Bind(1, result_id).Bind(2, static_cast<int64_t>(i)).Bind(3, r.wall_us[i]);
     if (int rc = sample.Run(); rc != SQLITE_DONE) return Error(rc, doing);
   }
+  // A summary listing one op twice is folded into one row rather than
+  // failing the whole result.
   Stmt op(db_, "INSERT INTO op_summaries (result_id, op, calls, modeled_us, wall_us, fallbacks)"
-               " VALUES (?, ?, ?, ?, ?, ?)");
+               " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (result_id, op) DO UPDATE SET"
+               " calls = calls + excluded.calls, modeled_us = modeled_us + excluded.modeled_us,"
+               " wall_us = wall_us + excluded.wall_us, fallbacks = fallbacks + excluded.fallbacks");
   for (const OpSummary& o : r.ops) {
     op.Reset();
     op.Bind(1, result_id).Bind(2, o.op).Bind(3, o.calls).Bind(4, o.modeled_us).Bind(5, o.wall_us)
