@@ -1,0 +1,120 @@
+#pragma once
+// The report model: everything a report shows, read from the store once and
+// shared by every output format (reporter.h). Building it is the only part
+// that touches SQLite; reporters are pure functions of the model.
+//
+//   StatusOr<ReportModel> model = BuildReportModel(store->handle(), run_id, {});
+//   if (!model.ok()) return model.status();
+//
+// Edge cases:
+// - No baseline (first run of a suite, or --baseline none): `comparison` is
+//   empty, the verdict is judged on case statuses alone.
+// - The baseline is the one detection recorded for the run (v_regressions),
+//   else resolved with `options.baseline` (history.h, ResolveBaseline).
+// - History charts are drawn for at most `options.max_case_charts` flagged
+//   cases (the first regressions in comparison order); each suite gets one
+//   geometric-mean chart per metric in `options.suite_chart_metrics`.
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/detect.h"
+#include "harness/history.h"
+#include "harness/status.h"
+#include "harness/thresholds.h"
+
+namespace reports {
+
+enum class Verdict { kPassed, kFailed, kRegressed };
+// "passed", "failed" (a case failed, errored, crashed or timed out; wins over
+// regressed), "regressed" (all cases passed or skipped, regressions found).
+const char* VerdictName(Verdict v);
+
+struct StatusCounts {
+  int passed = 0, failed = 0, error = 0, crashed = 0, timeout = 0, skipped = 0;
+  int total() const { return passed + failed + error + crashed + timeout + skipped; }
+  int Of(harness::CaseStatus s) const;
+  void Add(harness::CaseStatus s);
+};
+
+// The run as recorded in v_runs.
+struct RunInfo {
+  int64_t run_id = 0;
+  std::string suite, label, status, started_at, finished_at, fingerprint;
+  nlohmann::json env = nlohmann::json::object();
+};
+
+// One case of the candidate run beside its baseline values (NaN when the
+// baseline run lacks the case or the value).
+struct CaseRow {
+  harness::CaseResult result;
+  double wall_us = 0;  // candidate wall median (NaN without samples)
+  double base_wall_us = 0;
+  double base_modeled_us = 0;
+  bool in_baseline = false;
+  harness::CaseStatus base_status = harness::CaseStatus::kSkipped;  // when in_baseline
+  int regressions = 0;                                              // findings against this case
+};
+
+// A version change between two consecutive points of a chart.
+struct VersionMark {
+  size_t index = 0;                         // the first point with the new versions
+  std::vector<harness::EnvChange> changes;  // upstream components only
+};
+
+// One history line: a flagged case's metric, or a suite's geometric mean.
+struct Chart {
+  std::string title;
+  std::string suite, case_name, metric;  // case_name empty for a suite geomean
+  std::vector<harness::SeriesPoint> points;
+  std::vector<harness::HistoryShift> shifts;  // change points
+  std::vector<VersionMark> versions;
+  int64_t current_run_id = 0;  // the reported run, highlighted
+};
+
+struct SuiteSection {
+  std::string name;
+  StatusCounts counts;
+  std::vector<CaseRow> cases;  // in recorded order
+  int64_t fallback_ops = 0;    // CPU-fallback calls over all cases (one repeat each)
+  int cases_with_fallback = 0;
+  int cases_with_ops = 0;                          // cases that recorded an op summary
+  std::map<std::string, int64_t> fallbacks_by_op;  // op -> fallback calls
+  std::map<std::string, int64_t> calls_by_op;      // op -> all calls (device + fallback)
+  std::vector<Chart> charts;                       // geometric-mean history per metric
+};
+
+struct ReportModel {
+  RunInfo run;
+  std::optional<RunInfo> baseline;
+  std::optional<harness::Comparison> comparison;
+  std::string attribution;  // harness::Attribution, empty when nothing upstream changed
+  Verdict verdict = Verdict::kPassed;
+  StatusCounts counts;
+  std::vector<SuiteSection> suites;            // sorted by name
+  std::vector<Chart> case_charts;              // history of flagged cases
+  std::vector<harness::Finding> golden_drift;  // golden_drift findings
+
+  // The candidate's row of (suite, case id); nullptr when absent.
+  const CaseRow* FindCase(const std::string& suite, const std::string& case_id) const;
+};
+
+struct ReportOptions {
+  std::string baseline = "auto";  // used when detection recorded no baseline
+  harness::Thresholds thresholds;
+  size_t max_case_charts = 12;
+  std::vector<std::string> suite_chart_metrics = {"modeled_us", "wall_us_median"};
+};
+
+// Reads run `run_id` and everything around it. NotFound for a missing run.
+harness::StatusOr<ReportModel> BuildReportModel(sqlite3* db, int64_t run_id,
+                                                const ReportOptions& options);
+
+// The newest run of the store (any status). NotFound when the store is empty.
+harness::StatusOr<int64_t> LatestRunId(sqlite3* db);
+
+}  // namespace reports

@@ -1,0 +1,31 @@
+#pragma once
+// How a finding's values read in every format (private to spyre_reports).
+#include <string>
+
+#include "harness/detect.h"
+#include "reports/escape.h"
+#include "reports/report_model.h"
+
+namespace reports::internal {
+
+// A finding's baseline or candidate value as people read it. Status findings
+// carry an internal ranking of statuses as numbers; they are shown as the
+// statuses themselves, read from the case rows.
+inline std::string FindingValue(const ReportModel& m, const harness::Finding& f, bool baseline) {
+  if (f.kind == harness::FindingKind::kStatus) {
+    const CaseRow* row = m.FindCase(f.suite, f.case_id);
+    if (row != nullptr && (!baseline || row->in_baseline)) {
+      return harness::CaseStatusName(baseline ? row->base_status : row->result.status);
+    }
+  }
+  return FormatNumber(baseline ? f.baseline : f.candidate);
+}
+
+// "mm (+2.5 us), add" or "" when no op was blamed.
+inline std::string BlamedOps(const harness::Finding& f) {
+  std::string s;
+  for (const std::string& op : f.blamed_ops) s += (s.empty() ? "" : ", ") + op;
+  return s;
+}
+
+}  // namespace reports::internal

@@ -1,0 +1,159 @@
+// index.html: one self-contained page (inline CSS, JS and SVG; no network).
+// Every user-controlled string goes through EscapeHtml, and the embedded
+// JSON through EscapeJsonForScript, so a case named "<script>..." is text.
+#include <cmath>
+#include <sstream>
+
+#include "finding_text.h"
+#include "html_parts.h"
+#include "reports/escape.h"
+#include "reports/reporter.h"
+
+namespace reports {
+namespace internal {
+namespace {
+
+std::string Esc(const std::string& s) { return EscapeHtml(s); }
+
+std::string FindingsTable(const ReportModel& m, const std::string& id,
+                          const std::vector<harness::Finding>& findings, bool regression) {
+  std::ostringstream out;
+  out << "<table id=\"" << id << "\" class=\"sortable\"><thead><tr><th>suite</th><th>case</th>"
+      << "<th>kind</th><th>metric</th><th class=\"num\">baseline</th>"
+      << "<th class=\"num\">candidate</th><th class=\"num\">ratio</th><th>op blamed</th>"
+      << "<th>detail</th></tr></thead><tbody>";
+  for (const harness::Finding& f : findings) {
+    out << "<tr><td>" << Esc(f.suite) << "</td><td>" << Esc(f.case_id) << "</td><td>"
+        << harness::FindingKindName(f.kind) << "</td><td>" << Esc(f.metric) << "</td>"
+        << NumCell(f.baseline, FindingValue(m, f, true))
+        << NumCell(f.candidate, FindingValue(m, f, false)) << "<td class=\"num "
+        << (regression ? "worse" : "better") << "\" data-sort=\""
+        << (std::isfinite(f.ratio) ? FormatNumber(f.ratio) : "") << "\" title=\""
+        << Esc(FormatChange(f.ratio)) << "\">" << FormatNumber(f.ratio) << "</td><td>"
+        << Esc(BlamedOps(f)) << "</td><td class=\"msg\">" << Esc(f.detail) << "</td></tr>";
+  }
+  out << "</tbody></table>";
+  return out.str();
+}
+
+}  // namespace
+
+std::string NumCell(double v, const std::string& text) {
+  return "<td class=\"num\" data-sort=\"" + (std::isfinite(v) ? FormatNumber(v) : std::string()) +
+         "\">" + Esc(text) + "</td>";
+}
+std::string NumCell(double v) { return NumCell(v, FormatNumber(v)); }
+
+std::string HtmlVerdict(const ReportModel& m) {
+  const StatusCounts& c = m.counts;
+  std::ostringstream out;
+  out << "<div id=\"verdict\" class=\"verdict verdict-" << VerdictName(m.verdict) << "\"><b>"
+      << VerdictName(m.verdict) << "</b>" << c.passed << " passed, "
+      << c.failed + c.error + c.crashed + c.timeout << " failed";
+  if (c.error + c.crashed + c.timeout > 0) {
+    out << " (" << c.error << " error, " << c.crashed << " crashed, " << c.timeout << " timeout)";
+  }
+  if (c.skipped) out << ", " << c.skipped << " skipped";
+  out << " &middot; regressions: ";
+  if (m.comparison) {
+    out << m.comparison->regressions.size() << " (baseline run " << m.baseline->run_id << ")";
+  } else {
+    out << "none (no baseline)";
+  }
+  out << "</div><p class=\"meta\">Run " << m.run.run_id;
+  if (!m.run.label.empty()) out << " &ldquo;" << Esc(m.run.label) << "&rdquo;";
+  out << " of " << Esc(m.run.suite) << ", " << Esc(m.run.status) << ", started "
+      << Esc(m.run.started_at);
+  if (!m.run.finished_at.empty()) out << ", finished " << Esc(m.run.finished_at);
+  if (m.comparison) out << ". Improvements: " << m.comparison->improvements.size();
+  out << ".</p>";
+  return out.str();
+}
+
+std::string HtmlEnvironment(const ReportModel& m) {
+  std::ostringstream out;
+  out << "<section id=\"environment\"><h2>Environment</h2>";
+  if (!m.comparison) {
+    out << "<p>No baseline to compare with.</p>";
+  } else if (m.comparison->env_diff.empty()) {
+    out << "<p>Same environment as baseline run " << m.baseline->run_id << ".</p>";
+  } else {
+    if (!m.attribution.empty()) out << "<p><strong>" << Esc(m.attribution) << "</strong></p>";
+    out << "<table id=\"env-diff\"><thead><tr><th>component</th><th>baseline (run "
+        << m.baseline->run_id << ")</th><th>this run</th><th></th></tr></thead><tbody>";
+    for (const harness::EnvChange& e : m.comparison->env_diff) {
+      out << "<tr" << (e.upstream ? " class=\"upstream\"" : "") << "><td>" << Esc(e.component)
+          << "</td><td>" << Esc(e.baseline) << "</td><td>" << Esc(e.candidate) << "</td><td>"
+          << (e.upstream ? "upstream change" : "host") << "</td></tr>";
+    }
+    out << "</tbody></table>";
+  }
+  out << "<details><summary>Full environment of this run</summary><table><tbody>";
+  for (const auto& [key, value] : m.run.env.items()) {
+    out << "<tr><td>" << Esc(key) << "</td><td>"
+        << Esc(value.is_string()
+                   ? value.get<std::string>()
+                   : value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
+        << "</td></tr>";
+  }
+  out << "</tbody></table></details></section>";
+  return out.str();
+}
+
+std::string HtmlRegressions(const ReportModel& m) {
+  std::ostringstream out;
+  out << "<section><h2>Regressions</h2>";
+  static const std::vector<harness::Finding> kNone;
+  const auto& regs = m.comparison ? m.comparison->regressions : kNone;
+  if (!m.comparison)
+    out << "<p>No baseline, so nothing to compare.</p>";
+  else if (regs.empty())
+    out << "<p>None against baseline run " << m.baseline->run_id << ".</p>";
+  out << "<input class=\"filter\" type=\"search\" data-table=\"regressions\" "
+         "placeholder=\"filter regressions\" aria-label=\"filter regressions\">"
+      << FindingsTable(m, "regressions", regs, true);
+  if (m.comparison && !m.comparison->improvements.empty()) {
+    out << "<h3>Improvements</h3>"
+        << FindingsTable(m, "improvements", m.comparison->improvements, false);
+  }
+  if (m.comparison && !m.comparison->notes.empty()) {
+    out << "<h3>Notes</h3><ul>";
+    for (const std::string& n : m.comparison->notes) out << "<li>" << Esc(n) << "</li>";
+    out << "</ul>";
+  }
+  out << "</section>";
+  return out.str();
+}
+
+class HtmlReporter : public Reporter {
+ public:
+  std::string FileName() const override { return "index.html"; }
+  std::string Render(const ReportModel& m) const override {
+    nlohmann::json data = {{"run_id", m.run.run_id},
+                           {"suite", m.run.suite},
+                           {"label", m.run.label},
+                           {"verdict", VerdictName(m.verdict)},
+                           {"regressions", m.comparison ? m.comparison->regressions.size() : 0}};
+    std::ostringstream out;
+    out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+        << "<title>spyre-regress " << VerdictName(m.verdict) << ": " << Esc(m.run.suite) << " run "
+        << m.run.run_id << "</title><style>" << kHtmlStyle << "</style>"
+        << "<script>" << kHtmlErrorTrap << "</script></head><body>"
+        << "<h1>spyre-regress report: " << Esc(m.run.suite) << "</h1>" << HtmlVerdict(m)
+        << "<div id=\"js-errors\"></div>" << HtmlEnvironment(m) << HtmlRegressions(m)
+        << HtmlCharts(m) << HtmlSuites(m) << HtmlGoldenDrift(m) << HtmlFallback(m)
+        << "<footer>spyre-regress &middot; run " << m.run.run_id << " &middot; fingerprint "
+        << Esc(m.run.fingerprint) << "</footer>"
+        << "<script type=\"application/json\" id=\"report-data\">"
+        << EscapeJsonForScript(data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
+        << "</script><script>" << kHtmlScript << "</script></body></html>\n";
+    return out.str();
+  }
+};
+
+}  // namespace internal
+
+std::unique_ptr<Reporter> MakeHtmlReporter() { return std::make_unique<internal::HtmlReporter>(); }
+
+}  // namespace reports
