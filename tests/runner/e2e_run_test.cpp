@@ -57,6 +57,19 @@ TEST(RunE2E, JsonIsOneDocumentOnStdout) {
   EXPECT_EQ(One(dir.File("s.db"), "SELECT max(wall_samples) FROM results"), "2");
 }
 
+TEST(RunE2E, ReportFlagWritesTheReports) {
+  TempDir dir;
+  auto r = RunCli({"run", "--suite", "smoke", "--filter", "^smoke/exp$", "--quiet", "--db", dir.File("s.db"),
+                   "--report", dir.File("report")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* f : {"index.html", "junit.xml", "summary.md", "report.json"}) {
+    EXPECT_FALSE(spyre_test::ReadFile(dir.File("report/") + f).empty()) << f;
+  }
+  auto lines = Lines(r.out);
+  ASSERT_GE(lines.size(), 3u);
+  EXPECT_EQ(lines.back(), "regressions: none (no baseline)");
+}
+
 TEST(RunE2E, ShardsMergedEqualTheUnshardedRun) {
   TempDir dir;
   ASSERT_EQ(RunCli({"run", "--suite", "smoke", "--quiet", "--db", dir.File("all.db")}).exit_code, 0);
@@ -93,7 +106,6 @@ TEST(RunE2E, UsageErrorsExitTwoWithOneLine) {
       {{"run", "--suite", "smoke", "--shard", "4/3"}, "--shard"},
       {{"run", "--suite", "smoke", "--inject", "mm:explode"}, "--inject"},
       {{"run", "--suite", "smoke", "--profile", "fast"}, "--profile"},
-      {{"run", "--suite", "smoke", "--report", dir.File("r")}, "not available yet"},
       {{"run", "--suite", "smoke", "--filter", "("}, "--filter"},
       {{"run", "--suite", "smoke", "--filter", "no-such-case"}, "no case"},
       {{"run", "--suite", "no_such_suite"}, "no_such_suite"},

@@ -11,6 +11,8 @@
 #include "cli.h"
 #include "harness/progress.h"
 #include "harness/run_session.h"
+#include "harness/store.h"
+#include "reports/reporter.h"
 
 namespace harness::cli {
 namespace {
@@ -81,11 +83,14 @@ void PrintHumanSummary(std::ostream& out, const RunSummary& s, const std::string
   }
 }
 
+// The run's reports (reports/), read back from the store like `report` does.
+Status WriteRunReports(const std::string& db, int64_t run_id, const std::string& dir) {
+  StatusOr<std::unique_ptr<Store>> store = Store::Open(db, Store::Mode::kReadOnly);
+  if (!store.ok()) return store.status();
+  return reports::WriteReports((*store)->handle(), run_id, dir);
+}
+
 StatusOr<int> Run(const RunFlags& f, const GlobalOptions& g) {
-  if (!f.report.empty()) {
-    return UsageError("--report is not available yet (HTML/JUnit reports are still being built): "
-                      "run without --report");
-  }
   RunRequest request;
   for (const std::string& list : f.suites) {
     std::stringstream in(list);
@@ -124,8 +129,13 @@ StatusOr<int> Run(const RunFlags& f, const GlobalOptions& g) {
   progress.Clear();
   if (!summary.ok()) return summary.status();
   std::ostream& human = f.json ? std::cerr : std::cout;
+  Status reported = f.report.empty() ? Status::Ok() : WriteRunReports(g.db, summary->run_id, f.report);
+  if (!f.report.empty() && reported.ok()) {
+    human << "reports: " << f.report << "/index.html, junit.xml, summary.md, report.json\n";
+  }
   if (f.json) std::cout << SummaryJson(*summary, g.db).dump(2) << "\n";
   PrintHumanSummary(human, *summary, g.db);
+  if (!reported.ok()) return reported;  // the results are recorded; `report` can retry
   if (summary->interrupted_by != 0) {
     return IoError("interrupted by signal " + std::to_string(summary->interrupted_by) + ": run " +
                    std::to_string(summary->run_id) + " marked aborted; its " +
@@ -156,7 +166,7 @@ void AddRunVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
   cmd->add_option("--label", f->label, "free text stored with the run");
   cmd->add_option("--tag", f->tags, "K=V added to the fingerprint (repeatable)");
   cmd->add_option("--baseline", f->baseline, "auto (default), a run id, label:NAME, or none");
-  cmd->add_option("--report", f->report, "write reports to DIR (not available yet)");
+  cmd->add_option("--report", f->report, "also write DIR/index.html, junit.xml, summary.md, report.json");
   cmd->add_flag("--json", f->json, "one JSON document on stdout; human text on stderr");
   cmd->callback([f, &global, action] {
     *action = [f, &global]() -> StatusOr<int> { return Run(*f, global); };
