@@ -55,7 +55,14 @@ std::string EscapeHtml(const std::string& s) {
         out += "&#39;";
         break;
       default:
-        out += c;
+        // C0 controls are not allowed in HTML text: shown as "\xNN", as in XML.
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r') {
+          char buf[8];
+          std::snprintf(buf, sizeof(buf), "\\x%02X", static_cast<unsigned char>(c));
+          out += buf;
+        } else {
+          out += c;
+        }
     }
   }
   return out;

@@ -5,7 +5,8 @@
 
 namespace reports {
 
-// Text and attribute values in HTML: & < > " ' become entities.
+// Text and attribute values in HTML: & < > " ' become entities; control
+// characters other than tab, LF and CR become "\xNN" text.
 std::string EscapeHtml(const std::string& s);
 
 // XML 1.0 text and attributes: & < > " ' become entities; control characters
