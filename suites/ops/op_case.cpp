@@ -32,28 +32,6 @@ Inputs ToDevice(const Inputs& inputs) {
   return out;
 }
 
-// Runs the op on the device under test. While that is the CPU (before the
-// emulated device is wired in), fp16 runs as fp32 rounded back, as the
-// device's own CPU fallback does (libtorch 1.13 has no Half CPU kernels for
-// mm, exp, softmax and others), and bf16 likewise, as the device computes in
-// fp32 (the CPU's bf16 gelu-tanh, computed in bf16, is off by 2x near -3).
-Outputs RunOnDevice(const OpDef& op, const Inputs& inputs, const Attrs& attrs) {
-  if (DeviceUnderTest().type() != c10::kCPU) return op.run(inputs, attrs);
-  Inputs up;
-  c10::optional<at::ScalarType> low;
-  for (const auto& t : inputs) {
-    const bool is_low = t.scalar_type() == at::kHalf || t.scalar_type() == at::kBFloat16;
-    if (is_low) low = t.scalar_type();
-    up.push_back(is_low ? t.to(at::kFloat) : t);
-  }
-  if (!low) return op.run(inputs, attrs);
-  Outputs outs = op.run(up, attrs);
-  for (auto& o : outs) {
-    if (o.scalar_type() == at::kFloat) o = o.to(*low);
-  }
-  return outs;
-}
-
 // Folds one output's comparison into the case's worst values.
 void Accumulate(const harness::OutputComparison& c, const harness::Tolerance& t, CaseResult* r) {
   auto worst = [](double* slot, double v, bool larger_is_worse) {
@@ -129,18 +107,24 @@ class OpCaseKind : public harness::CaseKind {
     const Inputs device_inputs = ToDevice(*inputs);
     const int warmup = options.warmup >= 0 ? options.warmup : suite.warmup;
     const int repeat = std::max(1, options.repeat >= 0 ? options.repeat : suite.repeat);
-    for (int i = 0; i < warmup; ++i) RunOnDevice(*oc->op, device_inputs, oc->attrs);
+    for (int i = 0; i < warmup; ++i) oc->op->run(device_inputs, oc->attrs);
     CaseResult r;
     r.status = CaseStatus::kPassed;
     Outputs device_outs;
     for (int i = 0; i < repeat; ++i) {
       const auto start = std::chrono::steady_clock::now();
-      device_outs = RunOnDevice(*oc->op, device_inputs, oc->attrs);
+      device_outs = oc->op->run(device_inputs, oc->attrs);
       const auto stop = std::chrono::steady_clock::now();
       r.wall_us.push_back(std::chrono::duration<double, std::micro>(stop - start).count());
     }
-    // TODO(suites): modeled_us, fallback_ops, peak_device_bytes and per-op
-    // summaries from spyre_emu::stats() and the trace scope once they exist.
+    // One more run, untimed, under a trace scope: tracing must not inflate
+    // the wall-time samples.
+    const DeviceProfile profile =
+        ProfileOnDevice([&] { device_outs = oc->op->run(device_inputs, oc->attrs); });
+    r.modeled_us = profile.modeled_us;
+    r.fallback_ops = profile.fallback_ops;
+    r.peak_device_bytes = profile.peak_device_bytes;
+    r.ops = profile.ops;
 
     const Outputs yard = RunYardstick(*oc, *inputs);
     if (golden->tensors.size() != device_outs.size()) {

@@ -1,6 +1,9 @@
 // The "op" case kind end to end on the device under test: every case of the
 // committed suites passes unperturbed, and a perturbed output fails on the
 // metric that caught it.
+#include <cstdio>
+#include <cstdlib>
+
 #include <gtest/gtest.h>
 
 #include "harness/execute.h"
@@ -24,15 +27,24 @@ void ExpectEveryCasePasses(const std::string& name) {
   ASSERT_TRUE(suite.ok()) << suite.status().message();
   for (const auto& c : suite->cases) {
     harness::CaseResult r = harness::ExecuteCase(*suite, c, Options());
+    if (std::getenv("SUITES_DEBUG") != nullptr) {  // SUITES_DEBUG=1 prints every result
+      nlohmann::json j = harness::ToJson(r);
+      j.erase("metrics");
+      std::printf("%s\n", j.dump().c_str());
+    }
     EXPECT_EQ(r.status, harness::CaseStatus::kPassed) << c.id << ": " << r.message;
     EXPECT_EQ(r.case_id, c.id);
     EXPECT_EQ(r.wall_us.size(), 2u) << c.id;
+    EXPECT_GT(r.peak_device_bytes, 0) << c.id;
     EXPECT_FALSE(r.metrics.empty()) << c.id;
     EXPECT_GE(r.cosine, 0.999) << c.id;
   }
 }
 
 TEST(OpCaseTest, EverySmokeCasePassesOnTheDeviceUnderTest) { ExpectEveryCasePasses("smoke"); }
+
+// No false failures: the unperturbed device passes every case of `ops`.
+TEST(OpCaseTest, EveryOpsCasePassesOnTheDeviceUnderTest) { ExpectEveryCasePasses("ops"); }
 
 TEST(OpCaseTest, ReportsTheDeviceInUse) {
   auto suite = harness::LoadSuite(SPYRE_SOURCE_DIR "/suites", "smoke");

@@ -17,7 +17,7 @@ namespace harness {
 constexpr double kDl16Spacing = 1.0 / 512;  // 2^-9: spacing of DL16 in [1, 2)
 
 // A float tensor holding every value of `t` rounded to DL16 and back:
-// |x| < 2^-31 -> signed zero; |x| > 2^32 * (1 + 510/512), NaN, Inf -> NaN.
+// |x| rounding to 2^-31 or below -> signed zero (DL16's zero code); |x| > 2^32 * (1 + 510/512), NaN, Inf -> NaN.
 at::Tensor RoundThroughDl16(const at::Tensor& t);
 
 // The DL16 spacing (one ULP) at magnitude |x|; the spacing of the smallest

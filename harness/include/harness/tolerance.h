@@ -1,8 +1,9 @@
 #pragma once
 // The tolerance policy (README, "Tolerance policy"). An output passes when
-//  1. every non-finite reference value (after rounding to the output dtype)
-//     is non-finite on the device and vice versa (DL16 has one NaN/Inf code,
-//     so NaN and +-Inf are not told apart);
+//  1. every non-finite reference value (after rounding through DL16 for
+//     fp16/bf16 outputs, then to the output dtype) is non-finite on the
+//     device and vice versa (DL16 has one NaN/Inf code, so NaN and +-Inf are
+//     not told apart);
 //  2. at most `max_fraction_outside` of the elements has
 //       |out - ref| > atol + rtol * |ref| + m * |cpu - ref|
 //     where `cpu` is the yardstick: the CPU computing the same case in the

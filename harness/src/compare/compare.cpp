@@ -53,9 +53,12 @@ OutputComparison CompareOutput(const std::string& name, const at::Tensor& out,
     return c;
   }
   const at::Tensor o_t = AsFlatDouble(out), r_t = AsFlatDouble(ref);
-  // What the reference becomes in the output's dtype decides where a
-  // non-finite value is expected (a golden 7e4 is Inf in fp16).
-  const at::Tensor e_t = AsFlatDouble(ref.to(out.scalar_type()));
+  // What the reference becomes on the device decides where a non-finite
+  // value is expected: fp16/bf16 live as DL16 (beyond +-8.57e9 is its NaN/Inf
+  // code), then the output dtype (a golden 7e4 is Inf in fp16).
+  const at::ScalarType odt = out.scalar_type();
+  const bool dl16 = odt == at::kHalf || odt == at::kBFloat16;
+  const at::Tensor e_t = AsFlatDouble((dl16 ? RoundThroughDl16(ref) : ref).to(odt));
   const at::Tensor y_t = cpu != nullptr ? AsFlatDouble(*cpu) : at::Tensor();
   const double* o = o_t.data_ptr<double>();
   const double* r = r_t.data_ptr<double>();

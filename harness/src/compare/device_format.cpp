@@ -17,7 +17,9 @@ float RoundOne(float x) {
   // a carry out of the fraction bumps the exponent, as on the device.
   mag = (mag + (1u << 13)) & ~((1u << 14) - 1);
   const int exponent = static_cast<int>(mag >> 23) - 127;
-  if (exponent < -31) mag = 0;  // below DL16's smallest normal: signed zero
+  // Below DL16's smallest value: signed zero. Exponent 0 with fraction 0
+  // (2^-31) is the zero code itself, so it flushes too.
+  if (exponent < -31 || (exponent == -31 && (mag & 0x7FFFFF) == 0)) mag = 0;
   // Largest DL16 value: 2^32 * (1 + 510/512); 511 is the NaN/Inf code.
   if (exponent > 32 || (exponent == 32 && ((mag >> 14) & 0x1FF) == 0x1FF)) {
     return std::numeric_limits<float>::quiet_NaN();

@@ -42,9 +42,10 @@ void MergeDefaults(const nlohmann::json& doc, nlohmann::json* c) {
 
 std::vector<std::string> Tags(const nlohmann::json& doc, const nlohmann::json& c) {
   std::set<std::string> tags;
-  for (const nlohmann::json* src : {&doc["defaults"], &c}) {
+  const nlohmann::json defaults = doc.value("defaults", nlohmann::json::object());
+  for (const nlohmann::json* src : {&defaults, &c}) {
     if (src->is_object() && src->contains("tags")) {
-      for (const auto& t : (*src)["tags"]) tags.insert(t.get<std::string>());
+      for (const auto& t : src->at("tags")) tags.insert(t.get<std::string>());
     }
   }
   return {tags.begin(), tags.end()};

@@ -1,14 +1,34 @@
 #pragma once
-// The one place that says where cases run. Everything that moves inputs to
-// the device under test goes through DeviceUnderTest(), so switching the
-// harness between the emulated Spyre device and the CPU is one line.
-#include <string>
+// The one place that says where cases run, and how a case's device activity
+// is summarised. Everything that moves inputs to the device under test goes
+// through DeviceUnderTest(), so switching the harness between the emulated
+// Spyre device and the CPU is one line.
+//
+//   DeviceProfile p = ProfileOnDevice([&] { outs = op.run(device_inputs, attrs); });
+//   result.modeled_us = p.modeled_us;
+#include <cstdint>
+#include <functional>
+#include <vector>
 
 #include <c10/core/Device.h>
 
+#include "harness/case_result.h"
+
 namespace suites {
 
-// The emulated Spyre device (spyre_emu::device()).
+// The emulated Spyre device (spyre_emu::device()). Throws c10::Error when the
+// SPYRE_EMU_* settings are malformed.
 c10::Device DeviceUnderTest();
+
+// What one run of `fn` did on the device (spyre_emu::stats() and a trace
+// scope): modeled device time of its kernels, CPU-fallback calls, peak device
+// bytes (including tensors already live when it started) and per-op totals.
+struct DeviceProfile {
+  double modeled_us = 0;
+  int64_t fallback_ops = 0;
+  int64_t peak_device_bytes = 0;
+  std::vector<harness::OpSummary> ops;  // sorted by op name
+};
+DeviceProfile ProfileOnDevice(const std::function<void()>& fn);
 
 }  // namespace suites

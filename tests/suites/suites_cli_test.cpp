@@ -1,0 +1,131 @@
+// End-to-end tests of `list` and `golden generate|verify` on the built
+// binary: suite mistakes give one clear line and exit 2; the committed golden
+// files verify without drift; a one-ULP change is drift for exactly that case.
+#include <cstring>
+#include <filesystem>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "support/run_command.h"
+#include "support/temp_dir.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using spyre_test::RunCli;
+using spyre_test::TempDir;
+using spyre_test::WriteFile;
+
+const std::string kSuites = SPYRE_SOURCE_DIR "/suites";
+const std::string kGolden = SPYRE_SOURCE_DIR "/golden";
+
+// A suites directory holding one suite "t" with `cases`.
+void WriteSuite(const TempDir& dir, const std::string& cases) {
+  WriteFile(dir.File("t.json"), R"({"name": "t", "cases": [)" + cases + "]}");
+}
+
+void ExpectConfigError(const std::vector<std::string>& args, const std::string& needle) {
+  auto r = RunCli(args);
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_EQ(spyre_test::LineCount(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
+}
+
+TEST(SuitesCliTest, ListShowsSuitesCasesKindsAndTags) {
+  auto r = RunCli({"list", "--json", "--suites", kSuites});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  std::map<std::string, nlohmann::json> suites;
+  for (const auto& s : j["suites"]) suites[s["name"]] = s;
+  ASSERT_TRUE(suites.count("ops") && suites.count("smoke"));
+  EXPECT_GE(suites["ops"]["cases"].size(), 150u);
+  std::set<std::string> ops;
+  for (const auto& c : suites["ops"]["cases"]) ops.insert(c["op"].get<std::string>());
+  EXPECT_GE(ops.size(), 25u);
+  EXPECT_EQ(suites["smoke"]["cases"][0]["kind"], "op");
+  r = RunCli({"list", "--suite", "smoke", "--suites", kSuites});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("mm.64x33-33x17.f16  kind=op  tags=smoke"), std::string::npos) << r.out;
+}
+
+TEST(SuitesCliTest, EachKindOfSuiteMistakeIsOneLineAndExit2) {
+  TempDir dir;
+  WriteFile(dir.File("t.json"), "{\"name\": \"t\",");
+  ExpectConfigError({"list", "--suites", dir.path()}, "t.json: /: not valid JSON");
+  WriteSuite(dir, R"({"id": "a", "op": "convolve", "inputs": []})");
+  ExpectConfigError({"list", "--suites", dir.path()}, "/cases/0 (case 'a')/op: unknown op 'convolve'");
+  WriteSuite(dir, R"({"id": "a", "op": "sum", "attrs": {"keepdim": 1},
+                      "inputs": [{"shape": [2], "dtype": "float16"}]})");
+  ExpectConfigError({"list", "--suites", dir.path()}, "/attrs/keepdim: expected a boolean, got 1");
+  WriteSuite(dir, R"({"id": "a", "op": "relu", "inputs": [{"file": "../../etc/x", "tensor": "x"}]})");
+  ExpectConfigError({"list", "--suites", dir.path()}, "/inputs/0/file: path '../../etc/x' contains '..'");
+  WriteSuite(dir, R"({"id": "a", "op": "relu", "golden": "imported/none.safetensors",
+                      "inputs": [{"shape": [2], "dtype": "float16"}]})");
+  ExpectConfigError({"list", "--suites", dir.path()}, "missing imported golden file");
+  // A golden file missing from golden/<suite>/.
+  WriteSuite(dir, R"({"id": "a", "op": "relu", "inputs": [{"shape": [2], "dtype": "float16"}]})");
+  TempDir golden;
+  ExpectConfigError({"golden", "verify", "--suite", "t", "--suites", dir.path(), "--golden", golden.path()},
+                    "missing golden file " + golden.File("t/a.safetensors"));
+  ExpectConfigError({"list", "--suite", "nope", "--suites", dir.path()}, "no such suite file");
+}
+
+TEST(SuitesCliTest, CommittedGoldenFilesVerifyWithoutDrift) {
+  for (const char* suite : {"ops", "smoke"}) {
+    auto r = RunCli({"golden", "verify", "--suite", suite, "--json", "--suites", kSuites, "--golden", kGolden});
+    ASSERT_EQ(r.exit_code, 0) << suite << ": " << r.out << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["drifted"], 0);
+    for (const auto& c : j["cases"]) EXPECT_EQ(c["status"], "ok") << c.dump();
+  }
+}
+
+TEST(SuitesCliTest, OneUlpInOneStoredValueIsDriftForExactlyThatCase) {
+  TempDir tmp;
+  fs::copy(kGolden + "/smoke", tmp.File("smoke"), fs::copy_options::recursive);
+  const std::string victim = tmp.File("smoke/mm.64x33-33x17.f16.safetensors");
+  std::string bytes = spyre_test::ReadFile(victim);
+  uint64_t header = 0;
+  std::memcpy(&header, bytes.data(), 8);
+  // out0 is the only tensor; bump the last value's fp32 bits by one ULP.
+  const size_t at = bytes.size() - 4;
+  uint32_t bits = 0;
+  std::memcpy(&bits, bytes.data() + at, 4);
+  ++bits;
+  std::memcpy(bytes.data() + at, &bits, 4);
+  WriteFile(victim, bytes);
+  auto r = RunCli({"golden", "verify", "--suite", "smoke", "--json", "--suites", kSuites, "--golden", tmp.path()});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["drifted"], 1);
+  for (const auto& c : j["cases"]) {
+    if (c["case"] == "mm.64x33-33x17.f16") {
+      EXPECT_EQ(c["status"], "drift");
+      EXPECT_EQ(c["differing"], 1);
+      EXPECT_EQ(c["first_index"], 64 * 17 - 1);
+    } else {
+      EXPECT_EQ(c["status"], "ok") << c.dump();
+    }
+  }
+  // Human output names the case.
+  r = RunCli({"golden", "verify", "--suite", "smoke", "--suites", kSuites, "--golden", tmp.path()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("drift  mm.64x33-33x17.f16  out0: 1 of 1088 values differ"), std::string::npos) << r.out;
+}
+
+TEST(SuitesCliTest, GenerateReproducesTheCommittedFilesBitForBit) {
+  TempDir tmp;
+  auto r = RunCli({"golden", "generate", "--suite", "smoke", "--suites", kSuites, "--golden", tmp.path()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(kGolden + "/smoke")) {
+    ++files;
+    EXPECT_EQ(spyre_test::ReadFile(e.path().string()),
+              spyre_test::ReadFile(tmp.File("smoke/" + e.path().filename().string())))
+        << e.path();
+  }
+  EXPECT_GT(files, 10);
+}
+
+}  // namespace
