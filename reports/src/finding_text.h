@@ -21,6 +21,9 @@ inline std::string FindingValue(const ReportModel& m, const harness::Finding& f,
   return FormatNumber(baseline ? f.baseline : f.candidate);
 }
 
+// An environment value as shown: "(empty)" rather than a blank cell.
+inline std::string EnvValue(const std::string& v) { return v.empty() ? "(empty)" : v; }
+
 // "mm (+2.5 us), add" or "" when no op was blamed.
 inline std::string BlamedOps(const harness::Finding& f) {
   std::string s;

@@ -83,8 +83,8 @@ std::string HtmlEnvironment(const ReportModel& m) {
         << m.baseline->run_id << ")</th><th>this run</th><th></th></tr></thead><tbody>";
     for (const harness::EnvChange& e : m.comparison->env_diff) {
       out << "<tr" << (e.upstream ? " class=\"upstream\"" : "") << "><td>" << Esc(e.component)
-          << "</td><td>" << Esc(e.baseline) << "</td><td>" << Esc(e.candidate) << "</td><td>"
-          << (e.upstream ? "upstream change" : "host") << "</td></tr>";
+          << "</td><td>" << Esc(EnvValue(e.baseline)) << "</td><td>" << Esc(EnvValue(e.candidate))
+          << "</td><td>" << (e.upstream ? "upstream change" : "host") << "</td></tr>";
     }
     out << "</tbody></table>";
   }

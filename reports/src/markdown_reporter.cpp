@@ -47,8 +47,8 @@ void UpstreamChanges(const ReportModel& m, std::ostringstream& out) {
   int n = 0;
   for (const harness::EnvChange& e : m.comparison->env_diff) {
     if (!e.upstream) continue;
-    rows << "| " << Cell(e.component) << " | " << Cell(e.baseline) << " | " << Cell(e.candidate)
-         << " |\n";
+    rows << "| " << Cell(e.component) << " | " << Cell(internal::EnvValue(e.baseline)) << " | "
+         << Cell(internal::EnvValue(e.candidate)) << " |\n";
     ++n;
   }
   out << "### Upstream changes\n\n";

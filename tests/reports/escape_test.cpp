@@ -11,7 +11,10 @@ TEST(EscapeTest, HtmlEscapesTextAndAttributeCharacters) {
   EXPECT_EQ(EscapeHtml("<script>alert('x')</script> & \"q\""),
             "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;q&quot;");
   EXPECT_EQ(EscapeHtml("plain µs"), "plain µs");
-  EXPECT_EQ(EscapeHtml(std::string("a\x01" "b\tc", 5)), "a\\x01b\tc");
+  EXPECT_EQ(EscapeHtml(std::string("a\x01"
+                                   "b\tc",
+                                   5)),
+            "a\\x01b\tc");
 }
 
 TEST(EscapeTest, XmlReplacesControlCharactersAndInvalidUtf8) {
