@@ -23,6 +23,7 @@
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -108,9 +109,13 @@ class Store {
   Status Migrate();
   Status Exec(const char* sql, const char* doing);
   Status Error(int rc, const std::string& doing);
+  // A statement prepared once per store and reused (the per-result inserts);
+  // `sql` must be a string constant: it is the cache key by address.
+  sqlite3_stmt* Cached(const char* sql, int* rc);
 
   sqlite3* db_ = nullptr;
   std::string path_;
+  std::map<const char*, sqlite3_stmt*> cache_;
 };
 
 }  // namespace harness

@@ -11,6 +11,15 @@ Stmt::Stmt(sqlite3* db, const char* sql) {
   rc_ = sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr);
 }
 
+Stmt::~Stmt() {
+  if (owned_) {
+    sqlite3_finalize(stmt_);
+  } else if (stmt_ != nullptr) {
+    sqlite3_reset(stmt_);
+    sqlite3_clear_bindings(stmt_);
+  }
+}
+
 Stmt& Stmt::Bind(int index, int64_t value) {
   if (rc_ == SQLITE_OK) rc_ = sqlite3_bind_int64(stmt_, index, value);
   return *this;

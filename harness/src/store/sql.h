@@ -15,7 +15,10 @@ namespace harness::store_internal {
 class Stmt {
  public:
   Stmt(sqlite3* db, const char* sql);
-  ~Stmt() { sqlite3_finalize(stmt_); }
+  // Borrows a statement prepared once and cached by the Store: on
+  // destruction it is reset and unbound instead of finalized.
+  Stmt(sqlite3_stmt* borrowed, int prepare_rc) : stmt_(borrowed), rc_(prepare_rc), owned_(false) {}
+  ~Stmt();
   Stmt(const Stmt&) = delete;
   Stmt& operator=(const Stmt&) = delete;
 
@@ -42,6 +45,7 @@ class Stmt {
  private:
   sqlite3_stmt* stmt_ = nullptr;
   int rc_ = SQLITE_OK;
+  bool owned_ = true;
 };
 
 // One line naming the store, what was being done and what to do about it.

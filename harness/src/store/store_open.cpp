@@ -66,7 +66,22 @@ StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path, Mode mode,
   return store;
 }
 
-Store::~Store() { sqlite3_close_v2(db_); }
+Store::~Store() {
+  for (auto& [sql, stmt] : cache_) sqlite3_finalize(stmt);
+  sqlite3_close_v2(db_);
+}
+
+sqlite3_stmt* Store::Cached(const char* sql, int* rc) {
+  auto it = cache_.find(sql);
+  if (it != cache_.end()) {
+    *rc = SQLITE_OK;
+    return it->second;
+  }
+  sqlite3_stmt* stmt = nullptr;
+  *rc = sqlite3_prepare_v3(db_, sql, -1, SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
+  if (*rc == SQLITE_OK) cache_[sql] = stmt;
+  return stmt;
+}
 
 Status Store::Exec(const char* sql, const char* doing) {
   int rc = sqlite3_exec(db_, sql, nullptr, nullptr, nullptr);

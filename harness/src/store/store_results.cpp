@@ -26,6 +26,22 @@ double MedianAbsDeviation(const std::vector<double>& v, double median) {
   return Median(dev);
 }
 
+constexpr const char* kInsertResult =
+    "INSERT INTO results (run_id, suite, case_name, status, message, max_abs_err,"
+    " max_rel_err, rel_l2, max_ulp, cosine, wall_us_median, wall_us_mad, wall_samples,"
+    " modeled_us, fallback_ops, peak_device_bytes, recorded_at, extra_json)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+constexpr const char* kInsertMetric =
+    "INSERT INTO metrics (result_id, output, name, value, limit_value, failed) VALUES (?, ?, ?, ?, ?, ?)";
+constexpr const char* kInsertSample = "INSERT INTO wall_samples (result_id, idx, wall_us) VALUES (?, ?, ?)";
+// A summary listing one op twice is folded into one row rather than failing
+// the whole result.
+constexpr const char* kInsertOp =
+    "INSERT INTO op_summaries (result_id, op, calls, modeled_us, wall_us, fallbacks)"
+    " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (result_id, op) DO UPDATE SET"
+    " calls = calls + excluded.calls, modeled_us = modeled_us + excluded.modeled_us,"
+    " wall_us = wall_us + excluded.wall_us, fallbacks = fallbacks + excluded.fallbacks";
+
 }  // namespace
 
 Status Store::RecordResult(int64_t run_id, const CaseResult& r) {
@@ -34,11 +50,8 @@ Status Store::RecordResult(int64_t run_id, const CaseResult& r) {
   if (int rc = tx.Begin(); rc != SQLITE_OK) return Error(rc, doing);
 
   const double median = Median(r.wall_us);
-  Stmt result(db_,
-              "INSERT INTO results (run_id, suite, case_name, status, message, max_abs_err,"
-              " max_rel_err, rel_l2, max_ulp, cosine, wall_us_median, wall_us_mad, wall_samples,"
-              " modeled_us, fallback_ops, peak_device_bytes, recorded_at, extra_json)"
-              " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  int prepared = SQLITE_OK;
+  Stmt result(Cached(kInsertResult, &prepared), prepared);
   result.Bind(1, run_id).Bind(2, r.suite).Bind(3, r.case_id)
       .Bind(4, std::string(CaseStatusName(r.status))).Bind(5, r.message).Bind(6, r.max_abs_err)
       .Bind(7, r.max_rel_err).Bind(8, r.rel_l2).Bind(9, r.max_ulp).Bind(10, r.cosine)
@@ -49,26 +62,20 @@ Status Store::RecordResult(int64_t run_id, const CaseResult& r) {
   if (int rc = result.Run(); rc != SQLITE_DONE) return Error(rc, doing);
   const int64_t result_id = sqlite3_last_insert_rowid(db_);
 
-  Stmt metric(db_, "INSERT INTO metrics (result_id, output, name, value, limit_value, failed)"
-                   " VALUES (?, ?, ?, ?, ?, ?)");
+  Stmt metric(Cached(kInsertMetric, &prepared), prepared);
   for (const Metric& m : r.metrics) {
     metric.Reset();
     metric.Bind(1, result_id).Bind(2, m.output).Bind(3, m.name).Bind(4, m.value).Bind(5, m.limit)
         .Bind(6, int64_t{m.failed ? 1 : 0});
     if (int rc = metric.Run(); rc != SQLITE_DONE) return Error(rc, doing);
   }
-  Stmt sample(db_, "INSERT INTO wall_samples (result_id, idx, wall_us) VALUES (?, ?, ?)");
+  Stmt sample(Cached(kInsertSample, &prepared), prepared);
   for (size_t i = 0; i < r.wall_us.size(); ++i) {
     sample.Reset();
     sample.Bind(1, result_id).Bind(2, static_cast<int64_t>(i)).Bind(3, r.wall_us[i]);
     if (int rc = sample.Run(); rc != SQLITE_DONE) return Error(rc, doing);
   }
-  // A summary listing one op twice is folded into one row rather than
-  // failing the whole result.
-  Stmt op(db_, "INSERT INTO op_summaries (result_id, op, calls, modeled_us, wall_us, fallbacks)"
-               " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (result_id, op) DO UPDATE SET"
-               " calls = calls + excluded.calls, modeled_us = modeled_us + excluded.modeled_us,"
-               " wall_us = wall_us + excluded.wall_us, fallbacks = fallbacks + excluded.fallbacks");
+  Stmt op(Cached(kInsertOp, &prepared), prepared);
   for (const OpSummary& o : r.ops) {
     op.Reset();
     op.Bind(1, result_id).Bind(2, o.op).Bind(3, o.calls).Bind(4, o.modeled_us).Bind(5, o.wall_us)
