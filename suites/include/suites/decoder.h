@@ -1,0 +1,66 @@
+#pragma once
+// The decoder family (Llama, Granite 3.x) over plain ATen ops: the same code
+// runs on the CPU (golden, fp32) and on the emulated device (fp16).
+//
+//   DecoderModel m(config, weights, DeviceUnderTest(), at::kHalf, LayerImpl::kPortable);
+//   at::Tensor logits = m.Prefill(prompt);       // [B, S, V], fills the KV cache
+//   at::Tensor next = m.Step(tokens);            // tokens [B, 1] -> logits [B, V]
+//
+// Layers: RMSNorm, RoPE (rotate-half, HF layout), grouped-query attention
+// with a KV cache kept on the model's device, SwiGLU MLP, Granite's
+// multipliers, tied or untied embeddings. Prompts in one batch have equal
+// lengths (no padding). Logits are returned in the model dtype.
+#include <cstdint>
+
+#include <ATen/ATen.h>
+#include <c10/core/Device.h>
+
+#include "suites/checkpoint.h"
+#include "suites/model_config.h"
+
+namespace suites {
+
+// portable: a composition of ATen ops (what any backend runs). fused: the
+// spyre::rms_norm / spyre::swiglu_mlp / spyre::gqa_attention custom ops
+// (suites/fused_ops.h): one gate+up matmul, attention without materialising
+// the repeated K/V heads.
+enum class LayerImpl { kPortable, kFused };
+const char* LayerImplName(LayerImpl impl);  // "portable", "fused"
+
+class DecoderModel {
+ public:
+  // Copies the weights to `device` in `dtype` (linear weights stored
+  // transposed, [in, out], so every projection is one mm). `max_len` bounds
+  // prompt + generated tokens (RoPE tables).
+  DecoderModel(const ModelConfig& config, const Weights& weights, c10::Device device,
+               at::ScalarType dtype, LayerImpl impl, int64_t max_len = 512);
+
+  // tokens [B, S] int64 on any device. Resets the cache. Logits [B, S, V].
+  at::Tensor Prefill(const at::Tensor& tokens);
+  // tokens [B, 1]; appends to the cache. Logits [B, V].
+  at::Tensor Step(const at::Tensor& tokens);
+  int64_t cached_length() const { return cached_; }
+
+ private:
+  struct Layer {
+    at::Tensor input_norm, post_norm;
+    at::Tensor wq, wk, wv, wo;  // [in, out]
+    at::Tensor w_gate, w_up, w_down;
+    at::Tensor w_gate_up;         // fused: [hidden, 2 * intermediate]
+    at::Tensor k_cache, v_cache;  // [B, kv_heads, T, head_dim]
+  };
+  at::Tensor Forward(const at::Tensor& tokens);  // [B, S] -> logits [B, S, V]
+  at::Tensor AttentionBlock(Layer& layer, const at::Tensor& x, int64_t pos);
+
+  ModelConfig config_;
+  c10::Device device_;
+  at::ScalarType dtype_;
+  LayerImpl impl_;
+  int64_t max_len_;
+  at::Tensor embed_, final_norm_, head_;  // head_: [hidden, vocab]
+  at::Tensor cos_, sin_;                  // [max_len, head_dim]
+  std::vector<Layer> layers_;
+  int64_t cached_ = 0;
+};
+
+}  // namespace suites

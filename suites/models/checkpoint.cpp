@@ -1,0 +1,141 @@
+// LoadCheckpoint: a Hugging Face checkpoint directory (config.json and one or
+// more safetensors files) -> config and weights, checked against the shapes
+// the config implies.
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "harness/safetensors.h"
+#include "suites/checkpoint.h"
+
+namespace suites {
+namespace {
+
+namespace fs = std::filesystem;
+using harness::InvalidInput;
+using harness::NotFound;
+using harness::StatusOr;
+
+StatusOr<nlohmann::json> ReadJson(const fs::path& path) {
+  std::ifstream in(path);
+  if (!in) return NotFound(path.string() + ": cannot open (a checkpoint directory needs it)");
+  std::stringstream text;
+  text << in.rdbuf();
+  try {
+    return nlohmann::json::parse(text.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    return InvalidInput(path.string() + ": not valid JSON: " + e.what());
+  }
+}
+
+std::string ShapeText(at::IntArrayRef shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+// The safetensors files to read, in order: the index's files, or every
+// *.safetensors in the directory.
+StatusOr<std::vector<std::string>> ShardFiles(const fs::path& dir) {
+  std::set<std::string> files;
+  const fs::path index = dir / "model.safetensors.index.json";
+  if (fs::exists(index)) {
+    auto j = ReadJson(index);
+    if (!j.ok()) return j.status();
+    if (!j->contains("weight_map") || !(*j)["weight_map"].is_object()) {
+      return InvalidInput(index.string() + ": no 'weight_map' object");
+    }
+    for (const auto& [name, file] : (*j)["weight_map"].items()) {
+      if (!file.is_string())
+        return InvalidInput(index.string() + ": weight_map/" + name + " is not a file name");
+      const std::string f = file.get<std::string>();
+      if (f.find('/') != std::string::npos || f == "..") {
+        return InvalidInput(index.string() + ": weight_map/" + name + " names '" + f +
+                            "', outside the checkpoint directory");
+      }
+      files.insert(f);
+    }
+  } else {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir, ec)) {
+      if (e.path().extension() == ".safetensors") files.insert(e.path().filename().string());
+    }
+    if (files.empty()) {
+      return NotFound(dir.string() +
+                      ": no *.safetensors files and no model.safetensors.index.json");
+    }
+  }
+  return std::vector<std::string>(files.begin(), files.end());
+}
+
+// Encoder checkpoints saved from BertModel have bare names; from BertFor*
+// heads the names carry the base model's prefix.
+std::string StripEncoderPrefix(const std::string& name) {
+  for (const char* prefix : {"bert.", "roberta.", "model."}) {
+    const std::string p = prefix;
+    if (name.compare(0, p.size(), p) == 0 && name.find("embeddings.") == p.size()) {
+      return name.substr(p.size());
+    }
+    if (name.compare(0, p.size(), p) == 0 && name.find("encoder.") == p.size()) {
+      return name.substr(p.size());
+    }
+  }
+  return name;
+}
+
+}  // namespace
+
+StatusOr<ModelConfig> LoadCheckpointConfig(const std::string& dir_text) {
+  const fs::path dir(dir_text);
+  if (!fs::is_directory(dir)) return NotFound(dir_text + ": not a checkpoint directory");
+  auto config_json = ReadJson(dir / "config.json");
+  if (!config_json.ok()) return config_json.status();
+  auto config = ConfigFromHfJson(*config_json, (dir / "config.json").string());
+  if (!config.ok()) return config.status();
+  config->name = dir.filename().string();
+  return config;
+}
+
+StatusOr<Checkpoint> LoadCheckpoint(const std::string& dir_text) {
+  const fs::path dir(dir_text);
+  auto config = LoadCheckpointConfig(dir_text);
+  if (!config.ok()) return config.status();
+  auto files = ShardFiles(dir);
+  if (!files.ok()) return files.status();
+
+  Checkpoint ck;
+  ck.config = *config;
+  std::map<std::string, std::pair<at::Tensor, std::string>> found;  // name -> tensor, file
+  const bool encoder = config->family == ModelFamily::kEncoder;
+  for (const std::string& f : *files) {
+    const std::string path = (dir / f).string();
+    auto st = harness::ReadSafetensors(path);
+    if (!st.ok()) return st.status();
+    ck.files.push_back(path);
+    for (auto& [name, t] : st->tensors) {
+      found[encoder ? StripEncoderPrefix(name) : name] = {t, path};
+    }
+  }
+  std::string searched;
+  for (const auto& f : *files) searched += (searched.empty() ? "" : ", ") + f;
+  for (const auto& [name, shape] : ExpectedTensors(ck.config)) {
+    auto it = found.find(name);
+    if (it == found.end()) {
+      return NotFound(dir_text + ": tensor '" + name + "' is missing (searched " + searched +
+                      "); the checkpoint does not match its config.json");
+    }
+    const at::Tensor& t = it->second.first;
+    if (t.sizes() != at::IntArrayRef(shape)) {
+      return InvalidInput(it->second.second + ": tensor '" + name + "' has shape " +
+                          ShapeText(t.sizes()) + ", config.json implies " + ShapeText(shape));
+    }
+    if (!at::isFloatingType(t.scalar_type())) {
+      return InvalidInput(it->second.second + ": tensor '" + name + "' is not floating point");
+    }
+    ck.weights[name] = t;
+  }
+  return ck;
+}
+
+}  // namespace suites

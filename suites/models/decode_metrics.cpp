@@ -1,0 +1,85 @@
+#include "decode_metrics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace suites {
+
+DecodeJudgement JudgeDecode(const at::Tensor& device_logits, const at::Tensor& golden_logprobs,
+                            const at::Tensor& golden_tokens, int64_t top_k,
+                            double near_tie_margin) {
+  // Log-probabilities of the device's logits, computed on the CPU in double:
+  // the device is judged on its logits, not on a host-side softmax.
+  const at::Tensor dev_lp = at::log_softmax(device_logits.to(at::kDouble), -1);
+  const at::Tensor gold_lp = golden_logprobs.to(at::kDouble);
+  const int64_t b = dev_lp.size(0), n = dev_lp.size(1);
+  const at::Tensor dev_top = std::get<1>(dev_lp.topk(top_k, -1));
+  const at::Tensor gold_top = std::get<1>(gold_lp.topk(top_k, -1));
+  const at::Tensor dev_arg = dev_lp.argmax(-1);
+  auto dl = dev_lp.accessor<double, 3>();
+  auto gl = gold_lp.accessor<double, 3>();
+  auto dt = dev_top.accessor<int64_t, 3>();
+  auto gt = gold_top.accessor<int64_t, 3>();
+  auto da = dev_arg.accessor<int64_t, 2>();
+  const at::Tensor tokens = golden_tokens.to(at::kLong);
+  auto tok = tokens.accessor<int64_t, 2>();
+
+  DecodeJudgement j;
+  j.steps = n;
+  double overlap_sum = 0;
+  for (int64_t s = 0; s < n; ++s) {
+    nlohmann::json step = {{"step", s}, {"flips", nlohmann::json::array()}};
+    double step_diff = 0, step_overlap = 1, step_gap = 1;
+    for (int64_t i = 0; i < b; ++i) {
+      ++j.pairs;
+      // How decided the golden choice was: p(top 1) - p(top 2).
+      step_gap = std::min(step_gap, std::exp(gl[i][s][gt[i][s][0]]) -
+                                        (top_k > 1 ? std::exp(gl[i][s][gt[i][s][1]]) : 0.0));
+      const int64_t gold = tok[i][s], dev = da[i][s];
+      std::set<int64_t> gold_set, dev_set;
+      for (int64_t k = 0; k < top_k; ++k) {
+        gold_set.insert(gt[i][s][k]);
+        dev_set.insert(dt[i][s][k]);
+        step_diff = std::max(step_diff, std::abs(dl[i][s][gt[i][s][k]] - gl[i][s][gt[i][s][k]]));
+      }
+      int64_t common = 0;
+      for (int64_t t : dev_set) common += gold_set.count(t);
+      const double overlap = static_cast<double>(common) / static_cast<double>(top_k);
+      step_overlap = std::min(step_overlap, overlap);
+      overlap_sum += overlap;
+      if (dev == gold) {
+        ++j.agreeing;
+        continue;
+      }
+      const double gap = std::exp(gl[i][s][gold]) - std::exp(gl[i][s][dev]);
+      const bool near_tie = gap < near_tie_margin;
+      step["flips"].push_back({{"sequence", i},
+                               {"golden_token", gold},
+                               {"device_token", dev},
+                               {"golden_prob_gap", gap},
+                               {"near_tie", near_tie}});
+      if (j.first_divergence < 0) j.first_divergence = s;
+      if (near_tie) {
+        ++j.near_ties;
+      } else if (j.first_failure < 0) {
+        j.first_failure = s;
+        j.failure = "step " + std::to_string(s) + ", sequence " + std::to_string(i) +
+                    ": device chose token " + std::to_string(dev) + ", golden " +
+                    std::to_string(gold) + " (golden probabilities differ by " +
+                    std::to_string(gap) + ", above the near-tie margin " +
+                    std::to_string(near_tie_margin) + ")";
+      }
+    }
+    step["max_logprob_diff"] = step_diff;
+    step["top_k_overlap"] = step_overlap;
+    step["golden_top2_gap"] = step_gap;
+    j.max_logprob_diff = std::max(j.max_logprob_diff, step_diff);
+    j.min_top_k_overlap = std::min(j.min_top_k_overlap, step_overlap);
+    j.per_step.push_back(std::move(step));
+  }
+  j.mean_top_k_overlap = j.pairs > 0 ? overlap_sum / static_cast<double>(j.pairs) : 1.0;
+  return j;
+}
+
+}  // namespace suites

@@ -1,0 +1,256 @@
+// Parsing of the "model" member and the helpers the model case kinds share.
+#include "model_case.h"
+
+#include <algorithm>
+#include <map>
+
+#include <torch/csrc/api/include/torch/version.h>
+
+#include "harness/build_info.h"
+#include "harness/confined_path.h"
+#include "harness/env.h"
+#include "harness/generator.h"
+
+namespace suites {
+namespace {
+
+using harness::InvalidInput;
+using harness::Status;
+using harness::StatusOr;
+
+const std::map<std::string, std::vector<std::string>>& AllowedMembers() {
+  static const std::map<std::string, std::vector<std::string>> kAllowed = {
+      {"common", {"config", "checkpoint", "dtype", "impl", "prompts", "batch", "seq"}},
+      {"decode", {"steps", "top_k", "near_tie_margin", "max_logprob_diff", "min_top_k_overlap"}},
+      {"prefill", {"tolerance", "min_cosine"}},
+      {"embed", {"min_cosine"}}};
+  return kAllowed;
+}
+
+const char* TaskName(ModelTask t) {
+  switch (t) {
+    case ModelTask::kDecode:
+      return "decode";
+    case ModelTask::kPrefill:
+      return "prefill";
+    case ModelTask::kEmbed:
+      return "embed";
+  }
+  return "?";
+}
+
+StatusOr<at::Tensor> ParsePrompts(const nlohmann::json& m, const ModelCase& mc,
+                                  const std::string& p) {
+  if (m.contains("prompts")) {
+    const nlohmann::json& pr = m["prompts"];
+    if (!pr.is_array() || pr.empty())
+      return InvalidInput(p + "/prompts: expected a non-empty array of token-id arrays");
+    std::vector<int64_t> ids;
+    size_t len = 0;
+    for (size_t i = 0; i < pr.size(); ++i) {
+      const std::string ip = p + "/prompts/" + std::to_string(i);
+      if (!pr[i].is_array() || pr[i].empty())
+        return InvalidInput(ip + ": expected a non-empty array of token ids");
+      if (i == 0) len = pr[i].size();
+      if (pr[i].size() != len)
+        return InvalidInput(ip + ": prompts of one case need equal lengths (no padding)");
+      for (size_t k = 0; k < pr[i].size(); ++k) {
+        const nlohmann::json& t = pr[i][k];
+        if (!t.is_number_integer() || t.get<int64_t>() < 0 || t.get<int64_t>() >= mc.config.vocab) {
+          return InvalidInput(ip + "/" + std::to_string(k) + ": token ids are integers in [0, " +
+                              std::to_string(mc.config.vocab) + ")");
+        }
+        ids.push_back(t.get<int64_t>());
+      }
+    }
+    return at::tensor(ids, at::kLong)
+        .view({static_cast<int64_t>(pr.size()), static_cast<int64_t>(len)});
+  }
+  if (!m.contains("batch") || !m.contains("seq") || !m["batch"].is_number_integer() ||
+      !m["seq"].is_number_integer() || m["batch"].get<int64_t>() < 1 ||
+      m["seq"].get<int64_t>() < 1) {
+    return InvalidInput(
+        p + ": give \"prompts\" (token ids) or positive integers \"batch\" and \"seq\"");
+  }
+  harness::InputSpec spec;
+  spec.shape = {m["batch"].get<int64_t>(), m["seq"].get<int64_t>()};
+  spec.dtype = at::kLong;
+  spec.dist = harness::Distribution::kInt;
+  spec.low = 0;
+  spec.high = static_cast<double>(mc.config.vocab - 1);
+  return harness::GenerateInput(spec, mc.seed, /*input_index=*/0);
+}
+
+Status NumberMember(const nlohmann::json& m, const char* key, const std::string& p, double lo,
+                    double* out) {
+  if (!m.contains(key)) return Status::Ok();
+  if (!m[key].is_number() || m[key].get<double>() < lo) {
+    return InvalidInput(p + "/" + key + ": expected a number >= " + std::to_string(lo));
+  }
+  *out = m[key].get<double>();
+  return Status::Ok();
+}
+
+}  // namespace
+
+StatusOr<ModelCase> ParseModelCase(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
+                                   ModelTask task) {
+  const std::string p = c.body.value("pointer", std::string()) + "/model";
+  if (!c.body.contains("model") || !c.body["model"].is_object()) {
+    return InvalidInput(p + ": a " + std::string(TaskName(task)) +
+                        " case needs a \"model\" object");
+  }
+  const nlohmann::json& m = c.body["model"];
+  for (const auto& [key, value] : m.items()) {
+    bool known = false;
+    for (const char* group : {"common", TaskName(task)}) {
+      const auto& names = AllowedMembers().at(group);
+      known = known || std::find(names.begin(), names.end(), key) != names.end();
+    }
+    if (!known)
+      return InvalidInput(p + "/" + key + ": unknown member of a " + TaskName(task) +
+                          " case's model");
+  }
+  ModelCase mc;
+  mc.task = task;
+  mc.seed = c.body.value("seed", uint64_t{0});
+  if (m.contains("config") == m.contains("checkpoint")) {
+    return InvalidInput(
+        p + ": give exactly one of \"config\" (built in) and \"checkpoint\" (a directory)");
+  }
+  if (m.contains("config")) {
+    auto cfg = BuiltinConfig(m.value("config", std::string()));
+    if (!cfg.ok()) return InvalidInput(p + "/config: " + cfg.status().message());
+    mc.config = *cfg;
+  } else {
+    auto dir = harness::ResolveInsideRoot(suite.root, m.value("checkpoint", std::string()),
+                                          p + "/checkpoint");
+    if (!dir.ok()) return dir.status();
+    mc.checkpoint = *dir;
+    auto cfg = LoadCheckpointConfig(mc.checkpoint);
+    if (!cfg.ok()) return InvalidInput(p + "/checkpoint: " + cfg.status().message());
+    mc.config = *cfg;
+  }
+  const bool want_encoder = task == ModelTask::kEmbed;
+  if ((mc.config.family == ModelFamily::kEncoder) != want_encoder) {
+    return InvalidInput(p + ": model '" + mc.config.name + "' is " +
+                        (want_encoder ? "a decoder" : "an encoder") + "; " + TaskName(task) +
+                        " cases need " + (want_encoder ? "an encoder" : "a decoder"));
+  }
+  if (m.contains("dtype")) {
+    auto dt = harness::ParseDtypeName(m.value("dtype", std::string()));
+    if (!dt.ok() || !at::isFloatingType(*dt) || *dt == at::kDouble) {
+      return InvalidInput(p + "/dtype: use float16, bfloat16 or float32");
+    }
+    mc.dtype = *dt;
+  }
+  const std::string impl = m.value("impl", std::string("portable"));
+  if (impl != "portable" && impl != "fused")
+    return InvalidInput(p + "/impl: use \"portable\" or \"fused\"");
+  mc.impl = impl == "fused" ? LayerImpl::kFused : LayerImpl::kPortable;
+  auto prompts = ParsePrompts(m, mc, p);
+  if (!prompts.ok()) return prompts.status();
+  mc.prompts = *prompts;
+  if (task == ModelTask::kDecode) {
+    if (!m.contains("steps") || !m["steps"].is_number_integer() || m["steps"].get<int64_t>() < 1) {
+      return InvalidInput(p + "/steps: a decode case needs a positive integer \"steps\"");
+    }
+    mc.steps = m["steps"].get<int64_t>();
+    double top_k = static_cast<double>(mc.top_k);
+    SPYRE_RETURN_IF_ERROR(NumberMember(m, "top_k", p, 1, &top_k));
+    mc.top_k = std::min<int64_t>(static_cast<int64_t>(top_k), mc.config.vocab);
+    SPYRE_RETURN_IF_ERROR(NumberMember(m, "near_tie_margin", p, 0, &mc.near_tie_margin));
+    SPYRE_RETURN_IF_ERROR(NumberMember(m, "max_logprob_diff", p, 0, &mc.max_logprob_diff));
+    SPYRE_RETURN_IF_ERROR(NumberMember(m, "min_top_k_overlap", p, 0, &mc.min_top_k_overlap));
+  }
+  SPYRE_RETURN_IF_ERROR(NumberMember(m, "min_cosine", p, -1, &mc.min_cosine));
+  if (m.contains("tolerance")) mc.tolerance = m["tolerance"];
+  const int64_t length = mc.prompts.size(1) + mc.steps;
+  const int64_t limit = mc.config.max_positions - mc.config.position_offset;
+  if (length > limit) {
+    return InvalidInput(p + ": " + std::to_string(length) + " positions exceed the model's " +
+                        std::to_string(limit));
+  }
+  return mc;
+}
+
+StatusOr<Weights> LoadModelWeights(const ModelCase& mc) {
+  if (mc.checkpoint.empty()) return SyntheticWeights(mc.config, mc.seed);
+  auto ck = LoadCheckpoint(mc.checkpoint);
+  if (!ck.ok()) return ck.status();
+  return std::move(ck->weights);
+}
+
+std::map<std::string, std::string> ModelGoldenMetadata(const harness::SuiteSpec& suite,
+                                                       const harness::CaseSpec& c,
+                                                       const ModelCase& mc) {
+  const harness::BlasInfo blas = harness::DetectBlas();
+  return {{"format", "spyre-regress-golden/1"},
+          {"suite", suite.name},
+          {"case", c.id},
+          {"kind", c.kind},
+          {"model", c.body["model"].dump()},
+          {"config", mc.config.name},
+          {"seed", std::to_string(mc.seed)},
+          {"input_digests", harness::TensorDigest(mc.prompts)},
+          {"reference_dtype", "float32"},
+          {"libtorch", TORCH_VERSION},
+          {"blas", blas.name + " " + blas.version},
+          {"harness", harness::HarnessVersion()}};
+}
+
+Status CheckGoldenPrompts(const harness::SafetensorsFile& golden, const ModelCase& mc,
+                          const std::string& path, const std::string& suite) {
+  auto it = golden.metadata.find("input_digests");
+  if (it != golden.metadata.end() && it->second != harness::TensorDigest(mc.prompts)) {
+    return InvalidInput(path +
+                        ": the prompts differ from those the golden outputs were computed "
+                        "from; regenerate with 'spyre-regress golden generate --suite " +
+                        suite + "'");
+  }
+  return Status::Ok();
+}
+
+harness::CaseResult ModelErrored(const std::string& message) {
+  harness::CaseResult r;
+  r.status = harness::CaseStatus::kError;
+  r.message = message;
+  return r;
+}
+
+void FillProfile(const DeviceProfile& p, harness::CaseResult* r) {
+  r->modeled_us = p.modeled_us;
+  r->fallback_ops = p.fallback_ops;
+  r->peak_device_bytes = p.peak_device_bytes;
+  r->ops = p.ops;
+}
+
+DeviceProfile MergeProfiles(const DeviceProfile& a, const DeviceProfile& b) {
+  DeviceProfile out;
+  out.modeled_us = a.modeled_us + b.modeled_us;
+  out.fallback_ops = a.fallback_ops + b.fallback_ops;
+  out.peak_device_bytes = std::max(a.peak_device_bytes, b.peak_device_bytes);
+  std::map<std::string, harness::OpSummary> by_op;
+  for (const auto* p : {&a, &b}) {
+    for (const auto& s : p->ops) {
+      harness::OpSummary& t = by_op[s.op];
+      t.op = s.op;
+      t.calls += s.calls;
+      t.modeled_us += s.modeled_us;
+      t.wall_us += s.wall_us;
+      t.fallbacks += s.fallbacks;
+    }
+  }
+  for (auto& [name, s] : by_op) out.ops.push_back(std::move(s));
+  return out;
+}
+
+int WarmupCount(const harness::SuiteSpec& suite, const harness::ExecOptions& o) {
+  return o.warmup >= 0 ? o.warmup : suite.warmup;
+}
+
+int RepeatCount(const harness::SuiteSpec& suite, const harness::ExecOptions& o) {
+  return std::max(1, o.repeat >= 0 ? o.repeat : suite.repeat);
+}
+
+}  // namespace suites

@@ -1,0 +1,73 @@
+#pragma once
+// The parsed "model" member shared by the decode, prefill and embed case
+// kinds, the weights it names, and the pieces of a CaseResult they share.
+//
+//   "model": {"config": "granite-tiny"  |  "checkpoint": "models/my-granite",
+//             "dtype": "float16", "impl": "portable" | "fused",
+//             "prompts": [[1, 2, 3], [4, 5, 6]]  |  "batch": 2, "seq": 16,
+//             "steps": 8, "top_k": 5, "near_tie_margin": 0.02,
+//             "max_logprob_diff": 0.1, "min_top_k_overlap": 0.6,
+//             "min_cosine": 0.999, "tolerance": {...}}
+#include <string>
+
+#include <ATen/ATen.h>
+#include <nlohmann/json.hpp>
+
+#include "harness/case_result.h"
+#include "harness/execute.h"
+#include "harness/safetensors.h"
+#include "harness/status.h"
+#include "harness/suite.h"
+#include "suites/checkpoint.h"
+#include "suites/decoder.h"
+#include "suites/device_under_test.h"
+#include "suites/model_config.h"
+
+namespace suites {
+
+enum class ModelTask { kDecode, kPrefill, kEmbed };
+
+struct ModelCase {
+  ModelTask task = ModelTask::kDecode;
+  ModelConfig config;
+  std::string checkpoint;  // resolved directory, or empty for synthetic weights
+  uint64_t seed = 0;
+  at::ScalarType dtype = at::kHalf;
+  LayerImpl impl = LayerImpl::kPortable;
+  at::Tensor prompts;  // [B, S] int64 on the CPU
+  int64_t steps = 0;   // decode: generated tokens (the first comes from the prefill)
+  int64_t top_k = 5;
+  double near_tie_margin = 0.02;   // golden probability gap below which a flip is a near tie
+  double max_logprob_diff = 0.04;  // clean device: about 0.02 on the tiny configs
+  double min_top_k_overlap = 0.6;
+  double min_cosine = 0.9995;  // embed (and prefill logits)
+  nlohmann::json tolerance;    // prefill logits overrides
+};
+
+// Parses c.body["model"]; errors name the JSON pointer. A checkpoint's
+// config.json is read here (its weights when the case runs).
+harness::StatusOr<ModelCase> ParseModelCase(const harness::SuiteSpec& suite,
+                                            const harness::CaseSpec& c, ModelTask task);
+
+// Synthetic weights (seeded) or the checkpoint's.
+harness::StatusOr<Weights> LoadModelWeights(const ModelCase& mc);
+
+// Golden metadata common to the model kinds.
+std::map<std::string, std::string> ModelGoldenMetadata(const harness::SuiteSpec& suite,
+                                                       const harness::CaseSpec& c,
+                                                       const ModelCase& mc);
+// Checks that the golden file was computed from these prompts; error text
+// says to regenerate.
+harness::Status CheckGoldenPrompts(const harness::SafetensorsFile& golden, const ModelCase& mc,
+                                   const std::string& path, const std::string& suite);
+
+harness::CaseResult ModelErrored(const std::string& message);
+// Copies a device profile into the result (modeled time, fallbacks, peak, ops).
+void FillProfile(const DeviceProfile& p, harness::CaseResult* r);
+// Merges two profiles (phases of one repeat).
+DeviceProfile MergeProfiles(const DeviceProfile& a, const DeviceProfile& b);
+
+int WarmupCount(const harness::SuiteSpec& suite, const harness::ExecOptions& o);
+int RepeatCount(const harness::SuiteSpec& suite, const harness::ExecOptions& o);
+
+}  // namespace suites

@@ -1,0 +1,202 @@
+// The "prefill" case kind (logits at every position of a batch of prompts,
+// compared element-wise with the golden logits) and the "embed" case kind
+// (cosine similarity of mean-pooled encoder embeddings).
+#include <chrono>
+#include <cmath>
+
+#include "harness/compare.h"
+#include "harness/execute.h"
+#include "harness/golden.h"
+#include "model_case.h"
+#include "suites/encoder.h"
+
+namespace suites {
+namespace {
+
+using harness::CaseResult;
+using harness::CaseStatus;
+
+// The logits tolerance of a model case (README "Model suites"): no
+// yardstick (the CPU cannot run the model in the device format), an element
+// bound scaled to the logits' rms, and a cosine floor.
+harness::Tolerance LogitsTolerance() {
+  harness::Tolerance t;
+  t.yardstick = false;
+  t.atol_rms = 0.05;
+  t.rtol = 0.02;
+  t.max_fraction_outside = 0.001;
+  t.floor = 0.02;
+  t.min_cosine = 0.9995;
+  return t;
+}
+
+// Runs `fn` warm-up + repeat times (wall samples), then once traced.
+template <typename Fn>
+at::Tensor TimedRuns(const harness::SuiteSpec& suite, const harness::ExecOptions& options, Fn fn,
+                     CaseResult* r) {
+  for (int i = 0; i < WarmupCount(suite, options); ++i) fn();
+  at::Tensor out;
+  for (int i = 0; i < RepeatCount(suite, options); ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    out = fn();
+    const auto stop = std::chrono::steady_clock::now();
+    r->wall_us.push_back(std::chrono::duration<double, std::micro>(stop - start).count());
+  }
+  FillProfile(ProfileOnDevice([&] { out = fn(); }), r);
+  return out;
+}
+
+// Loads and checks the golden file; on error returns a result to send back.
+harness::StatusOr<at::Tensor> GoldenTensor(const harness::SuiteSpec& suite,
+                                           const harness::CaseSpec& c,
+                                           const harness::ExecOptions& options, const ModelCase& mc,
+                                           const std::string& name) {
+  const std::string path = harness::GoldenPath(options.golden_dir, suite.name, c.id);
+  auto golden = harness::LoadGolden(path, suite, c);
+  if (!golden.ok()) return golden.status();
+  SPYRE_RETURN_IF_ERROR(CheckGoldenPrompts(*golden, mc, path, suite.name));
+  const at::Tensor* t = golden->Find(name);
+  if (t == nullptr)
+    return harness::InvalidInput(path + ": has no tensor '" + name + "'; regenerate it");
+  return *t;
+}
+
+class PrefillCaseKind : public harness::CaseKind {
+ public:
+  harness::Status Validate(const harness::SuiteSpec& suite,
+                           const harness::CaseSpec& c) const override {
+    auto mc = ParseModelCase(suite, c, ModelTask::kPrefill);
+    if (!mc.ok()) return mc.status();
+    harness::Tolerance t = LogitsTolerance();
+    return mc->tolerance.is_null()
+               ? harness::Status::Ok()
+               : harness::ApplyToleranceOverrides(
+                     mc->tolerance, c.body.value("pointer", "") + "/model/tolerance", &t);
+  }
+
+  harness::StatusOr<harness::SafetensorsFile> ComputeGolden(
+      const harness::SuiteSpec& suite, const harness::CaseSpec& c,
+      const harness::ExecOptions&) const override {
+    auto mc = ParseModelCase(suite, c, ModelTask::kPrefill);
+    if (!mc.ok()) return mc.status();
+    auto weights = LoadModelWeights(*mc);
+    if (!weights.ok()) return weights.status();
+    DecoderModel cpu(mc->config, *weights, at::kCPU, at::kFloat, LayerImpl::kPortable,
+                     mc->prompts.size(1));
+    harness::SafetensorsFile f;
+    f.tensors.emplace_back("logits", cpu.Prefill(mc->prompts).contiguous());
+    f.metadata = ModelGoldenMetadata(suite, c, *mc);
+    return f;
+  }
+
+  CaseResult Execute(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
+                     const harness::ExecOptions& options) const override {
+    auto mc = ParseModelCase(suite, c, ModelTask::kPrefill);
+    if (!mc.ok()) return ModelErrored(mc.status().message());
+    auto golden = GoldenTensor(suite, c, options, *mc, "logits");
+    if (!golden.ok()) return ModelErrored(golden.status().message());
+    auto weights = LoadModelWeights(*mc);
+    if (!weights.ok()) return ModelErrored(weights.status().message());
+    DecoderModel model(mc->config, *weights, DeviceUnderTest(), mc->dtype, mc->impl,
+                       mc->prompts.size(1));
+    CaseResult r;
+    r.status = CaseStatus::kPassed;
+    const at::Tensor logits = TimedRuns(
+                                  suite, options, [&] { return model.Prefill(mc->prompts); }, &r)
+                                  .cpu();
+    harness::Tolerance tol = LogitsTolerance();
+    if (!mc->tolerance.is_null()) {
+      harness::Status s = harness::ApplyToleranceOverrides(mc->tolerance, "model/tolerance", &tol);
+      if (!s.ok()) return ModelErrored(s.message());
+    }
+    const harness::OutputComparison cmp =
+        harness::CompareOutput("logits", logits, *golden, nullptr, tol);
+    r.max_abs_err = cmp.max_abs_err;
+    r.max_rel_err = cmp.max_rel_err;
+    r.rel_l2 = cmp.rel_l2;
+    r.max_ulp = cmp.max_ulp;
+    r.cosine = cmp.cosine;
+    r.metrics = cmp.Metrics(tol);
+    // Top-1 agreement at every position, reported (a flip between near ties
+    // is expected; the element bound above is the criterion).
+    const double agreement =
+        logits.argmax(-1).eq(golden->argmax(-1)).to(at::kDouble).mean().item<double>();
+    r.metrics.push_back({"logits", "top1_agreement", agreement, std::nan(""), false});
+    if (!cmp.passed) {
+      r.status = CaseStatus::kFailed;
+      r.message = cmp.message;
+    }
+    r.extra = {{"model", mc->config.name},     {"impl", LayerImplName(mc->impl)},
+               {"batch", mc->prompts.size(0)}, {"seq", mc->prompts.size(1)},
+               {"top1_agreement", agreement},  {"device", DeviceUnderTest().str()}};
+    return r;
+  }
+};
+
+class EmbedCaseKind : public harness::CaseKind {
+ public:
+  harness::Status Validate(const harness::SuiteSpec& suite,
+                           const harness::CaseSpec& c) const override {
+    return ParseModelCase(suite, c, ModelTask::kEmbed).status();
+  }
+
+  harness::StatusOr<harness::SafetensorsFile> ComputeGolden(
+      const harness::SuiteSpec& suite, const harness::CaseSpec& c,
+      const harness::ExecOptions&) const override {
+    auto mc = ParseModelCase(suite, c, ModelTask::kEmbed);
+    if (!mc.ok()) return mc.status();
+    auto weights = LoadModelWeights(*mc);
+    if (!weights.ok()) return weights.status();
+    EncoderModel cpu(mc->config, *weights, at::kCPU, at::kFloat);
+    harness::SafetensorsFile f;
+    f.tensors.emplace_back("embeddings", cpu.Embed(mc->prompts).contiguous());
+    f.metadata = ModelGoldenMetadata(suite, c, *mc);
+    return f;
+  }
+
+  CaseResult Execute(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
+                     const harness::ExecOptions& options) const override {
+    auto mc = ParseModelCase(suite, c, ModelTask::kEmbed);
+    if (!mc.ok()) return ModelErrored(mc.status().message());
+    auto golden = GoldenTensor(suite, c, options, *mc, "embeddings");
+    if (!golden.ok()) return ModelErrored(golden.status().message());
+    auto weights = LoadModelWeights(*mc);
+    if (!weights.ok()) return ModelErrored(weights.status().message());
+    EncoderModel model(mc->config, *weights, DeviceUnderTest(), mc->dtype);
+    CaseResult r;
+    r.status = CaseStatus::kPassed;
+    const at::Tensor out = TimedRuns(
+                               suite, options, [&] { return model.Embed(mc->prompts); }, &r)
+                               .cpu()
+                               .to(at::kDouble);
+    const at::Tensor ref = golden->to(at::kDouble);
+    const at::Tensor cos = at::cosine_similarity(out, ref, 1, 1e-12);
+    const double min_cos = cos.min().item<double>();
+    r.cosine = min_cos;
+    r.max_abs_err = (out - ref).abs().max().item<double>();
+    r.rel_l2 = ((out - ref).norm() / ref.norm()).item<double>();
+    const bool failed = !(min_cos >= mc->min_cosine);
+    r.metrics.push_back({"embeddings", "min_cosine", min_cos, mc->min_cosine, failed});
+    r.metrics.push_back({"embeddings", "max_abs_err", r.max_abs_err, std::nan(""), false});
+    r.metrics.push_back({"embeddings", "rel_l2", r.rel_l2, std::nan(""), false});
+    if (failed) {
+      const int64_t worst = cos.argmin().item<int64_t>();
+      r.status = CaseStatus::kFailed;
+      r.message = "sequence " + std::to_string(worst) + ": cosine similarity " +
+                  std::to_string(min_cos) + " below " + std::to_string(mc->min_cosine);
+    }
+    std::vector<double> cosines(cos.data_ptr<double>(), cos.data_ptr<double>() + cos.numel());
+    r.extra = {{"model", mc->config.name},
+               {"batch", mc->prompts.size(0)},
+               {"seq", mc->prompts.size(1)},
+               {"cosines", cosines},
+               {"device", DeviceUnderTest().str()}};
+    return r;
+  }
+};
+
+SPYRE_REGISTER_CASE_KIND("prefill", PrefillCaseKind);
+SPYRE_REGISTER_CASE_KIND("embed", EmbedCaseKind);
+
+}  // namespace
+}  // namespace suites

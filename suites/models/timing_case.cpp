@@ -1,0 +1,219 @@
+// The "timing" case kind: figures of the cost model for full-size models
+// and kernels, computed without allocating or running anything
+// (suites/timing_model.h), checked against a published value when the case
+// gives one (the calibration suite) and always against the roofline.
+//
+//   "model": {"figure": "speedup", "config": "granite-3.3-8b", "batch": 1,
+//             "seq": 1024, "phase": "prefill", "expected": 1.7}
+//   "model": {"figure": "modeled", "config": "granite-3.3-8b", "phase": "decode"}
+//   "model": {"figure": "softmax_us", "shape": [512, 1024], "cores": 1,
+//             "profile": "sendnn", "expected": 32.51}
+//   "model": {"figure": "matmul_reduction", "range": [0.29, 0.69]}
+// "rel_tol" (default 0.05) bounds |value / expected - 1|; a matmul_reduction
+// case passes when every matmul's 1 - inductor / sendnn lies in the range
+// widened by rel_tol at both ends (the published figure is a range).
+#include <algorithm>
+#include <cmath>
+
+#include <spyre_emu/memory.h>
+#include <spyre_emu/runtime.h>
+
+#include "harness/execute.h"
+#include "model_case.h"
+#include "suites/timing_model.h"
+
+namespace suites {
+namespace {
+
+using harness::CaseResult;
+using harness::CaseStatus;
+using harness::InvalidInput;
+using harness::StatusOr;
+
+struct TimingCase {
+  std::string figure;
+  ModelConfig config;
+  TimingShape shape;
+  std::vector<int64_t> kernel_shape = {512, 1024};
+  int cores = 32;
+  std::string profile;        // empty: the profile in force
+  std::vector<double> range;  // matmul_reduction
+  double expected = std::nan("");
+  double rel_tol = 0.05;
+};
+
+const spyre_emu::CostProfile& ProfileNamed(const std::string& name) {
+  if (name == "sendnn") return spyre_emu::CostProfileFor(spyre_emu::Profile::kSendnn);
+  if (name == "inductor") return spyre_emu::CostProfileFor(spyre_emu::Profile::kInductor);
+  return spyre_emu::CostProfileFor(spyre_emu::CurrentConfig().profile);
+}
+
+StatusOr<TimingCase> ParseTiming(const harness::CaseSpec& c) {
+  const std::string p = c.body.value("pointer", std::string()) + "/model";
+  if (!c.body.contains("model") || !c.body["model"].is_object()) {
+    return InvalidInput(p + ": a timing case needs a \"model\" object");
+  }
+  const nlohmann::json& m = c.body["model"];
+  static const std::vector<std::string> kKnown = {"figure", "config",   "batch",  "seq",
+                                                  "phase",  "shape",    "cores",  "profile",
+                                                  "range",  "expected", "rel_tol"};
+  for (const auto& [key, value] : m.items()) {
+    if (std::find(kKnown.begin(), kKnown.end(), key) == kKnown.end()) {
+      return InvalidInput(p + "/" + key + ": unknown member of a timing case's model");
+    }
+  }
+  TimingCase t;
+  try {
+    t.figure = m.value("figure", std::string("modeled"));
+    t.shape.batch = m.value("batch", int64_t{1});
+    t.shape.seq = m.value("seq", int64_t{1024});
+    const std::string phase = m.value("phase", std::string("prefill"));
+    if (phase != "prefill" && phase != "decode")
+      return InvalidInput(p + "/phase: use prefill or decode");
+    t.shape.phase = phase == "decode" ? Phase::kDecode : Phase::kPrefill;
+    if (m.contains("shape")) t.kernel_shape = m["shape"].get<std::vector<int64_t>>();
+    t.cores = m.value("cores", 32);
+    t.profile = m.value("profile", std::string());
+    if (m.contains("range")) t.range = m["range"].get<std::vector<double>>();
+    if (m.contains("expected")) t.expected = m["expected"].get<double>();
+    t.rel_tol = m.value("rel_tol", t.rel_tol);
+  } catch (const nlohmann::json::exception& e) {
+    return InvalidInput(p + ": a member has the wrong type (" + e.what() + ")");
+  }
+  if (t.figure != "modeled" && t.figure != "speedup" && t.figure != "softmax_us" &&
+      t.figure != "matmul_reduction") {
+    return InvalidInput(p + "/figure: use modeled, speedup, softmax_us or matmul_reduction");
+  }
+  if (!t.profile.empty() && t.profile != "sendnn" && t.profile != "inductor") {
+    return InvalidInput(p + "/profile: use sendnn or inductor");
+  }
+  if (t.shape.batch < 1 || t.shape.seq < 1 || t.cores < 1 || t.cores > 32 ||
+      t.kernel_shape.size() != 2) {
+    return InvalidInput(p + ": batch and seq must be positive, cores 1..32, shape [rows, cols]");
+  }
+  if (t.figure == "matmul_reduction" && (t.range.size() != 2 || t.range[0] > t.range[1])) {
+    return InvalidInput(p + "/range: a matmul_reduction case needs \"range\": [low, high]");
+  }
+  if (t.figure == "modeled" || t.figure == "speedup") {
+    auto cfg = BuiltinConfig(m.value("config", std::string()));
+    if (!cfg.ok()) return InvalidInput(p + "/config: " + cfg.status().message());
+    if (cfg->family != ModelFamily::kDecoder)
+      return InvalidInput(p + "/config: timing needs a decoder");
+    t.config = *cfg;
+  }
+  return t;
+}
+
+void AddKernels(const TimingResult& t, CaseResult* r) {
+  for (const auto& k : t.kernels) {
+    harness::OpSummary s;
+    s.op = k.name;
+    s.calls = k.calls;
+    s.modeled_us = k.us;
+    r->ops.push_back(s);
+  }
+}
+
+class TimingCaseKind : public harness::CaseKind {
+ public:
+  harness::Status Validate(const harness::SuiteSpec&, const harness::CaseSpec& c) const override {
+    return ParseTiming(c).status();
+  }
+
+  CaseResult Execute(const harness::SuiteSpec&, const harness::CaseSpec& c,
+                     const harness::ExecOptions&) const override {
+    auto t = ParseTiming(c);
+    if (!t.ok()) return ModelErrored(t.status().message());
+    CaseResult r;
+    r.status = CaseStatus::kPassed;
+    double value = std::nan("");
+    std::string unit;
+    if (t->figure == "modeled" || t->figure == "speedup") {
+      const TimingResult cand = ModelDecoderTime(
+          t->config, t->shape,
+          ProfileNamed(t->profile.empty() && t->figure == "speedup" ? "inductor" : t->profile),
+          t->cores);
+      AddKernels(cand, &r);
+      r.modeled_us = cand.total_us;
+      r.metrics.push_back({"time", "modeled_us", cand.total_us, std::nan(""), false});
+      r.metrics.push_back({"time", "roofline_us", cand.roofline_us, std::nan(""), false});
+      r.extra["roofline_us"] = cand.roofline_us;
+      r.extra["weight_bytes"] = cand.weight_bytes;
+      if (cand.total_us < cand.roofline_us) {
+        r.status = CaseStatus::kFailed;
+        r.message = "modeled " + std::to_string(cand.total_us) + " us beats the roofline " +
+                    std::to_string(cand.roofline_us) + " us";
+      }
+      value = cand.total_us;
+      unit = "us";
+      if (t->figure == "speedup") {
+        const TimingResult base =
+            ModelDecoderTime(t->config, t->shape, ProfileNamed("sendnn"), t->cores);
+        value = base.total_us / cand.total_us;
+        unit = "x";
+        r.extra["sendnn_us"] = base.total_us;
+        r.extra["inductor_us"] = cand.total_us;
+      }
+    } else if (t->figure == "softmax_us") {
+      spyre_emu::VectorShape v;
+      v.kind = spyre_emu::VectorKind::kNormalization;
+      v.rows = t->kernel_shape[0];
+      v.cols = t->kernel_shape[1];
+      v.io_bytes = 2 * static_cast<int64_t>(spyre_emu::PaddedDeviceBytes(t->kernel_shape, 2));
+      v.steps_per_element = 5;
+      value = spyre_emu::ModelVector(v, ProfileNamed(t->profile), t->cores).total_ns / 1000.0;
+      r.modeled_us = value;
+      unit = "us";
+    } else {  // matmul_reduction: 1 - inductor / sendnn over the Granite prefill matmuls
+      const double lo = t->range[0] * (1 - t->rel_tol), hi = t->range[1] * (1 + t->rel_tol);
+      double min_r = 1, max_r = 0;
+      std::string outside;
+      for (const auto& nm : spyre_emu::GranitePrefillMatmuls()) {
+        const double inductor =
+            spyre_emu::ModelMatmul(nm.shape, ProfileNamed("inductor"), t->cores).total_ns;
+        const double sendnn =
+            spyre_emu::ModelMatmul(nm.shape, ProfileNamed("sendnn"), t->cores).total_ns;
+        const double red = 1.0 - inductor / sendnn;
+        r.extra["reductions"][nm.name] = red;
+        min_r = std::min(min_r, red);
+        max_r = std::max(max_r, red);
+        if (red < lo || red > hi)
+          outside +=
+              (outside.empty() ? "" : ", ") + std::string(nm.name) + " " + std::to_string(red);
+      }
+      r.metrics.push_back({"figure", "min_reduction", min_r, lo, min_r < lo});
+      r.metrics.push_back({"figure", "max_reduction", max_r, hi, max_r > hi});
+      if (!outside.empty()) {
+        r.status = CaseStatus::kFailed;
+        r.message = "matmul time reduction outside the published " + std::to_string(t->range[0]) +
+                    "-" + std::to_string(t->range[1]) + " (+-" + std::to_string(100 * t->rel_tol) +
+                    "%): " + outside;
+      }
+      value = min_r;
+      unit = "fraction";
+    }
+    r.metrics.push_back({"figure", t->figure, value, t->expected, false});
+    r.extra["figure"] = t->figure;
+    r.extra["value"] = value;
+    r.extra["unit"] = unit;
+    if (!std::isnan(t->expected)) {
+      const double off = value / t->expected - 1.0;
+      r.extra["expected"] = t->expected;
+      r.extra["relative_error"] = off;
+      r.metrics.push_back(
+          {"figure", "relative_error", off, t->rel_tol, std::abs(off) > t->rel_tol});
+      if (std::abs(off) > t->rel_tol && r.status == CaseStatus::kPassed) {
+        r.status = CaseStatus::kFailed;
+        r.message = t->figure + " is " + std::to_string(value) + " " + unit + ", published " +
+                    std::to_string(t->expected) + " (off by " + std::to_string(100 * off) +
+                    "%, limit " + std::to_string(100 * t->rel_tol) + "%)";
+      }
+    }
+    return r;
+  }
+};
+
+SPYRE_REGISTER_CASE_KIND("timing", TimingCaseKind);
+
+}  // namespace
+}  // namespace suites

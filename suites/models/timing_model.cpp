@@ -1,0 +1,106 @@
+// ModelDecoderTime: walk one decoder pass through the cost model.
+#include "suites/timing_model.h"
+
+#include <algorithm>
+#include <map>
+
+#include <spyre_emu/memory.h>
+
+namespace suites {
+namespace {
+
+using spyre_emu::KernelCost;
+using spyre_emu::MatmulShape;
+using spyre_emu::VectorKind;
+using spyre_emu::VectorShape;
+
+constexpr int kDl16Bytes = 2;
+
+class Walk {
+ public:
+  Walk(const spyre_emu::CostProfile& profile, int cores) : profile_(profile), cores_(cores) {}
+
+  void Matmul(const std::string& name, int64_t calls, int64_t batch, int64_t m, int64_t n,
+              int64_t k) {
+    const KernelCost c =
+        spyre_emu::ModelMatmul(MatmulShape{batch, m, n, k, kDl16Bytes}, profile_, cores_);
+    Add(name, calls, c.total_ns);
+    flops_ += 2.0 * calls * batch * m * n * k;
+    bytes_ += static_cast<double>(calls) * kDl16Bytes * batch * (m * k + k * n + m * n);
+  }
+
+  // rows x cols elements; `tensors` inputs and outputs of that size.
+  void Vector(const std::string& name, int64_t calls, VectorKind kind, int64_t rows, int64_t cols,
+              int tensors, double steps) {
+    VectorShape v;
+    v.kind = kind;
+    v.rows = rows;
+    v.cols = cols;
+    v.elem_bytes = kDl16Bytes;
+    v.io_bytes = static_cast<int64_t>(tensors) *
+                 static_cast<int64_t>(spyre_emu::PaddedDeviceBytes({rows, cols}, kDl16Bytes));
+    v.steps_per_element = steps;
+    Add(name, calls, spyre_emu::ModelVector(v, profile_, cores_).total_ns);
+    bytes_ += static_cast<double>(calls) * tensors * kDl16Bytes * rows * cols;
+  }
+
+  TimingResult Finish(double weight_bytes) {
+    TimingResult r;
+    for (auto& k : order_) {
+      r.total_us += by_name_[k].us;
+      r.kernels.push_back(by_name_[k]);
+    }
+    r.weight_bytes = weight_bytes;
+    r.roofline_us = spyre_emu::RooflineNs(flops_, std::max(bytes_, weight_bytes)) / 1000.0;
+    return r;
+  }
+
+ private:
+  void Add(const std::string& name, int64_t calls, double ns_each) {
+    if (!by_name_.count(name)) order_.push_back(name);
+    KernelTime& k = by_name_[name];
+    k.name = name;
+    k.calls += calls;
+    k.us += static_cast<double>(calls) * ns_each / 1000.0;
+  }
+
+  const spyre_emu::CostProfile& profile_;
+  int cores_;
+  double flops_ = 0, bytes_ = 0;
+  std::vector<std::string> order_;
+  std::map<std::string, KernelTime> by_name_;
+};
+
+}  // namespace
+
+TimingResult ModelDecoderTime(const ModelConfig& c, const TimingShape& shape,
+                              const spyre_emu::CostProfile& profile, int cores) {
+  Walk w(profile, cores);
+  const int64_t b = shape.batch, d = c.head_dim(), h = c.hidden, kv = c.kv_heads * d;
+  const int64_t g = c.heads / c.kv_heads;
+  const bool decode = shape.phase == Phase::kDecode;
+  const int64_t s = decode ? 1 : shape.seq;        // new tokens per sequence
+  const int64_t t = shape.seq + (decode ? 1 : 0);  // keys attended to
+  const int64_t tokens = b * s;
+  const int64_t layers = c.layers;
+  w.Vector("embedding", 1, VectorKind::kElementwise, tokens, h, 2, 1);
+  w.Vector("rms_norm", 2 * layers + 1, VectorKind::kNormalization, tokens, h, 3, 4);
+  w.Matmul("q_proj", layers, 1, tokens, h, h);
+  w.Matmul("kv_proj", layers, 1, tokens, 2 * kv, h);
+  w.Vector("rope", 2 * layers, VectorKind::kElementwise, tokens * (c.heads + c.kv_heads) / 2, d, 4,
+           4);
+  // Attention per K/V head: its g query heads are the rows of one matmul.
+  w.Matmul("attn_scores", layers, b * c.kv_heads, g * s, t, d);
+  w.Vector("softmax", layers, VectorKind::kNormalization, b * c.heads * s, t, 2, 5);
+  w.Matmul("attn_values", layers, b * c.kv_heads, g * s, d, t);
+  w.Matmul("o_proj", layers, 1, tokens, h, h);
+  w.Vector("residual_add", 2 * layers, VectorKind::kElementwise, tokens, h, 3, 1);
+  w.Matmul("gate_up_proj", layers, 1, tokens, 2 * c.intermediate, h);
+  w.Vector("silu_mul", layers, VectorKind::kElementwise, tokens, c.intermediate, 3, 8);
+  w.Matmul("down_proj", layers, 1, tokens, h, c.intermediate);
+  // Prefill needs the logits of the last position only (generation).
+  w.Matmul("lm_head", 1, 1, b, c.vocab, h);
+  return w.Finish(static_cast<double>(c.Parameters()) * kDl16Bytes);
+}
+
+}  // namespace suites

@@ -1,0 +1,106 @@
+// The decode / prefill / embed case kinds through the harness: suite
+// validation errors, a checkpoint directory inside the suites root run end
+// to end (golden generated, then executed on the device), and the committed
+// golden files of the model suites passing.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "harness/execute.h"
+#include "harness/golden.h"
+#include "harness/safetensors.h"
+#include "suites/checkpoint.h"
+#include "support/temp_dir.h"
+
+namespace {
+
+using spyre_test::TempDir;
+
+harness::ExecOptions Options(const std::string& suites, const std::string& golden) {
+  harness::ExecOptions o;
+  o.suites_dir = suites;
+  o.golden_dir = golden;
+  o.warmup = 0;
+  o.repeat = 1;
+  return o;
+}
+
+void WriteSuite(const TempDir& dir, const nlohmann::json& model,
+                const std::string& kind = "decode") {
+  nlohmann::json doc = {{"name", "m"},
+                        {"cases", {{{"id", "c"}, {"kind", kind}, {"model", model}}}}};
+  spyre_test::WriteFile(dir.File("m.json"), doc.dump());
+}
+
+std::string LoadError(const TempDir& dir) {
+  auto s = harness::LoadSuite(dir.path(), "m");
+  return s.ok() ? "" : s.status().message();
+}
+
+TEST(ModelCaseTest, BadModelMembersFailWhenTheSuiteLoads) {
+  TempDir dir;
+  WriteSuite(dir, {{"config", "llama-tiny"}, {"prompts", {{1, 2}}}});
+  EXPECT_NE(LoadError(dir).find("/cases/0/model/steps"), std::string::npos) << LoadError(dir);
+  WriteSuite(dir, {{"config", "llama-tiny"}, {"prompts", {{1, 2}}}, {"steps", 2}, {"topk", 3}});
+  EXPECT_NE(LoadError(dir).find("/cases/0/model/topk: unknown member"), std::string::npos)
+      << LoadError(dir);
+  WriteSuite(dir, {{"config", "llama-tiny"}, {"prompts", {{1, 9999}}}, {"steps", 2}});
+  EXPECT_NE(LoadError(dir).find("/cases/0/model/prompts/0/1"), std::string::npos) << LoadError(dir);
+  WriteSuite(dir, {{"config", "bert-tiny"}, {"prompts", {{1, 2}}}, {"steps", 2}});
+  EXPECT_NE(LoadError(dir).find("decode cases need a decoder"), std::string::npos)
+      << LoadError(dir);
+  WriteSuite(dir, {{"config", "nope"}, {"batch", 1}, {"seq", 2}}, "prefill");
+  EXPECT_NE(LoadError(dir).find("unknown model config 'nope'"), std::string::npos)
+      << LoadError(dir);
+  WriteSuite(dir, {{"checkpoint", "../outside"}, {"batch", 1}, {"seq", 2}}, "prefill");
+  EXPECT_FALSE(LoadError(dir).empty());
+  EXPECT_NE(LoadError(dir).find("/cases/0/model/checkpoint"), std::string::npos) << LoadError(dir);
+}
+
+TEST(ModelCaseTest, ACheckpointInsideTheSuitesRootRunsEndToEnd) {
+  TempDir dir;
+  auto cfg = suites::BuiltinConfig("llama-tiny");
+  ASSERT_TRUE(cfg.ok());
+  std::filesystem::create_directories(dir.File("models/tiny"));
+  spyre_test::WriteFile(dir.File("models/tiny/config.json"), R"({"model_type": "llama",
+    "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+    "intermediate_size": 176, "vocab_size": 320, "rms_norm_eps": 1e-5})");
+  harness::SafetensorsFile f;
+  for (const auto& [name, t] : suites::SyntheticWeights(*cfg, 9)) f.tensors.emplace_back(name, t);
+  ASSERT_TRUE(harness::WriteSafetensors(dir.File("models/tiny/model.safetensors"), f).ok());
+  WriteSuite(dir, {{"checkpoint", "models/tiny"}, {"prompts", {{3, 1, 4, 1, 5, 9}}}, {"steps", 6}});
+  auto suite = harness::LoadSuite(dir.path(), "m");
+  ASSERT_TRUE(suite.ok()) << suite.status().message();
+  const auto options = Options(dir.path(), dir.File("golden"));
+  auto gen = harness::GenerateGolden(*suite, options);
+  ASSERT_TRUE(gen.ok()) << gen.status().message();
+  EXPECT_EQ(gen->written, 1);
+  const harness::CaseResult r = harness::ExecuteCase(*suite, suite->cases[0], options);
+  EXPECT_EQ(r.status, harness::CaseStatus::kPassed) << r.message;
+  EXPECT_EQ(r.extra["model"], "tiny");
+  EXPECT_EQ(r.extra["per_step"].size(), 6u);
+  EXPECT_GT(r.modeled_us, 0);
+  EXPECT_GT(r.extra["modeled_tokens_per_s"].get<double>(), 0);
+}
+
+void ExpectEveryCasePasses(const std::string& name, const std::string& filter = "") {
+  auto suite = harness::LoadSuite(SPYRE_SOURCE_DIR "/suites", name);
+  ASSERT_TRUE(suite.ok()) << suite.status().message();
+  const auto options = Options(SPYRE_SOURCE_DIR "/suites", SPYRE_SOURCE_DIR "/golden");
+  int ran = 0;
+  for (const auto& c : suite->cases) {
+    if (!filter.empty() && c.id.find(filter) == std::string::npos) continue;
+    ++ran;
+    const harness::CaseResult r = harness::ExecuteCase(*suite, c, options);
+    EXPECT_EQ(r.status, harness::CaseStatus::kPassed) << c.id << ": " << r.message;
+    EXPECT_FALSE(r.metrics.empty()) << c.id;
+    EXPECT_GT(r.modeled_us, 0) << c.id;
+  }
+  EXPECT_GT(ran, 0);
+}
+
+TEST(ModelCaseTest, CommittedEmbedGoldenPasses) { ExpectEveryCasePasses("embed"); }
+TEST(ModelCaseTest, CommittedPrefillGoldenPasses) { ExpectEveryCasePasses("prefill", ".b2."); }
+TEST(ModelCaseTest, CommittedDecodeGoldenPasses) { ExpectEveryCasePasses("decode", ".b1"); }
+
+}  // namespace
