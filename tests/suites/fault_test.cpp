@@ -1,7 +1,10 @@
-// Runs with SPYRE_EMU_FAULTS=mm:error=1e-2 (see CMakeLists.txt): every mm
+// Runs with SPYRE_EMU_FAULTS=mm:error=1e-2, set through the environment
+// before the first device use (the emulator reads it once, then): every mm
 // case must fail on the metric that caught the perturbation, and cases
 // without mm must still pass. If the device ignored the fault spec, the mm
 // cases would pass and this test fails: it never skips.
+#include <stdlib.h>
+
 #include <cstdlib>
 
 #include <gtest/gtest.h>
@@ -21,9 +24,8 @@ harness::ExecOptions Options() {
 }
 
 TEST(FaultTest, PerturbedMmFailsOnTheMetricThatCaughtIt) {
-  const char* faults = std::getenv("SPYRE_EMU_FAULTS");
-  ASSERT_NE(faults, nullptr) << "this test must run with SPYRE_EMU_FAULTS=mm:error=1e-2";
-  ASSERT_STREQ(faults, "mm:error=1e-2");
+  ::setenv("SPYRE_EMU_FAULTS", "mm:error=1e-2", /*overwrite=*/0);
+  ASSERT_STREQ(std::getenv("SPYRE_EMU_FAULTS"), "mm:error=1e-2");
   auto suite = harness::LoadSuite(SPYRE_SOURCE_DIR "/suites", "ops");
   ASSERT_TRUE(suite.ok()) << suite.status().message();
   int mm_cases = 0, other_cases = 0;
