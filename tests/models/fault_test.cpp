@@ -1,0 +1,30 @@
+// Acceptance: with every mm output perturbed by 5e-3 (SPYRE_EMU_FAULTS set
+// by CMake for this binary), every committed decode case fails and names
+// the steps whose log-probabilities moved.
+#include <gtest/gtest.h>
+
+#include "harness/execute.h"
+
+namespace {
+
+TEST(ModelFaultTest, DecodeReportsLogprobErrorsForTheAffectedSteps) {
+  auto suite = harness::LoadSuite(SPYRE_SOURCE_DIR "/suites", "decode");
+  ASSERT_TRUE(suite.ok()) << suite.status().message();
+  harness::ExecOptions o;
+  o.suites_dir = SPYRE_SOURCE_DIR "/suites";
+  o.golden_dir = SPYRE_SOURCE_DIR "/golden";
+  o.warmup = 0;
+  o.repeat = 1;
+  for (const auto& c : suite->cases) {
+    const harness::CaseResult r = harness::ExecuteCase(*suite, c, o);
+    EXPECT_EQ(r.status, harness::CaseStatus::kFailed) << c.id;
+    EXPECT_NE(r.message.find("max |logprob diff|"), std::string::npos) << c.id << ": " << r.message;
+    EXPECT_NE(r.message.find("at steps"), std::string::npos) << r.message;
+    int over = 0;
+    for (const auto& step : r.extra["per_step"])
+      over += step["max_logprob_diff"].get<double>() > 0.04;
+    EXPECT_GT(over, 0) << c.id;
+  }
+}
+
+}  // namespace
