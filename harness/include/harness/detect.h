@@ -35,7 +35,7 @@ struct Finding {
   std::string case_id;
   FindingKind kind = FindingKind::kStatus;
   std::string metric;   // "status", "max_ulp", "wall_us_median", "modeled_us", ...
-  double baseline = 0;  // status findings use the CaseStatus ordinal
+  double baseline = 0;  // status findings: severity rank passed 0, failed 1, error 2, timeout 3, crashed 4
   double candidate = 0;
   double ratio = 0;     // candidate / baseline (NaN when the baseline is 0)
   std::string detail;   // human sentence: why, and the op blamed for latency
