@@ -78,7 +78,7 @@ class DecodeCaseKind : public harness::CaseKind {
     harness::SafetensorsFile f;
     f.tensors.emplace_back("tokens", logits.argmax(-1));
     f.tensors.emplace_back("logprobs", at::log_softmax(logits.to(at::kDouble), -1).to(at::kFloat));
-    f.metadata = ModelGoldenMetadata(suite, c, *mc);
+    f.metadata = ModelGoldenMetadata(suite, c, *mc, *weights);
     return f;
   }
 
@@ -89,7 +89,9 @@ class DecodeCaseKind : public harness::CaseKind {
     const std::string path = harness::GoldenPath(options.golden_dir, suite.name, c.id);
     auto golden = harness::LoadGolden(path, suite, c);
     if (!golden.ok()) return ModelErrored(golden.status().message());
-    harness::Status same = CheckGoldenPrompts(*golden, *mc, path, suite.name);
+    auto weights = LoadModelWeights(*mc);
+    if (!weights.ok()) return ModelErrored(weights.status().message());
+    harness::Status same = CheckGoldenInputs(*golden, *mc, *weights, path, suite.name);
     if (!same.ok()) return ModelErrored(same.message());
     const at::Tensor* tokens = golden->Find("tokens");
     const at::Tensor* logprobs = golden->Find("logprobs");
@@ -99,8 +101,6 @@ class DecodeCaseKind : public harness::CaseKind {
       return ModelErrored(path + ": expected tensors 'tokens' [" + std::to_string(b) + ", " +
                           std::to_string(mc->steps) + "] and 'logprobs'; regenerate it");
     }
-    auto weights = LoadModelWeights(*mc);
-    if (!weights.ok()) return ModelErrored(weights.status().message());
 
     const int64_t max_len = mc->prompts.size(1) + mc->steps;
     DecoderModel model(mc->config, *weights, DeviceUnderTest(), mc->dtype, mc->impl, max_len);

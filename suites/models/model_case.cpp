@@ -10,6 +10,7 @@
 #include "harness/confined_path.h"
 #include "harness/env.h"
 #include "harness/generator.h"
+#include "harness/sha256.h"
 
 namespace suites {
 namespace {
@@ -181,9 +182,16 @@ StatusOr<Weights> LoadModelWeights(const ModelCase& mc) {
   return std::move(ck->weights);
 }
 
+std::string WeightsDigest(const Weights& weights) {
+  harness::Sha256 sha;
+  for (const auto& [name, t] : weights) sha.Update(name + ":" + harness::TensorDigest(t) + "\n");
+  return sha.FinishHex();
+}
+
 std::map<std::string, std::string> ModelGoldenMetadata(const harness::SuiteSpec& suite,
                                                        const harness::CaseSpec& c,
-                                                       const ModelCase& mc) {
+                                                       const ModelCase& mc,
+                                                       const Weights& weights) {
   const harness::BlasInfo blas = harness::DetectBlas();
   return {{"format", "spyre-regress-golden/1"},
           {"suite", suite.name},
@@ -193,20 +201,30 @@ std::map<std::string, std::string> ModelGoldenMetadata(const harness::SuiteSpec&
           {"config", mc.config.name},
           {"seed", std::to_string(mc.seed)},
           {"input_digests", harness::TensorDigest(mc.prompts)},
+          {"weights_digest", WeightsDigest(weights)},
           {"reference_dtype", "float32"},
           {"libtorch", TORCH_VERSION},
           {"blas", blas.name + " " + blas.version},
           {"harness", harness::HarnessVersion()}};
 }
 
-Status CheckGoldenPrompts(const harness::SafetensorsFile& golden, const ModelCase& mc,
-                          const std::string& path, const std::string& suite) {
+Status CheckGoldenInputs(const harness::SafetensorsFile& golden, const ModelCase& mc,
+                         const Weights& weights, const std::string& path,
+                         const std::string& suite) {
+  const std::string regenerate =
+      "; regenerate with 'spyre-regress golden generate --suite " + suite + "'";
   auto it = golden.metadata.find("input_digests");
   if (it != golden.metadata.end() && it->second != harness::TensorDigest(mc.prompts)) {
     return InvalidInput(path +
-                        ": the prompts differ from those the golden outputs were computed "
-                        "from; regenerate with 'spyre-regress golden generate --suite " +
-                        suite + "'");
+                        ": the prompts differ from those the golden outputs were computed from" +
+                        regenerate);
+  }
+  it = golden.metadata.find("weights_digest");
+  if (it != golden.metadata.end() && it->second != WeightsDigest(weights)) {
+    return InvalidInput(path +
+                        ": the model weights differ from those the golden outputs were "
+                        "computed from (checkpoint or generator changed)" +
+                        regenerate);
   }
   return Status::Ok();
 }

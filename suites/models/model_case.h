@@ -52,14 +52,19 @@ harness::StatusOr<ModelCase> ParseModelCase(const harness::SuiteSpec& suite,
 // Synthetic weights (seeded) or the checkpoint's.
 harness::StatusOr<Weights> LoadModelWeights(const ModelCase& mc);
 
-// Golden metadata common to the model kinds.
+// SHA-256 over every weight's name and TensorDigest (a checkpoint that
+// changes after its golden files were written is caught by it).
+std::string WeightsDigest(const Weights& weights);
+
+// Golden metadata common to the model kinds (with "weights_digest").
 std::map<std::string, std::string> ModelGoldenMetadata(const harness::SuiteSpec& suite,
                                                        const harness::CaseSpec& c,
-                                                       const ModelCase& mc);
-// Checks that the golden file was computed from these prompts; error text
-// says to regenerate.
-harness::Status CheckGoldenPrompts(const harness::SafetensorsFile& golden, const ModelCase& mc,
-                                   const std::string& path, const std::string& suite);
+                                                       const ModelCase& mc, const Weights& weights);
+// Checks that the golden file was computed from these prompts and weights;
+// error text says to regenerate.
+harness::Status CheckGoldenInputs(const harness::SafetensorsFile& golden, const ModelCase& mc,
+                                  const Weights& weights, const std::string& path,
+                                  const std::string& suite);
 
 harness::CaseResult ModelErrored(const std::string& message);
 // Copies a device profile into the result (modeled time, fallbacks, peak, ops).

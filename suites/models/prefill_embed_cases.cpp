@@ -50,11 +50,11 @@ at::Tensor TimedRuns(const harness::SuiteSpec& suite, const harness::ExecOptions
 harness::StatusOr<at::Tensor> GoldenTensor(const harness::SuiteSpec& suite,
                                            const harness::CaseSpec& c,
                                            const harness::ExecOptions& options, const ModelCase& mc,
-                                           const std::string& name) {
+                                           const Weights& weights, const std::string& name) {
   const std::string path = harness::GoldenPath(options.golden_dir, suite.name, c.id);
   auto golden = harness::LoadGolden(path, suite, c);
   if (!golden.ok()) return golden.status();
-  SPYRE_RETURN_IF_ERROR(CheckGoldenPrompts(*golden, mc, path, suite.name));
+  SPYRE_RETURN_IF_ERROR(CheckGoldenInputs(*golden, mc, weights, path, suite.name));
   const at::Tensor* t = golden->Find(name);
   if (t == nullptr)
     return harness::InvalidInput(path + ": has no tensor '" + name + "'; regenerate it");
@@ -85,7 +85,7 @@ class PrefillCaseKind : public harness::CaseKind {
                      mc->prompts.size(1));
     harness::SafetensorsFile f;
     f.tensors.emplace_back("logits", cpu.Prefill(mc->prompts).contiguous());
-    f.metadata = ModelGoldenMetadata(suite, c, *mc);
+    f.metadata = ModelGoldenMetadata(suite, c, *mc, *weights);
     return f;
   }
 
@@ -93,10 +93,10 @@ class PrefillCaseKind : public harness::CaseKind {
                      const harness::ExecOptions& options) const override {
     auto mc = ParseModelCase(suite, c, ModelTask::kPrefill);
     if (!mc.ok()) return ModelErrored(mc.status().message());
-    auto golden = GoldenTensor(suite, c, options, *mc, "logits");
-    if (!golden.ok()) return ModelErrored(golden.status().message());
     auto weights = LoadModelWeights(*mc);
     if (!weights.ok()) return ModelErrored(weights.status().message());
+    auto golden = GoldenTensor(suite, c, options, *mc, *weights, "logits");
+    if (!golden.ok()) return ModelErrored(golden.status().message());
     DecoderModel model(mc->config, *weights, DeviceUnderTest(), mc->dtype, mc->impl,
                        mc->prompts.size(1));
     CaseResult r;
@@ -150,7 +150,7 @@ class EmbedCaseKind : public harness::CaseKind {
     EncoderModel cpu(mc->config, *weights, at::kCPU, at::kFloat);
     harness::SafetensorsFile f;
     f.tensors.emplace_back("embeddings", cpu.Embed(mc->prompts).contiguous());
-    f.metadata = ModelGoldenMetadata(suite, c, *mc);
+    f.metadata = ModelGoldenMetadata(suite, c, *mc, *weights);
     return f;
   }
 
@@ -158,10 +158,10 @@ class EmbedCaseKind : public harness::CaseKind {
                      const harness::ExecOptions& options) const override {
     auto mc = ParseModelCase(suite, c, ModelTask::kEmbed);
     if (!mc.ok()) return ModelErrored(mc.status().message());
-    auto golden = GoldenTensor(suite, c, options, *mc, "embeddings");
-    if (!golden.ok()) return ModelErrored(golden.status().message());
     auto weights = LoadModelWeights(*mc);
     if (!weights.ok()) return ModelErrored(weights.status().message());
+    auto golden = GoldenTensor(suite, c, options, *mc, *weights, "embeddings");
+    if (!golden.ok()) return ModelErrored(golden.status().message());
     EncoderModel model(mc->config, *weights, DeviceUnderTest(), mc->dtype);
     CaseResult r;
     r.status = CaseStatus::kPassed;

@@ -81,6 +81,15 @@ TEST(ModelCaseTest, ACheckpointInsideTheSuitesRootRunsEndToEnd) {
   EXPECT_EQ(r.extra["per_step"].size(), 6u);
   EXPECT_GT(r.modeled_us, 0);
   EXPECT_GT(r.extra["modeled_tokens_per_s"].get<double>(), 0);
+
+  // A checkpoint replaced after its golden files were written is caught.
+  harness::SafetensorsFile other;
+  for (const auto& [name, t] : suites::SyntheticWeights(*cfg, 10))
+    other.tensors.emplace_back(name, t);
+  ASSERT_TRUE(harness::WriteSafetensors(dir.File("models/tiny/model.safetensors"), other).ok());
+  const harness::CaseResult stale = harness::ExecuteCase(*suite, suite->cases[0], options);
+  EXPECT_EQ(stale.status, harness::CaseStatus::kError);
+  EXPECT_NE(stale.message.find("model weights differ"), std::string::npos) << stale.message;
 }
 
 void ExpectEveryCasePasses(const std::string& name, const std::string& filter = "") {
