@@ -13,6 +13,8 @@
 // asserts nothing (the figures are in README "Regression detection").
 //
 //   build/detector_rates [fixture.json]
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -33,7 +35,8 @@ std::map<std::string, std::vector<std::vector<double>>> LoadFixture(const std::s
   return out;
 }
 
-bool Flagged(const std::vector<double>& base, const std::vector<double>& cand) {
+// `run_sigma`: the run-to-run spread learned from history; NaN for none.
+bool Flagged(const std::vector<double>& base, const std::vector<double>& cand, double run_sigma = std::nan("")) {
   auto make = [](int64_t id, const std::vector<double>& samples) {
     CaseResult c;
     c.suite = "s";
@@ -45,13 +48,31 @@ bool Flagged(const std::vector<double>& base, const std::vector<double>& cand) {
     r.cases = {c};
     return r;
   };
-  auto cmp = harness::CompareRuns(make(1, base), make(2, cand), harness::Thresholds());
+  harness::RunRecord b = make(1, base);
+  if (std::isfinite(run_sigma)) b.wall_run_sigma["s/c"] = run_sigma;
+  auto cmp = harness::CompareRuns(b, make(2, cand), harness::Thresholds());
   return !cmp.regressions.empty() || !cmp.improvements.empty();
 }
 
 struct Rates {
   double within_aa = 0, within_detect = 0, between_aa = 0, between_detect = 0;
+  double floor_aa = 0, floor_detect5 = 0, floor_detect25 = 0;  // with the history noise floor
 };
+
+// Spread of log run medians over the ten runs ending at `i` (cyclically),
+// leaving out `j` (the candidate) and the one farthest from the median.
+double HistorySigma(const std::vector<std::vector<double>>& runs, size_t i, size_t j) {
+  std::vector<double> logs;
+  for (size_t k = 0; logs.size() < 10 && k < runs.size(); ++k) {
+    size_t r = (i + runs.size() - k) % runs.size();
+    if (r != j) logs.push_back(std::log(harness::Median(runs[r])));
+  }
+  double med = harness::Median(logs);
+  logs.erase(std::max_element(logs.begin(), logs.end(), [med](double a, double b) {
+    return std::fabs(a - med) < std::fabs(b - med);
+  }));
+  return std::sqrt(harness::Variance(logs));
+}
 
 Rates Measure(const std::vector<std::vector<double>>& runs, std::mt19937_64& rng) {
   std::vector<double> residuals;
@@ -81,11 +102,20 @@ Rates Measure(const std::vector<std::vector<double>>& runs, std::mt19937_64& rng
       for (double& x : shifted) x *= 1.05;
       r.between_aa += Flagged(runs[i], runs[j]);
       r.between_detect += Flagged(runs[i], shifted);
+      const double sigma = HistorySigma(runs, i, j);
+      std::vector<double> big = runs[j];
+      for (double& x : big) x *= 1.25;
+      r.floor_aa += Flagged(runs[i], runs[j], sigma);
+      r.floor_detect5 += Flagged(runs[i], shifted, sigma);
+      r.floor_detect25 += Flagged(runs[i], big, sigma);
       ++pairs;
     }
   }
   r.between_aa /= pairs;
   r.between_detect /= pairs;
+  r.floor_aa /= pairs;
+  r.floor_detect5 /= pairs;
+  r.floor_detect25 /= pairs;
   return r;
 }
 
@@ -100,11 +130,13 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::mt19937_64 rng(2026);
-  std::printf("%-18s %12s %12s %12s %12s\n", "workload", "A/A within", "5% within", "A/A between", "5% between");
+  std::printf("%-18s %11s %11s %11s %11s %11s %11s %11s\n", "workload", "A/A within", "5% within", "A/A betw.",
+              "5% betw.", "A/A floor", "5% floor", "25% floor");
   for (const auto& [name, runs] : fixture) {
     Rates r = Measure(runs, rng);
-    std::printf("%-18s %11.2f%% %11.2f%% %11.2f%% %11.2f%%\n", name.c_str(), 100 * r.within_aa,
-                100 * r.within_detect, 100 * r.between_aa, 100 * r.between_detect);
+    std::printf("%-18s %10.2f%% %10.2f%% %10.2f%% %10.2f%% %10.2f%% %10.2f%% %10.2f%%\n", name.c_str(),
+                100 * r.within_aa, 100 * r.within_detect, 100 * r.between_aa, 100 * r.between_detect,
+                100 * r.floor_aa, 100 * r.floor_detect5, 100 * r.floor_detect25);
   }
   return 0;
 }

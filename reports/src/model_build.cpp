@@ -211,6 +211,8 @@ StatusOr<ReportModel> BuildReportModel(sqlite3* db, int64_t run_id, const Report
     auto rec = harness::LoadRunRecord(db, *base_id);
     if (!rec.ok()) return rec.status();
     base = std::move(*rec);
+    // The same run-to-run noise floor as `run` and `compare` judge with.
+    if (harness::Status s = harness::AttachWallNoise(db, &*base); !s.ok()) return s;
     m.comparison = harness::CompareRuns(*base, *cand, options.thresholds);
     m.attribution = harness::Attribution(*m.comparison);
     for (const auto* list : {&m.comparison->regressions, &m.comparison->improvements}) {

@@ -121,6 +121,22 @@ TEST(DetectTest, ImprovementsAreReported) {
   EXPECT_EQ(kinds, (std::vector<FindingKind>{FindingKind::kStatus, FindingKind::kLatency, FindingKind::kModeledLatency}));
 }
 
+TEST(DetectTest, WallShiftInsideTheRunToRunSpreadIsANoteNotAVerdict) {
+  std::mt19937_64 rng(8);
+  auto base = MakeRun(1, {Case("a", rng, 100), Case("b", rng, 100)});
+  auto cand = MakeRun(2, {Case("a", rng, 115), Case("b", rng, 160)});
+  // Earlier runs of this host spread by 10% (log sd): 15% is within 3 sigma, 60% is not.
+  base.wall_run_sigma = {{"smoke/a", 0.10}, {"smoke/b", 0.10}};
+  auto c = harness::CompareRuns(base, cand, harness::Thresholds());
+  ASSERT_EQ(c.regressions.size(), 1u);
+  EXPECT_EQ(c.regressions[0].case_id, "b");
+  ASSERT_EQ(c.notes.size(), 1u);
+  EXPECT_NE(c.notes[0].find("run-to-run spread"), std::string::npos) << c.notes[0];
+  // Without history both are verdicts.
+  base.wall_run_sigma.clear();
+  EXPECT_EQ(harness::CompareRuns(base, cand, harness::Thresholds()).regressions.size(), 2u);
+}
+
 TEST(DetectTest, TooFewSamplesGiveANoteNotAVerdict) {
   std::mt19937_64 rng(5);
   auto base = MakeRun(1, {Case("a", rng)});

@@ -116,6 +116,27 @@ TEST_F(HistoryTest, ProfileSwitchIsOneChangePointAttributedToProfile) {
   EXPECT_EQ(s.env_change[0].candidate, "sendnn");
 }
 
+TEST_F(HistoryTest, WallNoiseIsLearnedFromEarlierRunsOnly) {
+  std::vector<int64_t> ids;
+  for (double wall : {100.0, 110.0, 90.0, 100.0, 1000.0}) {
+    ids.push_back(AddRun("inductor", "cpu-a", {Result("a", 10, wall), Result("b", 5, 50)}));
+  }
+  auto third = harness::LoadRunRecord(store_->handle(), ids[2]);
+  ASSERT_TRUE(third.ok());
+  ASSERT_TRUE(harness::AttachWallNoise(store_->handle(), &*third).ok());
+  // Runs 1-3: medians 100, 110, 90 -> sd of logs ~0.10; b never moved -> 0.
+  ASSERT_EQ(third->wall_run_sigma.count("smoke/a"), 1u);
+  EXPECT_NEAR(third->wall_run_sigma["smoke/a"], 0.1003, 0.002);
+  EXPECT_NEAR(third->wall_run_sigma["smoke/b"], 0.0, 1e-12);
+  auto second = harness::LoadRunRecord(store_->handle(), ids[1]);
+  ASSERT_TRUE(harness::AttachWallNoise(store_->handle(), &*second).ok());
+  EXPECT_TRUE(second->wall_run_sigma.empty()) << "two runs are too few to learn a spread";
+  // With five runs the wild one (1000) is left out.
+  auto fifth = harness::LoadRunRecord(store_->handle(), ids[4]);
+  ASSERT_TRUE(harness::AttachWallNoise(store_->handle(), &*fifth).ok());
+  EXPECT_LT(fifth->wall_run_sigma["smoke/a"], 0.1);
+}
+
 TEST_F(HistoryTest, SeriesAndGeomean) {
   AddRun("inductor", "cpu-a", {Result("a", 4, 100), Result("b", 9, 100)});
   AddRun("inductor", "cpu-a", {Result("a", 4, 100), Result("b", 9, 100), Result("new", 1000, 1)});

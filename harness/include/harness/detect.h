@@ -25,6 +25,12 @@ struct RunRecord {
   std::string label;
   nlohmann::json env = nlohmann::json::object();  // the fingerprint
   std::vector<CaseResult> cases;
+  // Run-to-run spread of each case's wall median ("suite/case" -> standard
+  // deviation of log medians over earlier runs, see AttachWallNoise in
+  // history.h). Separate processes on a shared host land on different,
+  // stable speeds that a test within one pair of runs cannot see; when known,
+  // a wall-time shift must also exceed wall_noise_k times this spread.
+  std::map<std::string, double> wall_run_sigma;
 };
 
 enum class FindingKind { kStatus, kAccuracy, kLatency, kModeledLatency, kFallback, kMemory, kGoldenDrift };

@@ -22,6 +22,13 @@ namespace harness {
 // NotFound when there is no such run.
 StatusOr<RunRecord> LoadRunRecord(sqlite3* db, int64_t run_id);
 
+// Fills run->wall_run_sigma: for every case, the standard deviation of the
+// log wall medians of the last `max_runs` completed runs of its suite up to
+// and including `run` itself (the most extreme one left out when there are at
+// least five). Cases with fewer than three such runs get no entry. Pass the
+// baseline run: the spread is learned from history, never from the candidate.
+Status AttachWallNoise(sqlite3* db, RunRecord* run, size_t max_runs = 10);
+
 // Resolves --baseline for a candidate run:
 //   "auto"        the newest completed run of the same suite that shares at
 //                 least one case with the candidate, preferring one recorded

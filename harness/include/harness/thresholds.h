@@ -21,6 +21,7 @@ struct ThresholdValues {
   double wall_min_effect = 0.05;     // smallest relative wall-time change that counts
   double wall_alpha = 0.01;          // Mann-Whitney significance level
   int wall_min_samples = 5;          // fewer samples per side: "not enough samples"
+  double wall_noise_k = 3;           // with history: the shift must exceed k x the run-to-run spread
   double accuracy_rel_margin = 0.25; // relative worsening of an error metric that counts...
   double accuracy_abs_margin = 1e-6; // ...and it must also worsen by this much
   double ulp_margin = 1;             // max_ulp must also grow by at least this many ULPs

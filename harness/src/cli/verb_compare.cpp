@@ -23,6 +23,7 @@ StatusOr<int> RunCompare(const CompareOptions& o, const GlobalOptions& global) {
   if (!thresholds.ok()) return thresholds.status();
   auto base = LoadRunRecord((*store)->handle(), o.baseline);
   if (!base.ok()) return base.status().WithContext("--baseline");
+  SPYRE_RETURN_IF_ERROR(AttachWallNoise((*store)->handle(), &*base));
   auto cand = LoadRunRecord((*store)->handle(), o.candidate);
   if (!cand.ok()) return cand.status().WithContext("--candidate");
   Comparison c = CompareRuns(*base, *cand, *thresholds);

@@ -151,7 +151,7 @@ std::vector<double> Logs(const std::vector<double>& v) {
   return out;
 }
 
-void CompareWall(const CaseResult& base, const CaseResult& cand, const ThresholdValues& v,
+void CompareWall(const CaseResult& base, const CaseResult& cand, const ThresholdValues& v, double run_sigma,
                  Comparison* out) {
   std::vector<double> a = Logs(base.wall_us), b = Logs(cand.wall_us);
   if (a.empty() || b.empty()) return;
@@ -173,6 +173,14 @@ void CompareWall(const CaseResult& base, const CaseResult& cand, const Threshold
   bool slower = shift.estimate > 0 && shift.upper >= threshold;
   bool faster = shift.estimate < 0 && shift.lower <= -threshold;
   if (!slower && !faster) return;
+  // Separate runs differ by more than their samples show; with history, the
+  // shift must stand out of the run-to-run spread as well.
+  if (std::isfinite(run_sigma) && std::fabs(shift.estimate) <= v.wall_noise_k * run_sigma) {
+    out->notes.push_back(cand.suite + "/" + cand.case_id + ": wall time " +
+                         Fmt("%+.1f%% is within %g x its run-to-run spread (%.1f%%)", 100 * std::expm1(shift.estimate),
+                             v.wall_noise_k, 100 * run_sigma));
+    return;
+  }
   Finding f = Make(cand, FindingKind::kLatency, "wall_us_median", mb, mc,
                    Fmt("wall time %+.1f%% (Hodges-Lehmann), Mann-Whitney p = %.2g", 100 * std::expm1(shift.estimate),
                        mw.p_value));
@@ -242,7 +250,8 @@ std::vector<std::string> BlameOps(const CaseResult& base, const CaseResult& cand
   return out;
 }
 
-void CompareCase(const CaseResult& base, const CaseResult& cand, const ThresholdValues& v, Comparison* out) {
+void CompareCase(const CaseResult& base, const CaseResult& cand, const ThresholdValues& v, double run_sigma,
+                 Comparison* out) {
   int sb = Severity(base.status), sc = Severity(cand.status);
   if (sb >= 0 && sc >= 0 && sb != sc) {
     std::string detail = std::string(CaseStatusName(base.status)) + " -> " + CaseStatusName(cand.status);
@@ -254,7 +263,7 @@ void CompareCase(const CaseResult& base, const CaseResult& cand, const Threshold
   if (!HasOutputs(base) || !HasOutputs(cand)) return;
   if (!CompareGolden(base, cand, out)) CompareAccuracy(base, cand, v, out);
   CompareModeled(base, cand, v, out);
-  CompareWall(base, cand, v, out);
+  CompareWall(base, cand, v, run_sigma, out);
   CompareCounts(base, cand, v, out);
 }
 

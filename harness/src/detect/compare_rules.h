@@ -5,8 +5,9 @@
 namespace harness::detect_rules {
 
 // Appends the findings for one case present in both runs to *out.
+// `run_sigma`: the case's run-to-run spread of log wall medians, NaN when unknown.
 void CompareCase(const CaseResult& base, const CaseResult& cand, const ThresholdValues& v,
-                 Comparison* out);
+                 double run_sigma, Comparison* out);
 
 // Ops whose per-op time grew most from `base` to `cand` (modeled or wall),
 // largest growth first, at most `limit`, each as "op (+12.3 us)".

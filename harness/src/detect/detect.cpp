@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cmath>
 #include <map>
 #include <set>
 #include <sstream>
@@ -36,7 +37,9 @@ Comparison CompareRuns(const RunRecord& baseline, const RunRecord& candidate,
   for (const CaseResult& cand : candidate.cases) {
     auto it = base_cases.find({cand.suite, cand.case_id});
     if (it == base_cases.end()) continue;
-    detect_rules::CompareCase(*it->second, cand, thresholds.For(cand.suite, cand.case_id), &c);
+    auto noise = baseline.wall_run_sigma.find(cand.suite + "/" + cand.case_id);
+    double run_sigma = noise == baseline.wall_run_sigma.end() ? std::nan("") : noise->second;
+    detect_rules::CompareCase(*it->second, cand, thresholds.For(cand.suite, cand.case_id), run_sigma, &c);
   }
   auto order = [](const Finding& a, const Finding& b) {
     return std::tie(a.suite, a.case_id, a.kind) < std::tie(b.suite, b.case_id, b.kind);

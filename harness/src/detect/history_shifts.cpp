@@ -3,6 +3,9 @@
 #include <map>
 #include <set>
 
+#include <algorithm>
+
+#include "harness/stats.h"
 #include "history_internal.h"
 #include "store/sql.h"
 
@@ -69,6 +72,47 @@ StatusOr<std::optional<int64_t>> ResolveBaseline(sqlite3* db, const std::string&
   }
   if (rc != SQLITE_DONE) return QueryError(db, rc, "choosing a baseline");
   return first;
+}
+
+namespace {
+
+// Standard deviation of the logs, the value farthest from the median left
+// out when there are five or more (one wild run must not set the floor).
+double LogSpread(const std::vector<SeriesPoint>& points) {
+  std::vector<double> logs;
+  for (const SeriesPoint& p : points) {
+    if (p.value > 0) logs.push_back(std::log(p.value));
+  }
+  if (logs.size() >= 5) {
+    double med = Median(logs);
+    auto far = std::max_element(logs.begin(), logs.end(), [med](double a, double b) {
+      return std::fabs(a - med) < std::fabs(b - med);
+    });
+    logs.erase(far);
+  }
+  return logs.size() >= 3 ? std::sqrt(Variance(logs)) : std::nan("");
+}
+
+}  // namespace
+
+Status AttachWallNoise(sqlite3* db, RunRecord* run, size_t max_runs) {
+  std::set<std::string> suites;
+  for (const CaseResult& c : run->cases) suites.insert(c.suite);
+  for (const std::string& suite : suites) {
+    auto all = history_internal::LoadSuiteSeries(db, suite, "", "wall_us_median");
+    if (!all.ok()) return all.status();
+    for (const auto& [name, series] : *all) {
+      auto at = std::find_if(series.begin(), series.end(),
+                             [&](const SeriesPoint& p) { return p.run_id == run->run_id; });
+      if (at == series.end()) continue;
+      size_t end = static_cast<size_t>(at - series.begin()) + 1;
+      size_t begin = end > max_runs ? end - max_runs : 0;
+      double sigma = LogSpread(std::vector<SeriesPoint>(series.begin() + static_cast<long>(begin),
+                                                        series.begin() + static_cast<long>(end)));
+      if (std::isfinite(sigma)) run->wall_run_sigma[suite + "/" + name] = sigma;
+    }
+  }
+  return Status::Ok();
 }
 
 StatusOr<std::vector<SeriesPoint>> LoadSuiteGeomeanSeries(sqlite3* db, const std::string& suite,

@@ -17,6 +17,7 @@ StatusOr<BaselineOutcome> DetectRegressionsForRun(Store& store, int64_t run_id,
   if (!thresholds.ok()) return thresholds.status();
   StatusOr<RunRecord> base = LoadRunRecord(store.handle(), **chosen);
   if (!base.ok()) return base.status();
+  SPYRE_RETURN_IF_ERROR(AttachWallNoise(store.handle(), &*base));
   StatusOr<RunRecord> cand = LoadRunRecord(store.handle(), run_id);
   if (!cand.ok()) return cand.status();
   Comparison comparison = CompareRuns(*base, *cand, *thresholds);
