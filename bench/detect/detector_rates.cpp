@@ -75,7 +75,9 @@ double HistorySigma(const std::vector<std::vector<double>>& runs, size_t i, size
 }
 
 Rates Measure(const std::vector<std::vector<double>>& runs, std::mt19937_64& rng) {
-  std::vector<double> residuals;
+  std::vector<double> residuals, medians;
+  for (const auto& run : runs) medians.push_back(harness::Median(run));
+  const double level = harness::Median(medians);  // the workload's real time, in us
   for (const auto& run : runs) {
     double m = harness::Median(run);
     for (double x : run) residuals.push_back(x / m);
@@ -89,8 +91,8 @@ Rates Measure(const std::vector<std::vector<double>>& runs, std::mt19937_64& rng
   Rates r;
   const int trials = 1000;
   for (int t = 0; t < trials; ++t) {
-    r.within_aa += Flagged(draw(100), draw(100));
-    r.within_detect += Flagged(draw(100), draw(105));
+    r.within_aa += Flagged(draw(level), draw(level));
+    r.within_detect += Flagged(draw(level), draw(1.05 * level));
   }
   r.within_aa /= trials;
   r.within_detect /= trials;

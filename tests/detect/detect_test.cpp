@@ -123,8 +123,8 @@ TEST(DetectTest, ImprovementsAreReported) {
 
 TEST(DetectTest, WallShiftInsideTheRunToRunSpreadIsANoteNotAVerdict) {
   std::mt19937_64 rng(8);
-  auto base = MakeRun(1, {Case("a", rng, 100), Case("b", rng, 100)});
-  auto cand = MakeRun(2, {Case("a", rng, 115), Case("b", rng, 160)});
+  auto base = MakeRun(1, {Case("a", rng, 1000), Case("b", rng, 1000)});
+  auto cand = MakeRun(2, {Case("a", rng, 1150), Case("b", rng, 1600)});
   // Earlier runs of this host spread by 10% (log sd): 15% is within 3 sigma, 60% is not.
   base.wall_run_sigma = {{"smoke/a", 0.10}, {"smoke/b", 0.10}};
   auto c = harness::CompareRuns(base, cand, harness::Thresholds());
@@ -135,6 +135,14 @@ TEST(DetectTest, WallShiftInsideTheRunToRunSpreadIsANoteNotAVerdict) {
   // Without history both are verdicts.
   base.wall_run_sigma.clear();
   EXPECT_EQ(harness::CompareRuns(base, cand, harness::Thresholds()).regressions.size(), 2u);
+}
+
+TEST(DetectTest, MicrosecondJitterIsNeverAFinding) {
+  std::mt19937_64 rng(9);
+  auto base = MakeRun(1, {Case("tiny", rng, 2)});
+  auto cand = MakeRun(2, {Case("tiny", rng, 8)});  // +300%, but 6 us: below wall_min_abs_us
+  auto c = harness::CompareRuns(base, cand, harness::Thresholds());
+  EXPECT_TRUE(c.regressions.empty());
 }
 
 TEST(DetectTest, TooFewSamplesGiveANoteNotAVerdict) {

@@ -164,6 +164,9 @@ void CompareWall(const CaseResult& base, const CaseResult& cand, const Threshold
     }
     return;
   }
+  // Microsecond kernels: scheduler and timer jitter on a shared host is
+  // larger than any shift worth reporting.
+  if (std::fabs(mc - mb) < v.wall_min_abs_us) return;
   MannWhitneyResult mw = MannWhitneyU(a, b);
   if (mw.p_value >= v.wall_alpha) return;
   // The shift must plausibly reach the minimum effect: the confidence bound
