@@ -120,6 +120,9 @@ class TimingCaseKind : public harness::CaseKind {
     return ParseTiming(c).status();
   }
 
+  // Timing cases hold published figures, not golden tensors.
+  bool HasGolden(const harness::CaseSpec&) const override { return false; }
+
   CaseResult Execute(const harness::SuiteSpec&, const harness::CaseSpec& c,
                      const harness::ExecOptions&) const override {
     auto t = ParseTiming(c);

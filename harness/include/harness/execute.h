@@ -41,6 +41,10 @@ class CaseKind {
   // True when the case names an imported golden file (produced elsewhere),
   // which `golden generate` never overwrites.
   virtual bool UsesImportedGolden(const CaseSpec& c) const;
+  // False for kinds that compare with no golden outputs (e.g. "timing",
+  // which checks modeled figures against published ones); `golden generate`
+  // and `verify` pass over them.
+  virtual bool HasGolden(const CaseSpec& c) const;
 };
 
 // Registry of case kinds by name ("op", "decode", ...).

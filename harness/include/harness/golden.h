@@ -30,6 +30,7 @@ StatusOr<SafetensorsFile> LoadGolden(const std::string& path, const SuiteSpec& s
 struct GoldenGenerateResult {
   int written = 0;
   int imported = 0;  // cases with an imported golden file, left alone
+  int without_golden = 0;  // cases whose kind has no golden outputs
   size_t bytes = 0;
 };
 // Writes the golden file of every case of `suite` (cases matching `filter`,
@@ -37,7 +38,7 @@ struct GoldenGenerateResult {
 StatusOr<GoldenGenerateResult> GenerateGolden(const SuiteSpec& suite, const ExecOptions& options,
                                               const std::string& filter = "");
 
-enum class DriftStatus { kOk, kDrift, kImported };
+enum class DriftStatus { kOk, kDrift, kImported, kNoGolden };
 const char* DriftStatusName(DriftStatus s);  // "ok", "drift", "imported"
 
 struct CaseDrift {

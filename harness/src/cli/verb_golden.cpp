@@ -34,6 +34,7 @@ StatusOr<int> RunGenerate(const GoldenOptions& opts, const GlobalOptions& global
   std::cout << "golden: wrote " << result->written << " file(s), " << result->bytes
             << " bytes, to " << global.golden_dir << "/" << suite->name;
   if (result->imported > 0) std::cout << " (" << result->imported << " imported, left alone)";
+  if (result->without_golden > 0) std::cout << " (" << result->without_golden << " without golden outputs)";
   std::cout << "\n";
   return 0;
 }

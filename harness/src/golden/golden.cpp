@@ -99,6 +99,7 @@ const char* DriftStatusName(DriftStatus s) {
     case DriftStatus::kOk: return "ok";
     case DriftStatus::kDrift: return "drift";
     case DriftStatus::kImported: return "imported";
+    case DriftStatus::kNoGolden: return "no-golden";
   }
   return "ok";
 }
@@ -118,6 +119,10 @@ StatusOr<GoldenGenerateResult> GenerateGolden(const SuiteSpec& suite, const Exec
     if (!filter.empty() && !std::regex_search(c.id, re)) continue;
     const CaseKind* kind = FindCaseKind(c.kind);
     if (kind == nullptr) return InternalError("case kind '" + c.kind + "' vanished");
+    if (!kind->HasGolden(c)) {
+      ++result.without_golden;
+      continue;
+    }
     if (kind->UsesImportedGolden(c)) {
       ++result.imported;
       continue;
@@ -138,6 +143,10 @@ StatusOr<std::vector<CaseDrift>> VerifyGolden(const SuiteSpec& suite, const Exec
   for (const CaseSpec& c : suite.cases) {
     const CaseKind* kind = FindCaseKind(c.kind);
     if (kind == nullptr) return InternalError("case kind '" + c.kind + "' vanished");
+    if (!kind->HasGolden(c)) {
+      out.push_back({c.id, DriftStatus::kNoGolden, "the " + c.kind + " kind has no golden outputs"});
+      continue;
+    }
     if (kind->UsesImportedGolden(c)) {
       out.push_back({c.id, DriftStatus::kImported, "imported golden file; not recomputed"});
       continue;

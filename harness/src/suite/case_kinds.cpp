@@ -36,6 +36,7 @@ StatusOr<SafetensorsFile> CaseKind::ComputeGolden(const SuiteSpec&, const CaseSp
 }
 
 bool CaseKind::UsesImportedGolden(const CaseSpec&) const { return false; }
+bool CaseKind::HasGolden(const CaseSpec&) const { return true; }
 
 void RegisterCaseKind(const std::string& name, CaseKindFactory factory) {
   Registry& r = TheRegistry();
