@@ -1,5 +1,7 @@
 #include "harness/case_result.h"
 
+#include "harness/stats.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -50,16 +52,7 @@ StatusOr<CaseStatus> ParseCaseStatus(const std::string& name) {
   return InvalidInput("unknown case status '" + name + "'");
 }
 
-double CaseResult::WallMedianUs() const {
-  if (wall_us.empty()) return std::nan("");
-  std::vector<double> v = wall_us;
-  size_t mid = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + mid, v.end());
-  double hi = v[mid];
-  if (v.size() % 2 == 1) return hi;
-  double lo = *std::max_element(v.begin(), v.begin() + mid);
-  return (lo + hi) / 2;
-}
+double CaseResult::WallMedianUs() const { return Median(wall_us); }
 
 nlohmann::json ToJson(const CaseResult& r) {
   nlohmann::json j;

@@ -127,20 +127,6 @@ TEST(StoreTest, AbandonedRunIsMarkedAbortedOnlyWhenItsSupervisorIsGone) {
   EXPECT_EQ(live->status, "running");  // this process still owns it
 }
 
-TEST(StoreTest, LatestCompletedRunSkipsOthers) {
-  TempDir dir;
-  auto store = OpenOrDie(dir.File("s.db"));
-  NewRun run;
-  run.suite = "smoke";
-  int64_t a = *store->BeginRun(run);
-  ASSERT_TRUE(store->FinishRun(a, RunStatus::kCompleted).ok());
-  int64_t b = *store->BeginRun(run);
-  ASSERT_TRUE(store->FinishRun(b, RunStatus::kAborted).ok());
-  int64_t c = *store->BeginRun(run);
-  EXPECT_EQ(**store->LatestCompletedRun("smoke", c), a);
-  EXPECT_FALSE(store->LatestCompletedRun("ops", c)->has_value());
-}
-
 TEST(StoreTest, RegressionsAreReplacedPerRun) {
   TempDir dir;
   auto store = OpenOrDie(dir.File("s.db"));

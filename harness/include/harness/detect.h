@@ -64,6 +64,10 @@ struct Comparison {
   std::vector<std::string> notes;  // e.g. "not enough samples" for wall latency
 };
 
+// True for metrics where larger is better (cosine, top-1 agreement, top-k
+// overlap); every other metric is an error, smaller is better.
+bool HigherIsBetter(const std::string& metric);
+
 // Differences between two fingerprints, one entry per component.
 std::vector<EnvChange> DiffEnvironments(const nlohmann::json& baseline, const nlohmann::json& candidate);
 

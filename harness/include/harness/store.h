@@ -92,8 +92,6 @@ class Store {
   StatusOr<int> MarkAbandonedRuns();
 
   StatusOr<std::optional<RunRow>> FindRun(int64_t run_id);
-  // The newest completed run of `suite` other than `exclude_run_id`.
-  StatusOr<std::optional<int64_t>> LatestCompletedRun(const std::string& suite, int64_t exclude_run_id);
   // Replaces the regressions stored for `run_id` (detection writes these).
   Status RecordRegressions(int64_t run_id, int64_t baseline_run_id,
                            const std::vector<RegressionRow>& rows);

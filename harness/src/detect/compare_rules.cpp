@@ -52,13 +52,6 @@ Finding Make(const CaseResult& cand, FindingKind kind, const std::string& metric
   return f;
 }
 
-// Metrics where larger is better; all others are errors (smaller is better).
-bool HigherIsBetter(const std::string& name) {
-  static const std::set<std::string> kHigher = {"cosine", "top1_agreement", "topk_overlap",
-                                                "agreement", "min_cosine"};
-  return kHigher.count(name) != 0;
-}
-
 struct AccuracyPoint {
   std::string metric;
   std::string name;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cmath>
 #include <map>
 #include <set>
 #include <sstream>
@@ -22,6 +21,12 @@ const char* FindingKindName(FindingKind k) {
     case FindingKind::kGoldenDrift: return "golden_drift";
   }
   return "status";
+}
+
+bool HigherIsBetter(const std::string& metric) {
+  static const std::set<std::string> kHigher = {"cosine", "top1_agreement", "topk_overlap", "agreement",
+                                                "min_cosine"};
+  return kHigher.count(metric) != 0;
 }
 
 Comparison CompareRuns(const RunRecord& baseline, const RunRecord& candidate,

@@ -11,8 +11,8 @@ namespace harness {
 
 namespace history_internal {
 Status QueryError(sqlite3* db, int rc, const std::string& doing) {
-  return IoError(std::string("store query failed while ") + doing + ": " + sqlite3_errstr(rc) + " (" +
-                 sqlite3_errmsg(db) + "); check the store with `sqlite3 FILE 'PRAGMA integrity_check'`");
+  const char* path = sqlite3_db_filename(db, "main");
+  return store_internal::SqlStatus(db, rc, path != nullptr ? path : "", doing);
 }
 }  // namespace history_internal
 
@@ -34,9 +34,6 @@ const char* ResultColumn(const std::string& metric) {
   return nullptr;
 }
 
-bool HigherIsBetter(const std::string& m) {
-  return m == "cosine" || m == "top1_agreement" || m == "topk_overlap" || m == "agreement";
-}
 
 }  // namespace
 
@@ -81,36 +78,33 @@ StatusOr<RunRecord> LoadRunRecord(sqlite3* db, int64_t run_id) {
     run.cases.push_back(std::move(c));
   }
   if (rc != SQLITE_DONE) return QueryError(db, rc, "reading results");
-  Stmt m(db,
-         "SELECT m.result_id, m.output, m.name, m.value, m.limit_value, m.failed FROM metrics m "
-         "JOIN results r ON r.id = m.result_id WHERE r.run_id = ? ORDER BY m.rowid");
-  m.Bind(1, run_id);
-  while ((rc = m.Step()) == SQLITE_ROW) {
-    auto it = index.find(m.Int(0));
-    if (it == index.end()) continue;
-    run.cases[it->second].metrics.push_back({m.Text(1), m.Text(2), m.Real(3), m.Real(4), m.Int(5) != 0});
-  }
-  if (rc != SQLITE_DONE) return QueryError(db, rc, "reading metrics");
-  Stmt w(db,
-         "SELECT w.result_id, w.wall_us FROM wall_samples w JOIN results r ON r.id = w.result_id "
-         "WHERE r.run_id = ? ORDER BY w.result_id, w.idx");
-  w.Bind(1, run_id);
-  while ((rc = w.Step()) == SQLITE_ROW) {
-    auto it = index.find(w.Int(0));
-    if (it != index.end()) run.cases[it->second].wall_us.push_back(w.Real(1));
-  }
-  if (rc != SQLITE_DONE) return QueryError(db, rc, "reading wall samples");
-  Stmt o(db,
-         "SELECT o.result_id, o.op, o.calls, o.modeled_us, o.wall_us, o.fallbacks FROM op_summaries o "
-         "JOIN results r ON r.id = o.result_id WHERE r.run_id = ? ORDER BY o.result_id, o.op");
-  o.Bind(1, run_id);
-  while ((rc = o.Step()) == SQLITE_ROW) {
-    auto it = index.find(o.Int(0));
-    if (it != index.end()) {
-      run.cases[it->second].ops.push_back({o.Text(1), o.Int(2), o.Real(3), o.Real(4), o.Int(5)});
+  // The child tables: each row's first column is its result id.
+  auto each_row = [&](const char* sql, const char* doing, auto fill) -> Status {
+    Stmt s(db, sql);
+    s.Bind(1, run_id);
+    int step;
+    while ((step = s.Step()) == SQLITE_ROW) {
+      auto it = index.find(s.Int(0));
+      if (it != index.end()) fill(s, run.cases[it->second]);
     }
-  }
-  if (rc != SQLITE_DONE) return QueryError(db, rc, "reading op summaries");
+    return step == SQLITE_DONE ? Status::Ok() : QueryError(db, step, doing);
+  };
+  SPYRE_RETURN_IF_ERROR(each_row(
+      "SELECT m.result_id, m.output, m.name, m.value, m.limit_value, m.failed FROM metrics m "
+      "JOIN results r ON r.id = m.result_id WHERE r.run_id = ? ORDER BY m.rowid",
+      "reading metrics", [](const Stmt& s, CaseResult& c) {
+        c.metrics.push_back({s.Text(1), s.Text(2), s.Real(3), s.Real(4), s.Int(5) != 0});
+      }));
+  SPYRE_RETURN_IF_ERROR(each_row(
+      "SELECT w.result_id, w.wall_us FROM wall_samples w JOIN results r ON r.id = w.result_id "
+      "WHERE r.run_id = ? ORDER BY w.result_id, w.idx",
+      "reading wall samples", [](const Stmt& s, CaseResult& c) { c.wall_us.push_back(s.Real(1)); }));
+  SPYRE_RETURN_IF_ERROR(each_row(
+      "SELECT o.result_id, o.op, o.calls, o.modeled_us, o.wall_us, o.fallbacks FROM op_summaries o "
+      "JOIN results r ON r.id = o.result_id WHERE r.run_id = ? ORDER BY o.result_id, o.op",
+      "reading op summaries", [](const Stmt& s, CaseResult& c) {
+        c.ops.push_back({s.Text(1), s.Int(2), s.Real(3), s.Real(4), s.Int(5)});
+      }));
   return run;
 }
 

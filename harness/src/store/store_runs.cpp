@@ -80,17 +80,6 @@ StatusOr<std::optional<RunRow>> Store::FindRun(int64_t run_id) {
   return std::optional<RunRow>(r);
 }
 
-StatusOr<std::optional<int64_t>> Store::LatestCompletedRun(const std::string& suite,
-                                                           int64_t exclude_run_id) {
-  Stmt q(db_, "SELECT id FROM runs WHERE suite = ? AND status = 'completed' AND id != ?"
-              " ORDER BY started_at DESC, id DESC LIMIT 1");
-  q.Bind(1, suite).Bind(2, exclude_run_id);
-  int rc = q.Step();
-  if (rc == SQLITE_DONE) return std::optional<int64_t>();
-  if (rc != SQLITE_ROW) return Error(rc, "looking up the latest completed run of " + suite);
-  return std::optional<int64_t>(q.Int(0));
-}
-
 Status Store::RecordRegressions(int64_t run_id, int64_t baseline_run_id,
                                 const std::vector<RegressionRow>& rows) {
   Transaction tx(db_);
