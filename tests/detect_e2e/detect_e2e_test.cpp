@@ -36,11 +36,12 @@ class DetectE2eTest : public ::testing::Test {
     return j.is_discarded() ? 0 : j["run_id"].get<int64_t>();
   }
 
-  // Wall time on a shared CI machine drifts between runs; the test's own
-  // thresholds allow 25% so that only the injected slowdown (x1.5) counts.
+  // Separate processes on a shared VM land on speeds up to ~2x apart
+  // (build/detector_rates, README); the test's own thresholds allow 100% so
+  // that only the injected slowdown (x5) counts.
   std::string Thresholds() {
     std::string path = dir_.File("thresholds.json");
-    spyre_test::WriteFile(path, R"({"defaults": {"wall_min_effect": 0.25}})");
+    spyre_test::WriteFile(path, R"({"defaults": {"wall_min_effect": 1.0}})");
     return path;
   }
 
@@ -99,11 +100,11 @@ TEST_F(DetectE2eTest, InjectedFaultsFlagExactlyTheCasesThatRunTheOpWithTheRightK
   ASSERT_GE(mm_cases.size(), 3u);
   const std::string b = std::to_string(base);
 
-  int64_t slow = Run({"--repeat", "20", "--inject", "mm:slow=1.5", "--baseline", b}, 1);
+  int64_t slow = Run({"--repeat", "20", "--inject", "mm:slow=5", "--baseline", b}, 1);
   auto found = Findings(slow);
   EXPECT_EQ(Keys(found), mm_cases);
   // Wall time is judged where it can be: cases whose baseline takes at least
-  // 30 us (a +50% shift is then >= 15 us; under wall_min_abs_us it is jitter).
+  // 30 us (a x5 slowdown is then >= 120 us; under wall_min_abs_us it is jitter).
   const auto slow_enough = Column("SELECT case_name FROM v_results WHERE run_id = ?1 AND wall_us_median >= 30", base);
   int wall_judged = 0;
   for (const auto& [c, kinds] : found) {
