@@ -11,6 +11,7 @@
 // trips -Wmaybe-uninitialized (a known false positive in the headers).
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <cpuid.h>
 #include <immintrin.h>
 
 #include "spyre_emu/dl16.h"
@@ -230,7 +231,16 @@ SPYRE_AVX512 void DecodeLoopAvx512(const uint16_t* src, void* dst, size_t n) {
 
 }  // namespace
 
-bool HaveAvx2() { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c"); }
+// clang 14's __builtin_cpu_supports does not know "f16c" (a compile error), so
+// F16C is read from CPUID leaf 1 directly, as GCC's builtin does.
+namespace {
+bool HaveF16c() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  return __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_F16C) != 0;
+}
+}  // namespace
+
+bool HaveAvx2() { return __builtin_cpu_supports("avx2") && HaveF16c(); }
 bool HaveAvx512() { return __builtin_cpu_supports("avx512f"); }
 
 void EncodeAvx2(HostFormat from, const void* src, uint16_t* dst, size_t n, Rounding rounding) {
