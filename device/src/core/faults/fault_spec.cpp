@@ -51,12 +51,28 @@ bool ParseNumber(const std::string& s, double* out) {
   return true;
 }
 
+// The error quotes the user's text: control characters (a newline in the
+// variable, say) are written as \xNN so the message stays one line.
+std::string OneLine(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) {
+      const char* hex = "0123456789abcdef";
+      out += std::string("\\x") + hex[u >> 4] + hex[u & 15];
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 class EntryError {
  public:
   EntryError(int index, const Span& entry) : index_(index), entry_(entry) {}
   bool Fail(size_t at, const std::string& what, std::string* error) const {
-    *error = "SPYRE_EMU_FAULTS entry " + std::to_string(index_) + " '" + entry_.text +
-             "' (at character " + std::to_string(at + 1) + "): " + what;
+    *error = OneLine("SPYRE_EMU_FAULTS entry " + std::to_string(index_) + " '" + entry_.text +
+                     "' (at character " + std::to_string(at + 1) + "): " + what);
     return false;
   }
 
