@@ -10,8 +10,11 @@
 //             "profile": "sendnn", "expected": 32.51}
 //   "model": {"figure": "matmul_reduction", "range": [0.29, 0.69]}
 // "rel_tol" (default 0.05) bounds |value / expected - 1|; a matmul_reduction
-// case passes when every matmul's 1 - inductor / sendnn lies in the range
-// widened by rel_tol at both ends (the published figure is a range).
+// case passes when every matmul's 1 - inductor / sendnn (kernel times) lies in
+// the range widened by rel_tol at both ends: the published range is the spread
+// over a kernel set IBM does not list, so each of our kernels must fall inside
+// it, while our set's own spread is reported (min/max_reduction), not held to
+// the range's ends (spyre_emu/cost_model.h says why).
 #include <algorithm>
 #include <cmath>
 
@@ -141,11 +144,12 @@ class TimingCaseKind : public harness::CaseKind {
       r.metrics.push_back({"time", "modeled_us", cand.total_us, std::nan(""), false});
       r.metrics.push_back({"time", "roofline_us", cand.roofline_us, std::nan(""), false});
       r.extra["roofline_us"] = cand.roofline_us;
+      r.extra["launch_us"] = cand.launch_us;  // inside modeled_us
       r.extra["weight_bytes"] = cand.weight_bytes;
-      if (cand.total_us < cand.roofline_us) {
+      if (cand.kernel_us() < cand.roofline_us) {  // kernels alone, launches aside
         r.status = CaseStatus::kFailed;
-        r.message = "modeled " + std::to_string(cand.total_us) + " us beats the roofline " +
-                    std::to_string(cand.roofline_us) + " us";
+        r.message = "modeled kernels " + std::to_string(cand.kernel_us()) +
+                    " us beat the roofline " + std::to_string(cand.roofline_us) + " us";
       }
       value = cand.total_us;
       unit = "us";

@@ -48,6 +48,8 @@ class Walk {
     TimingResult r;
     for (auto& k : order_) {
       r.total_us += by_name_[k].us;
+      r.launch_us += by_name_[k].launch_us;
+      r.launches += by_name_[k].calls;
       r.kernels.push_back(by_name_[k]);
     }
     r.weight_bytes = weight_bytes;
@@ -56,12 +58,15 @@ class Walk {
   }
 
  private:
-  void Add(const std::string& name, int64_t calls, double ns_each) {
+  // `calls` launches of one kernel: its device time plus the profile's
+  // per-launch cost each.
+  void Add(const std::string& name, int64_t calls, double kernel_ns) {
     if (!by_name_.count(name)) order_.push_back(name);
     KernelTime& k = by_name_[name];
     k.name = name;
     k.calls += calls;
-    k.us += static_cast<double>(calls) * ns_each / 1000.0;
+    k.us += static_cast<double>(calls) * (kernel_ns + profile_.launch_ns) / 1000.0;
+    k.launch_us += static_cast<double>(calls) * profile_.launch_ns / 1000.0;
   }
 
   const spyre_emu::CostProfile& profile_;

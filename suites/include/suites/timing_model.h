@@ -4,7 +4,8 @@
 // computing any tensor. The walk issues the kernels the fused decoder layers
 // would (one kernel per matmul, per normalisation and per element-wise op),
 // so an 8B model at batch 1, sequence 1024 is modeled on a laptop in
-// milliseconds.
+// milliseconds. The time is end to end: each launch adds the profile's
+// launch_ns (inductor's program correction) to its kernel's device time.
 //
 //   TimingResult t = ModelDecoderTime(granite8b, {1, 1024, Phase::kDecode}, sendnn, 32);
 //   t.total_us;  t.kernels[i].name, .calls, .us
@@ -32,14 +33,18 @@ struct TimingShape {
 struct KernelTime {
   std::string name;  // "q_proj", "attn_scores", "rms_norm", ...
   int64_t calls = 0;
-  double us = 0;  // all calls together
+  double us = 0;         // all calls together, launches included
+  double launch_us = 0;  // the launches' part of `us`
 };
 
 struct TimingResult {
-  double total_us = 0;
+  double total_us = 0;              // kernels' device time + launches
+  double launch_us = 0;             // launches alone (0 on sendnn)
+  int64_t launches = 0;             // kernels launched per pass
   double roofline_us = 0;           // max(FLOPs / peak, bytes / bandwidth) of the whole pass
   double weight_bytes = 0;          // DL16 weights read once per pass
   std::vector<KernelTime> kernels;  // in walk order
+  double kernel_us() const { return total_us - launch_us; }
 };
 
 TimingResult ModelDecoderTime(const ModelConfig& config, const TimingShape& shape,

@@ -18,8 +18,9 @@ constexpr double kCoreMacsPerSecond = kPeakFlopsPerSecond / 2 / kChipCores;
 // DESIGN.md: pt_eff = min(1, sqrt((M_per_core / 8) / 8)): the 8x8 PE array
 // is fully fed only with at least 64 rows per core.
 constexpr double kPtEffRows = 8.0 * 8.0;
-// DESIGN.md: memory time grows by max(1, max(m_split, n_split) / 8).
-constexpr double kRingFreeSplit = 8.0;
+// DESIGN.md: a matmul's memory time grows by max(1, max(m_split, n_split) / 8):
+// up to 8 cores share an operand broadcast before they contend for the ring.
+constexpr double kCohortLimit = 8.0;
 // DESIGN.md: batch split penalty b^1.4 in aggregate, i.e. b^0.4 per core.
 constexpr double kBatchPenaltyExponent = 1.4 - 1.0;
 // DESIGN.md: K-split partial sums cost 1.4e-4 us per output element per hop.
@@ -57,8 +58,16 @@ static_assert(kInductorSoftmaxNs - kKernelOverheadNs > BytesNs(kInductorSoftmaxB
 constexpr double kUnplannedTrafficFactor = 2;
 constexpr double kUnplannedStatBytesPerCol = 4;
 
-constexpr CostProfile kInductor{"inductor", true, true, kKernelOverheadNs};
-constexpr CostProfile kSendnn{"sendnn", false, false, kKernelOverheadNs};
+// Program correction per launch on the inductor stack (cost_model.h). No
+// published figure isolates it, so it is the one constant fit to an end-to-end
+// figure: with it, Granite 3.3 8B decode at batch 1, sequence 1024 (603
+// kernels per step, suites/timing_model.cpp) is 2.4x faster on inductor, as
+// published. It then predicts the prefill figure (1.7x published) without
+// further fitting. tests/models/timing_model_test.cpp holds both to 5%.
+constexpr double kProgramCorrectionNs = 79.4e3;
+
+constexpr CostProfile kInductor{"inductor", true, true, kKernelOverheadNs, kProgramCorrectionNs};
+constexpr CostProfile kSendnn{"sendnn", false, false, kKernelOverheadNs, 0.0};
 
 int64_t CeilDiv(int64_t a, int64_t b) { return b <= 0 ? 0 : (a + b - 1) / b; }
 // Elements per 128-byte stick (memory.h): 64 DL16 or 32 fp32.
@@ -68,9 +77,12 @@ int64_t PadToStick(int64_t n, int elem_bytes) {
   return CeilDiv(n, per) * per;
 }
 
-double MemoryFactor(const WorkSplit& s) {
-  const double ring = std::max(1.0, std::max(s.m, s.n) / kRingFreeSplit);
-  return ring * std::pow(static_cast<double>(s.batch), kBatchPenaltyExponent);
+// The matmul's memory-time factor: the cohort (operand broadcast) contention
+// times the per-core batch-split penalty. Vector kernels pay neither: their
+// rows are partitioned, never broadcast.
+double MatmulMemoryFactor(const WorkSplit& s) {
+  const double cohort = std::max(1.0, std::max(s.m, s.n) / kCohortLimit);
+  return cohort * std::pow(static_cast<double>(s.batch), kBatchPenaltyExponent);
 }
 
 KernelCost MatmulWithSplit(const MatmulShape& sh, const CostProfile& p, const WorkSplit& s) {
@@ -85,10 +97,11 @@ KernelCost MatmulWithSplit(const MatmulShape& sh, const CostProfile& p, const Wo
                        (static_cast<double>(sh.m) * PadToStick(sh.k, sh.elem_bytes) +
                         static_cast<double>(sh.k) * PadToStick(sh.n, sh.elem_bytes) +
                         static_cast<double>(sh.m) * PadToStick(sh.n, sh.elem_bytes));
-  c.memory_ns = BytesNs(bytes) * MemoryFactor(s);
+  c.memory_ns = BytesNs(bytes) * MatmulMemoryFactor(s);
   c.reduce_ns = kReduceNsPerElementHop * static_cast<double>(b_core) * m_core * n_core * (s.k - 1);
   c.overhead_ns = p.kernel_overhead_ns;
-  c.total_ns = std::max(c.compute_ns, c.memory_ns) + c.reduce_ns + c.overhead_ns;
+  // Added, as torch-spyre's fitted matmul model adds them (cost_model.h).
+  c.total_ns = c.compute_ns + c.memory_ns + c.reduce_ns + c.overhead_ns;
   return c;
 }
 
@@ -171,24 +184,16 @@ KernelCost ModelVector(const VectorShape& sh, const CostProfile& p, int cores) {
     bytes = kUnplannedTrafficFactor * bytes + kUnplannedStatBytesPerCol * sh.cols;
   }
   const double steps = std::max(1.0, sh.steps_per_element);
-  auto with_cores = [&](int used) {
-    KernelCost c;
-    c.split.m = used;
-    const double elements_core = static_cast<double>(CeilDiv(rows, used)) * sh.cols;
-    c.compute_ns = elements_core * steps * kVectorNsPerElementStep;
-    c.memory_ns = BytesNs(bytes) * MemoryFactor(c.split);
-    c.overhead_ns = p.kernel_overhead_ns;
-    c.total_ns = std::max(c.compute_ns, c.memory_ns) + c.overhead_ns;
-    return c;
-  };
-  const int max_used = static_cast<int>(std::min<int64_t>(cores, rows));
-  KernelCost best = with_cores(max_used);  // the legacy policy: every core
-  if (p.cost_driven_split) {
-    for (int used = 1; used < max_used; ++used) {
-      const KernelCost c = with_cores(used);
-      if (c.total_ns < best.total_ns) best = c;
-    }
-  }
+  // Rows are partitioned, never broadcast, so DDR time does not depend on the
+  // split and more cores only shorten the vector work: both profiles use every
+  // core they may (up to one row each).
+  KernelCost best;
+  best.split.m = static_cast<int>(std::min<int64_t>(cores, rows));
+  const double elements_core = static_cast<double>(CeilDiv(rows, best.split.m)) * sh.cols;
+  best.compute_ns = elements_core * steps * kVectorNsPerElementStep;
+  best.memory_ns = BytesNs(bytes);
+  best.overhead_ns = p.kernel_overhead_ns;
+  best.total_ns = std::max(best.compute_ns, best.memory_ns) + best.overhead_ns;
   CheckRoofline(best, 0, static_cast<double>(sh.io_bytes));
   return best;
 }
