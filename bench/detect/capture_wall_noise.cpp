@@ -1,6 +1,8 @@
 // Records real wall-time samples on this machine, in the shape the detector
 // sees them: several independent "runs" (separate processes), each with
-// warm-up and timed repeats of a few kernels. The output (JSON on stdout) is
+// warm-up and timed repeats of a few kernels, each repeat preceded by the
+// host-speed probe the case kinds take (harness/host_probe.h), recorded as
+// "<workload>@probe". The output (JSON on stdout) is
 // the fixture tests/detect/fixtures/wall_samples.json, from which the
 // detector's detection and false-positive rates are measured
 // (tests/detect/detector_rates_test.cpp, bench/detect/bench_detector.cpp).
@@ -15,19 +17,23 @@
 #include <ATen/Parallel.h>
 #include <nlohmann/json.hpp>
 
+#include "harness/host_probe.h"
+
 namespace {
 
 template <typename F>
-nlohmann::json Time(F f, int warmup, int repeat) {
+void Time(nlohmann::json* run, const std::string& name, F f, int warmup, int repeat) {
   for (int i = 0; i < warmup; ++i) f();
-  nlohmann::json samples = nlohmann::json::array();
+  nlohmann::json samples = nlohmann::json::array(), probes = nlohmann::json::array();
   for (int i = 0; i < repeat; ++i) {
+    probes.push_back(harness::HostProbeOnceUs());
     auto t0 = std::chrono::steady_clock::now();
     f();
     auto t1 = std::chrono::steady_clock::now();
     samples.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
   }
-  return samples;
+  (*run)[name] = samples;
+  (*run)[name + "@probe"] = probes;
 }
 
 }  // namespace
@@ -49,9 +55,9 @@ int main(int argc, char** argv) {
   at::Tensor a = at::rand({128, 128}), b = at::rand({128, 128});
   at::Tensor s = at::rand({512, 1024}), x = at::rand({1 << 20}), y = at::rand({1 << 20});
   nlohmann::json run;
-  run["mm128"] = Time([&] { (void)at::mm(a, b); }, 3, 20);
-  run["softmax512x1024"] = Time([&] { (void)at::softmax(s, -1); }, 3, 20);
-  run["add1M"] = Time([&] { (void)at::add(x, y); }, 3, 20);
+  Time(&run, "mm128", [&] { (void)at::mm(a, b); }, 3, 20);
+  Time(&run, "softmax512x1024", [&] { (void)at::softmax(s, -1); }, 3, 20);
+  Time(&run, "add1M", [&] { (void)at::add(x, y); }, 3, 20);
   std::cout << run.dump() << "\n";
   return 0;
 }

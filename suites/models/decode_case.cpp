@@ -9,6 +9,7 @@
 #include "decode_metrics.h"
 #include "harness/execute.h"
 #include "harness/golden.h"
+#include "harness/host_probe.h"
 #include "model_case.h"
 
 namespace suites {
@@ -112,7 +113,9 @@ class DecodeCaseKind : public harness::CaseKind {
     r.status = CaseStatus::kPassed;
     std::vector<double> ttft, itl, tps;
     at::Tensor logits;
+    harness::HostProbe probe;
     for (int i = 0; i < RepeatCount(suite, options); ++i) {
+      probe.Sample();
       DecodeTiming t;
       logits = RunDecode(model, mc->prompts, teacher, mc->steps, &t);
       r.wall_us.push_back(t.prefill_us + t.steps_us);
@@ -120,6 +123,7 @@ class DecodeCaseKind : public harness::CaseKind {
       if (mc->steps > 1) itl.push_back(t.steps_us / static_cast<double>(mc->steps - 1));
       tps.push_back(static_cast<double>(b * mc->steps) / ((t.prefill_us + t.steps_us) * 1e-6));
     }
+    probe.Record(&r);
     // The modeled clock, phase by phase, in one more (untimed, traced) run.
     DeviceProfile prefill_profile, steps_profile;
     prefill_profile = ProfileOnDevice([&] { model.Prefill(mc->prompts).to(at::kCPU); });

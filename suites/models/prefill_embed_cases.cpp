@@ -7,6 +7,7 @@
 #include "harness/compare.h"
 #include "harness/execute.h"
 #include "harness/golden.h"
+#include "harness/host_probe.h"
 #include "model_case.h"
 #include "suites/encoder.h"
 
@@ -36,12 +37,15 @@ at::Tensor TimedRuns(const harness::SuiteSpec& suite, const harness::ExecOptions
                      CaseResult* r) {
   for (int i = 0; i < WarmupCount(suite, options); ++i) fn();
   at::Tensor out;
+  harness::HostProbe probe;
   for (int i = 0; i < RepeatCount(suite, options); ++i) {
+    probe.Sample();
     const auto start = std::chrono::steady_clock::now();
     out = fn();
     const auto stop = std::chrono::steady_clock::now();
     r->wall_us.push_back(std::chrono::duration<double, std::micro>(stop - start).count());
   }
+  probe.Record(r);
   FillProfile(ProfileOnDevice([&] { out = fn(); }), r);
   return out;
 }

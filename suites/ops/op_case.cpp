@@ -10,6 +10,7 @@
 #include "harness/env.h"
 #include "harness/execute.h"
 #include "harness/golden.h"
+#include "harness/host_probe.h"
 #include "op_case.h"
 #include "suites/device_under_test.h"
 
@@ -111,12 +112,15 @@ class OpCaseKind : public harness::CaseKind {
     CaseResult r;
     r.status = CaseStatus::kPassed;
     Outputs device_outs;
+    harness::HostProbe probe;
     for (int i = 0; i < repeat; ++i) {
+      probe.Sample();
       const auto start = std::chrono::steady_clock::now();
       device_outs = oc->op->run(device_inputs, oc->attrs);
       const auto stop = std::chrono::steady_clock::now();
       r.wall_us.push_back(std::chrono::duration<double, std::micro>(stop - start).count());
     }
+    probe.Record(&r);
     // One more run, untimed, under a trace scope: tracing must not inflate
     // the wall-time samples.
     const DeviceProfile profile =

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "harness/host_probe.h"
+
 namespace {
 
 using harness::CaseResult;
@@ -135,6 +137,52 @@ TEST(DetectTest, WallShiftInsideTheRunToRunSpreadIsANoteNotAVerdict) {
   // Without history both are verdicts.
   base.wall_run_sigma.clear();
   EXPECT_EQ(harness::CompareRuns(base, cand, harness::Thresholds()).regressions.size(), 2u);
+}
+
+TEST(DetectTest, AHostSlowerByItsProbeIsNotARegression) {
+  std::mt19937_64 rng(10);
+  auto base = MakeRun(1, {Case("a", rng, 1000), Case("b", rng, 1000)});
+  auto cand = MakeRun(2, {Case("a", rng, 1400), Case("b", rng, 1400)});
+  for (auto* c : {&base.cases[0], &base.cases[1]}) c->extra["host_probe_us"] = 10.0;
+  cand.cases[0].extra["host_probe_us"] = 14.0;  // the whole host is 40% slower: a is fine
+  cand.cases[1].extra["host_probe_us"] = 10.0;  // the host is as fast as before: b got slower
+  auto c = harness::CompareRuns(base, cand, harness::Thresholds());
+  ASSERT_EQ(c.regressions.size(), 1u);
+  EXPECT_EQ(c.regressions[0].case_id, "b");
+  // The probe also uncovers a regression a faster host would hide.
+  cand.cases[0].extra["host_probe_us"] = 7.0;
+  c = harness::CompareRuns(base, cand, harness::Thresholds());
+  ASSERT_EQ(c.regressions.size(), 2u);
+  EXPECT_NE(c.regressions[0].detail.find("corrected for host speed (probe -30.0%)"), std::string::npos)
+      << c.regressions[0].detail;
+}
+
+TEST(DetectTest, HostProbeRecordsItsMedianAndReadsBackOnlyValidValues) {
+  harness::HostProbe probe;
+  CaseResult r;
+  probe.Record(&r);
+  EXPECT_TRUE(std::isnan(harness::HostProbeUs(r))) << "no sample, nothing recorded";
+  for (int i = 0; i < 5; ++i) probe.Sample();
+  probe.Record(&r);
+  EXPECT_GT(harness::HostProbeUs(r), 0);
+  r.extra["host_probe_us"] = "fast";
+  EXPECT_TRUE(std::isnan(harness::HostProbeUs(r)));
+  r.extra["host_probe_us"] = -1.0;
+  EXPECT_TRUE(std::isnan(harness::HostProbeUs(r)));
+}
+
+TEST(DetectTest, WithoutHistoryTheNoisePriorHoldsSmallShiftsBack) {
+  std::mt19937_64 rng(11);
+  auto base = MakeRun(1, {Case("a", rng, 1000)});
+  auto cand = MakeRun(2, {Case("a", rng, 1070)});  // +7%: above the 5% effect, under 3 x 3%
+  auto prior = harness::Thresholds::FromJson({{"defaults", {{"wall_noise_prior", 0.03}}}}, "test");
+  ASSERT_TRUE(prior.ok());
+  auto c = harness::CompareRuns(base, cand, *prior);
+  EXPECT_TRUE(c.regressions.empty());
+  ASSERT_EQ(c.notes.size(), 1u);
+  EXPECT_NE(c.notes[0].find("wall_noise_prior"), std::string::npos) << c.notes[0];
+  // The default (0) assumes nothing: +7% is a verdict.
+  EXPECT_EQ(harness::CompareRuns(base, cand, harness::Thresholds()).regressions.size(), 1u);
 }
 
 TEST(DetectTest, MicrosecondJitterIsNeverAFinding) {

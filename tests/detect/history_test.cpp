@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "harness/host_probe.h"
 #include "harness/store.h"
 #include "support/temp_dir.h"
 
@@ -135,6 +136,32 @@ TEST_F(HistoryTest, WallNoiseIsLearnedFromEarlierRunsOnly) {
   auto fifth = harness::LoadRunRecord(store_->handle(), ids[4]);
   ASSERT_TRUE(harness::AttachWallNoise(store_->handle(), &*fifth).ok());
   EXPECT_LT(fifth->wall_run_sigma["smoke/a"], 0.1);
+}
+
+TEST_F(HistoryTest, WallNoiseAndHistoryUseHostNormalisedMediansWhereProbed) {
+  // The host ran at half speed in runs 2 and 4; the probe saw it, so the
+  // case's own spread is zero and history finds no shift.
+  std::vector<int64_t> ids;
+  for (double speed : {1.0, 2.0, 1.0, 2.0, 1.0, 1.0}) {
+    CaseResult a = Result("a", 10, 400 * speed);
+    a.extra["host_probe_us"] = 10 * speed;
+    ids.push_back(AddRun("inductor", "cpu-a", {a}));
+  }
+  auto last = harness::LoadRunRecord(store_->handle(), ids.back());
+  ASSERT_TRUE(last.ok());
+  ASSERT_TRUE(harness::AttachWallNoise(store_->handle(), &*last).ok());
+  EXPECT_NEAR(last->wall_run_sigma["smoke/a"], 0.0, 1e-12);
+  auto normalized = harness::LoadSeries(store_->handle(), "smoke", "a", "wall_us_normalized");
+  ASSERT_TRUE(normalized.ok());
+  ASSERT_EQ(normalized->size(), ids.size());
+  for (const auto& p : *normalized) EXPECT_NEAR(p.value, 400 * harness::kHostProbeReferenceUs / 10, 1e-9);
+  auto raw = harness::LoadSeries(store_->handle(), "smoke", "a", "wall_us_median");
+  ASSERT_TRUE(raw.ok());
+  EXPECT_NEAR(raw->at(1).value, 800, 1e-9) << "the raw series keeps what was measured";
+  EXPECT_TRUE(harness::IsHistoryMetric("wall_us_normalized"));
+  auto shifts = harness::SuiteHistory(store_->handle(), "smoke", "a", {});
+  ASSERT_TRUE(shifts.ok());
+  for (const auto& s : *shifts) ADD_FAILURE() << "unexpected shift in " << s.metric;
 }
 
 TEST_F(HistoryTest, SeriesAndGeomean) {

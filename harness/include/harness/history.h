@@ -25,7 +25,8 @@ StatusOr<RunRecord> LoadRunRecord(sqlite3* db, int64_t run_id);
 // Fills run->wall_run_sigma: for every case, the standard deviation of the
 // log wall medians of the last `max_runs` completed runs of its suite up to
 // and including `run` itself (the most extreme one left out when there are at
-// least five). Cases with fewer than three such runs get no entry. Pass the
+// least five), host-speed normalised (wall_us_normalized) where those runs
+// recorded a probe. Cases with fewer than three such runs get no entry. Pass the
 // baseline run: the spread is learned from history, never from the candidate.
 Status AttachWallNoise(sqlite3* db, RunRecord* run, size_t max_runs = 10);
 
@@ -41,7 +42,9 @@ Status AttachWallNoise(sqlite3* db, RunRecord* run, size_t max_runs = 10);
 StatusOr<std::optional<int64_t>> ResolveBaseline(sqlite3* db, const std::string& spec,
                                                  int64_t candidate_run_id);
 
-// The metrics a history series can follow: wall_us_median, modeled_us,
+// The metrics a history series can follow: wall_us_median,
+// wall_us_normalized (the wall median at the reference host speed, see
+// harness/host_probe.h; only results that recorded a probe), modeled_us,
 // max_abs_err, max_rel_err, rel_l2, max_ulp, cosine, fallback_ops,
 // peak_device_bytes, and any per-output metric name recorded in `metrics`
 // (its worst value over outputs).
@@ -82,7 +85,9 @@ std::vector<HistoryShift> FindShifts(const std::string& suite, const std::string
                                      const std::string& metric, const std::vector<SeriesPoint>& series);
 
 // Every case of `suite` (or just `case_name` when not empty) and every metric
-// in `metrics` (all of IsHistoryMetric's core list when empty).
+// in `metrics`. When empty: modeled_us, wall time, max_ulp, rel_l2,
+// fallback_ops and peak_device_bytes, where wall time is wall_us_normalized
+// for cases whose runs recorded a host probe and wall_us_median otherwise.
 StatusOr<std::vector<HistoryShift>> SuiteHistory(sqlite3* db, const std::string& suite,
                                                  const std::string& case_name,
                                                  const std::vector<std::string>& metrics);

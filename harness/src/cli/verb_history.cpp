@@ -34,7 +34,7 @@ nlohmann::json ShiftJson(const HistoryShift& s) {
 StatusOr<int> RunHistory(const HistoryOptions& o, const GlobalOptions& global) {
   if (!o.metric.empty() && !IsHistoryMetric(o.metric)) {
     return UsageError("--metric '" + o.metric +
-                      "' is not recorded per case: use wall_us_median, modeled_us, max_abs_err, max_rel_err, "
+                      "' is not recorded per case: use wall_us_median, wall_us_normalized, modeled_us, max_abs_err, max_rel_err, "
                       "rel_l2, max_ulp, cosine, fallback_ops or peak_device_bytes");
   }
   auto store = Store::Open(global.db, Store::Mode::kReadOnly);

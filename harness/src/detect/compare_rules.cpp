@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "harness/host_probe.h"
 #include "harness/stats.h"
 
 namespace harness::detect_rules {
@@ -148,6 +149,13 @@ void CompareWall(const CaseResult& base, const CaseResult& cand, const Threshold
                  Comparison* out) {
   std::vector<double> a = Logs(base.wall_us), b = Logs(cand.wall_us);
   if (a.empty() || b.empty()) return;
+  // A slower host slows the case and the probe alike (harness/host_probe.h):
+  // judge the candidate's samples as if they ran at the baseline's speed.
+  const double pb = HostProbeUs(base), pc = HostProbeUs(cand);
+  const double host = std::isfinite(pb) && std::isfinite(pc) ? std::log(pc / pb) : 0;
+  for (double& x : b) x -= host;
+  const std::string host_note =
+      std::fabs(host) >= 0.005 ? Fmt(", corrected for host speed (probe %+.1f%%)", 100 * std::expm1(host)) : "";
   double mb = std::exp(Median(a)), mc = std::exp(Median(b));
   if (static_cast<int>(a.size()) < v.wall_min_samples || static_cast<int>(b.size()) < v.wall_min_samples) {
     if (std::fabs(mc / mb - 1) > v.wall_min_effect) {
@@ -169,17 +177,21 @@ void CompareWall(const CaseResult& base, const CaseResult& cand, const Threshold
   bool slower = shift.estimate > 0 && shift.upper >= threshold;
   bool faster = shift.estimate < 0 && shift.lower <= -threshold;
   if (!slower && !faster) return;
-  // Separate runs differ by more than their samples show; with history, the
-  // shift must stand out of the run-to-run spread as well.
-  if (std::isfinite(run_sigma) && std::fabs(shift.estimate) <= v.wall_noise_k * run_sigma) {
+  // Separate runs differ by more than their samples show: the shift must
+  // stand out of the run-to-run spread as well, learned from history or,
+  // without enough history, the configured prior.
+  const bool learned = std::isfinite(run_sigma);
+  const double sigma = learned ? run_sigma : v.wall_noise_prior;
+  if (sigma > 0 && std::fabs(shift.estimate) <= v.wall_noise_k * sigma) {
     out->notes.push_back(cand.suite + "/" + cand.case_id + ": wall time " +
-                         Fmt("%+.1f%% is within %g x its run-to-run spread (%.1f%%)", 100 * std::expm1(shift.estimate),
-                             v.wall_noise_k, 100 * run_sigma));
+                         Fmt("%+.1f%% is within %g x ", 100 * std::expm1(shift.estimate), v.wall_noise_k) +
+                         (learned ? "its run-to-run spread" : "the assumed run-to-run spread (wall_noise_prior)") +
+                         Fmt(" (%.1f%%)", 100 * sigma) + host_note);
     return;
   }
-  Finding f = Make(cand, FindingKind::kLatency, "wall_us_median", mb, mc,
+  Finding f = Make(cand, FindingKind::kLatency, "wall_us_median", mb, std::exp(Median(Logs(cand.wall_us))),
                    Fmt("wall time %+.1f%% (Hodges-Lehmann), Mann-Whitney p = %.2g", 100 * std::expm1(shift.estimate),
-                       mw.p_value));
+                       mw.p_value) + host_note);
   if (slower) {
     f.blamed_ops = BlameOps(base, cand, /*modeled=*/false, 3);
     if (!f.blamed_ops.empty()) f.detail += "; grew most: " + f.blamed_ops.front();

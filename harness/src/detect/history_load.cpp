@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include "harness/host_probe.h"
 #include "history_internal.h"
 #include "store/sql.h"
 
@@ -34,10 +35,18 @@ const char* ResultColumn(const std::string& metric) {
   return nullptr;
 }
 
+// The wall median at the reference host speed (harness/host_probe.h); NULL,
+// so left out, for results recorded without a probe.
+constexpr const char* kNormalizedWall = "wall_us_normalized";
+constexpr const char* kNormalizedWallSql =
+    "r.wall_us_median * ?4 / json_extract(r.extra_json, '$.host_probe_us')";
+
 
 }  // namespace
 
-bool IsHistoryMetric(const std::string& metric) { return ResultColumn(metric) != nullptr; }
+bool IsHistoryMetric(const std::string& metric) {
+  return ResultColumn(metric) != nullptr || metric == kNormalizedWall;
+}
 
 StatusOr<RunRecord> LoadRunRecord(sqlite3* db, int64_t run_id) {
   RunRecord run;
@@ -116,6 +125,8 @@ StatusOr<std::map<std::string, std::vector<SeriesPoint>>> LoadSuiteSeries(sqlite
   std::string value_sql;
   if (const char* col = ResultColumn(metric)) {
     value_sql = std::string("r.") + col;
+  } else if (metric == kNormalizedWall) {
+    value_sql = kNormalizedWallSql;
   } else {
     value_sql = std::string("(SELECT ") + (HigherIsBetter(metric) ? "MIN" : "MAX") +
                 "(m.value) FROM metrics m WHERE m.result_id = r.id AND m.name = ?3)";
@@ -129,7 +140,11 @@ StatusOr<std::map<std::string, std::vector<SeriesPoint>>> LoadSuiteSeries(sqlite
   Stmt s(db, sql.c_str());
   s.Bind(1, suite);
   if (!case_name.empty()) s.Bind(2, case_name);
-  if (!ResultColumn(metric)) s.Bind(3, metric);
+  if (metric == kNormalizedWall) {
+    s.Bind(4, kHostProbeReferenceUs);
+  } else if (!ResultColumn(metric)) {
+    s.Bind(3, metric);
+  }
   std::map<int64_t, nlohmann::json> envs;
   std::map<std::string, std::vector<SeriesPoint>> out;
   int rc;

@@ -101,6 +101,13 @@ Status AttachWallNoise(sqlite3* db, RunRecord* run, size_t max_runs) {
   for (const std::string& suite : suites) {
     auto all = history_internal::LoadSuiteSeries(db, suite, "", "wall_us_median");
     if (!all.ok()) return all.status();
+    auto normalized = history_internal::LoadSuiteSeries(db, suite, "", "wall_us_normalized");
+    if (!normalized.ok()) return normalized.status();
+    // Host-speed normalised medians where the runs have probes: the spread
+    // left is the case's own, not the host's.
+    for (auto& [name, series] : *normalized) {
+      if (series.size() >= 3) (*all)[name] = std::move(series);
+    }
     for (const auto& [name, series] : *all) {
       auto at = std::find_if(series.begin(), series.end(),
                              [&](const SeriesPoint& p) { return p.run_id == run->run_id; });
@@ -156,7 +163,7 @@ StatusOr<std::vector<SeriesPoint>> LoadSuiteGeomeanSeries(sqlite3* db, const std
 std::vector<HistoryShift> FindShifts(const std::string& suite, const std::string& case_name,
                                      const std::string& metric, const std::vector<SeriesPoint>& series) {
   ChangePointOptions o;
-  if (metric == "wall_us_median") o.min_relative_shift = 0.05;
+  if (metric == "wall_us_median" || metric == "wall_us_normalized") o.min_relative_shift = 0.05;
   std::vector<double> values;
   for (const SeriesPoint& p : series) values.push_back(p.value);
   std::vector<HistoryShift> out;
@@ -177,13 +184,21 @@ std::vector<HistoryShift> FindShifts(const std::string& suite, const std::string
 StatusOr<std::vector<HistoryShift>> SuiteHistory(sqlite3* db, const std::string& suite,
                                                  const std::string& case_name,
                                                  const std::vector<std::string>& metrics) {
+  const bool defaults = metrics.empty();
   std::vector<std::string> wanted = metrics;
-  if (wanted.empty()) wanted = {"modeled_us", "wall_us_median", "max_ulp", "rel_l2", "fallback_ops", "peak_device_bytes"};
+  if (defaults) {
+    wanted = {"modeled_us", "wall_us_normalized", "wall_us_median", "max_ulp", "rel_l2", "fallback_ops",
+              "peak_device_bytes"};
+  }
   std::vector<HistoryShift> out;
+  std::set<std::string> normalized;  // cases judged on wall_us_normalized
   for (const std::string& metric : wanted) {
     auto all = history_internal::LoadSuiteSeries(db, suite, case_name, metric);
     if (!all.ok()) return all.status();
     for (const auto& [name, series] : *all) {
+      // By default one wall series per case: normalised when it was probed.
+      if (defaults && metric == "wall_us_normalized" && series.size() >= 2) normalized.insert(name);
+      if (defaults && metric == "wall_us_median" && normalized.count(name)) continue;
       for (HistoryShift& s : FindShifts(suite, name, metric, series)) out.push_back(std::move(s));
     }
   }

@@ -22,6 +22,7 @@ Status Apply(const nlohmann::json& j, const std::string& where, ThresholdValues*
     else if (key == "memory") target = &v->memory;
     else if (key == "fallback") target = &v->fallback;
     else if (key == "wall_noise_k") target = &v->wall_noise_k;
+    else if (key == "wall_noise_prior") target = &v->wall_noise_prior;
     else if (key == "wall_min_abs_us") target = &v->wall_min_abs_us;
     if (key == "wall_min_samples") {
       if (!value.is_number_integer() || value.get<int>() < 2) {
