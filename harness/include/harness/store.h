@@ -54,7 +54,19 @@ struct RunRow {
   int64_t id = 0;
   std::string uuid, suite, label, status, started_at, finished_at, fingerprint, env_json, shard;
   std::string host, note;
+  std::string shard_group;  // merge --group KEY; empty for a plain run
   int64_t pid = 0;
+};
+
+// One run of a shard group after `MergeGroupFrom` (the night as one run).
+struct GroupRun {
+  int64_t run_id = 0;
+  std::string group, suite;
+  int parts = 0;        // shard runs folded in so far, this merge and earlier ones
+  int shard_count = 1;  // N of the parts' "I/N"
+  std::string shards;   // the parts' shards, in order: "1/3,2/3"
+  std::string status;   // "completed" (every shard present and completed) or "aborted"
+  std::string note;     // why aborted: missing shards, a part that did not complete
 };
 
 // One row of the regressions table (filled by regression detection).
@@ -101,6 +113,19 @@ class Store {
   // makes the whole merge fail before anything is copied. Returns the number
   // of runs copied.
   StatusOr<int> MergeFrom(const std::string& src_path);
+
+  // Folds every run of the store at `src_path` (opened read-only) into ONE
+  // run per (group, suite): the first shard run creates it (a new uuid, its
+  // env and label), later ones add their results. In one transaction, all or
+  // nothing. Refused (nothing merged): a run merged before (same uuid), a
+  // shard index already in the group, parts with different shard counts, and
+  // parts recorded under a different environment (upstream components; host
+  // facts cpu, os, threads, jobs may differ). The group run is `completed`
+  // once shards 1..N are all present and completed, else `aborted` with a
+  // note naming what is missing; started_at / finished_at span its parts.
+  // The shard runs' own findings are not copied: detection runs on the group
+  // run. Returns the group runs this source touched.
+  StatusOr<std::vector<GroupRun>> MergeGroupFrom(const std::string& src_path, const std::string& group);
 
  private:
   Store(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}

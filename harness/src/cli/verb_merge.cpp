@@ -1,8 +1,15 @@
-// `spyre-regress merge --into DB SRC.db...`: combines shard stores.
+// `spyre-regress merge --into DB [--group KEY [--baseline B]] SRC.db...`:
+// combines shard stores. Without --group every run is copied as it is; with
+// it the shard runs of one night become ONE run per suite (shard group KEY),
+// which is then compared with its baseline like a finished `run`, its
+// findings stored (v_regressions) and summarised with run's closing lines.
 #include <iostream>
+#include <map>
 #include <memory>
 
 #include "cli.h"
+#include "harness/history.h"
+#include "harness/run_session.h"
 #include "harness/store.h"
 
 namespace harness::cli {
@@ -10,21 +17,114 @@ namespace {
 
 struct MergeOptions {
   std::string into;
+  std::string group;
+  std::string baseline = "auto";
   std::vector<std::string> sources;
 };
+
+// The regressions of one comparison (compare --json shape), at most 20 lines,
+// with the upstream change they appeared with.
+void PrintFindings(const nlohmann::json& comparison) {
+  if (!comparison.is_object()) return;
+  const nlohmann::json regressions = comparison.value("regressions", nlohmann::json::array());
+  if (regressions.empty()) return;
+  const std::string why = comparison.value("attribution", "");
+  std::cout << "regressions" << (why.empty() ? "" : " " + why) << ":\n";
+  for (size_t i = 0; i < regressions.size() && i < 20; ++i) {
+    const nlohmann::json& f = regressions[i];
+    std::cout << "  " << f.value("suite", "") << "/" << f.value("case", "") << " ["
+              << f.value("kind", "") << "] " << f.value("detail", "") << "\n";
+  }
+  if (regressions.size() > 20)
+    std::cout << "  ... and " << regressions.size() - 20 << " more (spyre-regress report)\n";
+}
+
+// Detection on one completed group run and run's closing lines; returns 1 when
+// a case did not pass or something regressed, else 0.
+StatusOr<int> JudgeGroupRun(Store& store, const GroupRun& g, const std::string& baseline) {
+  StatusOr<BaselineOutcome> outcome = DetectRegressionsForRun(store, g.run_id, g.suite, baseline);
+  if (!outcome.ok()) return outcome.status().WithContext("shard group " + g.group);
+  StatusOr<RunRecord> run = LoadRunRecord(store.handle(), g.run_id);
+  if (!run.ok()) return run.status();
+  int passed = 0, failed = 0, skipped = 0;
+  for (const CaseResult& c : run->cases) {
+    if (c.status == CaseStatus::kPassed) {
+      ++passed;
+    } else if (c.status == CaseStatus::kSkipped) {
+      ++skipped;
+    } else {
+      ++failed;
+    }
+  }
+  PrintFindings(outcome->comparison);
+  std::cout << passed << " passed, " << failed << " failed";
+  if (skipped > 0) std::cout << ", " << skipped << " skipped";
+  std::cout << "\n";
+  if (outcome->baseline_run_id) {
+    std::cout << "regressions: " << outcome->regressions << " (baseline run "
+              << *outcome->baseline_run_id << ")\n";
+  } else {
+    std::cout << "regressions: none (no baseline)\n";
+  }
+  return failed > 0 || outcome->regressions > 0 ? 1 : 0;
+}
+
+StatusOr<int> MergeGroup(Store& into, const MergeOptions& o, const GlobalOptions& global) {
+  std::map<int64_t, GroupRun> runs;  // by run id, the state after the last source
+  for (const std::string& src : o.sources) {
+    StatusOr<std::vector<GroupRun>> merged = into.MergeGroupFrom(src, o.group);
+    if (!merged.ok()) return merged.status();
+    for (const GroupRun& g : *merged) runs[g.run_id] = g;
+    if (!global.quiet) std::cerr << "merged " << src << " into shard group " << o.group << "\n";
+  }
+  int code = 0;
+  std::string incomplete;
+  for (const auto& [id, g] : runs) {
+    std::cout << "run " << id << " (" << g.suite << "): shard group " << g.group << ", " << g.parts
+              << " of " << g.shard_count << " shard(s) (" << g.shards << "), " << g.status
+              << ", store " << o.into << "\n";
+    if (g.status != "completed") {
+      incomplete += (incomplete.empty() ? "" : "; ") + g.note;
+      continue;
+    }
+    StatusOr<int> judged = JudgeGroupRun(into, g, o.baseline);
+    if (!judged.ok()) return judged.status();
+    code = std::max(code, *judged);
+  }
+  if (!incomplete.empty()) {
+    return InvalidInput(incomplete +
+                        ": recorded as aborted (never a baseline); merge the missing shard stores"
+                        " with the same --group to complete it");
+  }
+  return code;
+}
 
 }  // namespace
 
 void AddMergeVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
   auto opts = std::make_shared<MergeOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "merge", "combine shard stores into one (each run copied once; a run merged before is refused)");
-  cmd->add_option("--into", opts->into, "the store to merge into (created when missing)")->required();
+      "merge",
+      "combine shard stores into one (each run copied once; a run merged before is refused); "
+      "--group KEY makes the shard runs of one night one run and compares it with its baseline");
+  cmd->add_option("--into", opts->into, "the store to merge into (created when missing)")
+      ->required();
+  cmd->add_option("--group", opts->group,
+                  "shard group key: fold the sources' runs into one run per suite");
+  cmd->add_option("--baseline", opts->baseline,
+                  "with --group: auto (default), a run id, label:NAME, or none");
   cmd->add_option("sources", opts->sources, "shard stores to read (never modified)")->required();
-  cmd->callback([opts, &global, action] {
-    *action = [opts, &global]() -> StatusOr<int> {
+  cmd->callback([cmd, opts, &global, action] {
+    const bool empty_group = cmd->count("--group") > 0 && opts->group.empty();
+    *action = [opts, &global, empty_group]() -> StatusOr<int> {
+      if (empty_group)
+        return UsageError("merge --group is empty: give the night's key, e.g. --group nightly-42");
+      if (opts->baseline != "auto" && opts->group.empty()) {
+        return UsageError("merge --baseline needs --group: only a shard group's run is compared");
+      }
       StatusOr<std::unique_ptr<Store>> into = Store::Open(opts->into);
       if (!into.ok()) return into.status();
+      if (!opts->group.empty()) return MergeGroup(**into, *opts, global);
       int runs = 0;
       for (const std::string& src : opts->sources) {
         StatusOr<int> copied = (*into)->MergeFrom(src);

@@ -108,10 +108,35 @@ CREATE VIEW v_regressions AS
   FROM regressions;
 )sql";
 
+// Version 2: shard groups. The shard runs of one night are folded by
+// `merge --group KEY` into ONE run (runs.shard_group = KEY), so baselines,
+// compare, history, reports and v_regressions see a night as one run;
+// run_parts remembers every shard run folded in (its uuid, so merging a shard
+// twice is refused, and its own status and times). Runs recorded before
+// version 2 get an empty group: a plain run, as before. The views are
+// unchanged.
+constexpr const char* kV2 = R"sql(
+ALTER TABLE runs ADD COLUMN shard_group TEXT NOT NULL DEFAULT '';
+CREATE INDEX runs_by_group ON runs (shard_group, suite);
+
+CREATE TABLE run_parts (
+  run_id      INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  uuid        TEXT NOT NULL UNIQUE,
+  shard       TEXT NOT NULL DEFAULT '',
+  status      TEXT NOT NULL,
+  started_at  TEXT NOT NULL,
+  finished_at TEXT,
+  host        TEXT NOT NULL DEFAULT '',
+  fingerprint TEXT NOT NULL DEFAULT '',
+  note        TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX run_parts_by_run ON run_parts (run_id);
+)sql";
+
 }  // namespace
 
 const std::vector<const char*>& Migrations() {
-  static const std::vector<const char*> kMigrations = {kV1};
+  static const std::vector<const char*> kMigrations = {kV1, kV2};
   return kMigrations;
 }
 

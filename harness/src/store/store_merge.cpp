@@ -1,45 +1,22 @@
 // merge: copies whole runs from a shard store into this one. Identity is the
 // run's uuid, so merging the same shard twice is refused instead of doubling
 // its results; everything is copied in one transaction (all or nothing).
+// (Folding the shards of one night into one run: store_group.cpp.)
 #include <map>
 
 #include "harness/store.h"
+#include "store/merge_copy.h"
 #include "store/sql.h"
 
 namespace harness {
 namespace {
+using store_internal::Placeholders;
 using store_internal::Stmt;
 
 constexpr const char* kRunColumns =
     "uuid, suite, label, status, started_at, finished_at, fingerprint, env_json, shard, jobs,"
-    " threads, options_json, host, pid, pid_start, note";
-constexpr const char* kResultColumns =
-    "suite, case_name, status, message, max_abs_err, max_rel_err, rel_l2, max_ulp, cosine,"
-    " wall_us_median, wall_us_mad, wall_samples, modeled_us, fallback_ops, peak_device_bytes,"
-    " recorded_at, extra_json";
-
-std::string Placeholders(int n) {
-  std::string s;
-  for (int i = 0; i < n; ++i) s += i == 0 ? "?" : ", ?";
-  return s;
-}
-
-// Copies every row `select` yields into `insert`. The select's first column is
-// the row's old id (not copied); the insert takes `parent` (when >= 0) as its
-// first parameter, then the remaining columns in order. Records old -> new ids.
-int CopyRows(sqlite3* dst, Stmt& select, Stmt& insert, int64_t parent,
-             std::vector<std::pair<int64_t, int64_t>>* ids) {
-  int rc;
-  while ((rc = select.Step()) == SQLITE_ROW) {
-    insert.Reset();
-    int param = 1;
-    if (parent >= 0) insert.Bind(param++, parent);
-    for (int col = 1; col < select.ColumnCount(); ++col) insert.BindValue(param++, select.Value(col));
-    if (int irc = insert.Run(); irc != SQLITE_DONE) return irc;
-    if (ids != nullptr) ids->emplace_back(select.Int(0), sqlite3_last_insert_rowid(dst));
-  }
-  return rc == SQLITE_DONE ? SQLITE_OK : rc;
-}
+    " threads, options_json, host, pid, pid_start, note, shard_group";
+constexpr int kRunColumnCount = 17;
 
 }  // namespace
 
@@ -53,7 +30,9 @@ StatusOr<int> Store::MergeFrom(const std::string& src_path) {
   if (int rc = tx.Begin(); rc != SQLITE_OK) return Error(rc, doing);
   // Refuse before copying anything when any run is already here.
   Stmt uuids(src.db_, "SELECT uuid, suite, started_at FROM runs");
-  Stmt exists(db_, "SELECT id FROM runs WHERE uuid = ?");
+  Stmt exists(db_,
+              "SELECT id FROM runs WHERE uuid = ?1"
+              " UNION ALL SELECT run_id FROM run_parts WHERE uuid = ?1");
   int rc;
   while ((rc = uuids.Step()) == SQLITE_ROW) {
     exists.Reset();
@@ -69,48 +48,47 @@ StatusOr<int> Store::MergeFrom(const std::string& src_path) {
   }
   if (rc != SQLITE_DONE) return src.Error(rc, doing);
 
-  const std::string run_cols = kRunColumns, result_cols = kResultColumns;
+  const std::string run_cols = kRunColumns;
   Stmt runs(src.db_, ("SELECT id, " + run_cols + " FROM runs ORDER BY id").c_str());
-  Stmt insert_run(db_, ("INSERT INTO runs (" + run_cols + ") VALUES (" + Placeholders(16) + ")").c_str());
-  std::vector<std::pair<int64_t, int64_t>> run_ids;
-  if ((rc = CopyRows(db_, runs, insert_run, -1, &run_ids)) != SQLITE_OK) return Error(rc, doing);
-  std::map<int64_t, int64_t> run_map(run_ids.begin(), run_ids.end());
-
-  Stmt results(src.db_, ("SELECT id, " + result_cols + " FROM results WHERE run_id = ?").c_str());
-  Stmt insert_result(db_, ("INSERT INTO results (run_id, " + result_cols + ") VALUES (" +
-                           Placeholders(18) + ")").c_str());
-  Stmt metrics(src.db_, "SELECT 0, output, name, value, limit_value, failed FROM metrics WHERE result_id = ?");
-  Stmt insert_metric(db_, "INSERT INTO metrics (result_id, output, name, value, limit_value, failed)"
-                          " VALUES (?, ?, ?, ?, ?, ?)");
-  Stmt samples(src.db_, "SELECT 0, idx, wall_us FROM wall_samples WHERE result_id = ?");
-  Stmt insert_sample(db_, "INSERT INTO wall_samples (result_id, idx, wall_us) VALUES (?, ?, ?)");
-  Stmt ops(src.db_, "SELECT 0, op, calls, modeled_us, wall_us, fallbacks FROM op_summaries WHERE result_id = ?");
-  Stmt insert_op(db_, "INSERT INTO op_summaries (result_id, op, calls, modeled_us, wall_us, fallbacks)"
-                      " VALUES (?, ?, ?, ?, ?, ?)");
-  for (const auto& [old_run, new_run] : run_ids) {
-    results.Reset();
-    results.Bind(1, old_run);
-    std::vector<std::pair<int64_t, int64_t>> result_ids;
-    if ((rc = CopyRows(db_, results, insert_result, new_run, &result_ids)) != SQLITE_OK) {
-      return Error(rc, doing);
-    }
-    for (const auto& [old_result, new_result] : result_ids) {
-      for (auto [select, insert] : {std::pair{&metrics, &insert_metric}, {&samples, &insert_sample},
-                                    {&ops, &insert_op}}) {
-        select->Reset();
-        select->Bind(1, old_result);
-        if ((rc = CopyRows(db_, *select, *insert, new_result, nullptr)) != SQLITE_OK) {
-          return Error(rc, doing);
-        }
-      }
+  Stmt insert_run(
+      db_, ("INSERT INTO runs (" + run_cols + ") VALUES (" + Placeholders(kRunColumnCount) + ")")
+               .c_str());
+  std::map<int64_t, int64_t> run_map;  // source run id -> id here
+  while ((rc = runs.Step()) == SQLITE_ROW) {
+    insert_run.Reset();
+    for (int col = 1; col <= kRunColumnCount; ++col) insert_run.BindValue(col, runs.Value(col));
+    if (int irc = insert_run.Run(); irc != SQLITE_DONE) return Error(irc, doing);
+    const int64_t new_run = sqlite3_last_insert_rowid(db_);
+    run_map[runs.Int(0)] = new_run;
+    if (int crc = store_internal::CopyRunResults(src.db_, db_, runs.Int(0), new_run);
+        crc != SQLITE_OK) {
+      return Error(crc, doing);
     }
   }
+  if (rc != SQLITE_DONE) return src.Error(rc, doing);
+  // A group run of the source keeps the record of its parts.
+  Stmt parts(src.db_,
+             "SELECT run_id, uuid, shard, status, started_at, finished_at, host, fingerprint, note"
+             " FROM run_parts");
+  Stmt insert_part(
+      db_,
+      "INSERT INTO run_parts (run_id, uuid, shard, status, started_at, finished_at, host,"
+      " fingerprint, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  while ((rc = parts.Step()) == SQLITE_ROW) {
+    insert_part.Reset();
+    insert_part.Bind(1, run_map[parts.Int(0)]);
+    for (int col = 1; col < 9; ++col) insert_part.BindValue(col + 1, parts.Value(col));
+    if (int irc = insert_part.Run(); irc != SQLITE_DONE) return Error(irc, doing);
+  }
+  if (rc != SQLITE_DONE) return src.Error(rc, doing);
   // Regressions point at two runs of the source store; both were copied.
-  Stmt regressions(src.db_, "SELECT run_id, baseline_run_id, suite, case_name, kind, metric,"
-                            " baseline_value, candidate_value, ratio, detail FROM regressions");
-  Stmt insert_regression(db_, "INSERT INTO regressions (run_id, baseline_run_id, suite, case_name,"
-                              " kind, metric, baseline_value, candidate_value, ratio, detail)"
-                              " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  Stmt regressions(src.db_,
+                   "SELECT run_id, baseline_run_id, suite, case_name, kind, metric,"
+                   " baseline_value, candidate_value, ratio, detail FROM regressions");
+  Stmt insert_regression(db_,
+                         "INSERT INTO regressions (run_id, baseline_run_id, suite, case_name,"
+                         " kind, metric, baseline_value, candidate_value, ratio, detail)"
+                         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   while ((rc = regressions.Step()) == SQLITE_ROW) {
     insert_regression.Reset();
     auto mapped = [&](int col) {
@@ -123,7 +101,7 @@ StatusOr<int> Store::MergeFrom(const std::string& src_path) {
   }
   if (rc != SQLITE_DONE) return src.Error(rc, doing);
   if ((rc = tx.Commit()) != SQLITE_OK) return Error(rc, doing);
-  return static_cast<int>(run_ids.size());
+  return static_cast<int>(run_map.size());
 }
 
 }  // namespace harness

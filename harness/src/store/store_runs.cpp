@@ -58,7 +58,7 @@ StatusOr<int> Store::MarkAbandonedRuns() {
 
 StatusOr<std::optional<RunRow>> Store::FindRun(int64_t run_id) {
   Stmt q(db_, "SELECT id, uuid, suite, label, status, started_at, coalesce(finished_at, ''),"
-              " fingerprint, env_json, shard, host, note, pid FROM runs WHERE id = ?");
+              " fingerprint, env_json, shard, host, note, pid, shard_group FROM runs WHERE id = ?");
   q.Bind(1, run_id);
   int rc = q.Step();
   if (rc == SQLITE_DONE) return std::optional<RunRow>();
@@ -77,6 +77,7 @@ StatusOr<std::optional<RunRow>> Store::FindRun(int64_t run_id) {
   r.host = q.Text(10);
   r.note = q.Text(11);
   r.pid = q.Int(12);
+  r.shard_group = q.Text(13);
   return std::optional<RunRow>(r);
 }
 
