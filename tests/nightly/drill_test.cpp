@@ -6,6 +6,7 @@
 // causes attributed to blas; the profile switch must be a `history` change
 // point attributed to profile.
 #include <filesystem>
+#include <iostream>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -33,9 +34,16 @@ TEST(NightlyDrillTest, BlasSwitchIsAttributedToBlasAndProfileSwitchIsAChangePoin
       << "Debian's reference BLAS is missing: ci/setup installs libblas3";
   spyre_test::TempDir dir;
   const std::string store = dir.File("history.db");
+  // One libtorch and one BLAS thread. On the shared 2-core host a 2-thread
+  // OpenBLAS spins against the other load and one mm's median swings 10x
+  // between runs (measured 0.55 to 12 ms for 256x512x256), which the
+  // run-to-run noise floor then rightly distrusts; single-threaded, the series
+  // stays within ~5% and the reference BLAS is ~45x slower.
   const auto env = nightly_test::NightlyEnv(
       {{"SPYRE_REGRESS_SUITES", std::string(SPYRE_SOURCE_DIR) + "/tests/nightly/drill"},
-       {"SPYRE_REGRESS_GOLDEN", dir.File("golden")}});
+       {"SPYRE_REGRESS_GOLDEN", dir.File("golden")},
+       {"SPYRE_REGRESS_THREADS", "1"},
+       {"OPENBLAS_NUM_THREADS", "1"}});
   auto generated =
       spyre_test::RunCommand({SPYRE_REGRESS_BIN, "golden", "generate", "--suite", "drill"}, env);
   ASSERT_EQ(generated.exit_code, 0) << generated.err;
@@ -80,6 +88,15 @@ TEST(NightlyDrillTest, BlasSwitchIsAttributedToBlasAndProfileSwitchIsAChangePoin
   const std::string attribution = comparison.value("attribution", "");
   EXPECT_NE(attribution.find("blas"), std::string::npos) << attribution;
   EXPECT_NE(attribution.find("reference"), std::string::npos) << attribution;
+  // What the drill found, for the log (ctest -V): README quotes it.
+  std::cout << "[drill] night 6 (run " << runs[5] << ") vs night 5: " << attribution << "\n";
+  for (const auto& f : comparison["regressions"]) {
+    std::cout << "[drill]   " << f["case"].get<std::string>() << " ["
+              << f["kind"].get<std::string>() << "] x" << f["ratio"] << ": "
+              << f["detail"].get<std::string>() << "\n";
+  }
+  for (const auto& note : comparison.value("notes", nlohmann::json::array()))
+    std::cout << "[drill]   note: " << note << "\n";
   // Every matmul slowed down far beyond noise, and the op blamed is mm; the
   // cost model does not depend on the host BLAS, so modeled time is unmoved.
   std::set<std::string> slow_mm;
@@ -87,18 +104,20 @@ TEST(NightlyDrillTest, BlasSwitchIsAttributedToBlasAndProfileSwitchIsAChangePoin
     EXPECT_NE(f["kind"], "modeled_latency") << f.dump();
     if (f["kind"] == "latency" && f["case"].get<std::string>().rfind("mm.", 0) == 0) {
       slow_mm.insert(f["case"].get<std::string>());
-      EXPECT_GT(f["ratio"].get<double>(), 1.5) << f.dump();
+      EXPECT_GT(f["ratio"].get<double>(), 5) << f.dump();
       EXPECT_NE(f["detail"].get<std::string>().find("mm"), std::string::npos) << f.dump();
     }
   }
-  EXPECT_EQ(slow_mm, (std::set<std::string>{"mm.256x512-512x256.f16", "mm.256x512-512x256.f32"}))
+  EXPECT_EQ(slow_mm,
+            (std::set<std::string>{"mm.256x512-512x256.f16", "mm.256x512-512x256.f32",
+                                   "mm.128x1024-1024x512.f16", "mm.128x1024-1024x512.f32"}))
       << comparison["regressions"].dump();
   // The same findings are stored for the night (v_regressions) and named in summary.md.
   EXPECT_EQ(Query(store,
                   "SELECT count(*) FROM v_regressions WHERE run_id = ?1 AND kind = 'latency'"
                   " AND case_name LIKE 'mm.%' AND baseline_run_id = ?2",
                   {runs[5], runs[4]}),
-            std::vector<std::string>{"2"});
+            std::vector<std::string>{"4"});
   const std::string summary = spyre_test::ReadFile(dir.File("report-6/summary.md"));
   EXPECT_NE(summary.find("appeared with blas"), std::string::npos) << summary;
   EXPECT_NE(summary.find("Nightly verdict: regressed"), std::string::npos) << summary;
@@ -114,6 +133,8 @@ TEST(NightlyDrillTest, BlasSwitchIsAttributedToBlasAndProfileSwitchIsAChangePoin
   ASSERT_FALSE(history["change_points"].empty()) << h.out;
   std::set<std::string> cases;
   for (const auto& cp : history["change_points"]) {
+    std::cout << "[drill] change point " << cp["case"].get<std::string>() << " modeled_us at run "
+              << cp["first_run_id"] << ": " << cp["env_change"].dump() << "\n";
     EXPECT_TRUE(cases.insert(cp["case"].get<std::string>()).second)
         << "two change points for " << cp["case"];
     EXPECT_EQ(cp["first_run_id"].dump(), runs[3]) << cp.dump();
