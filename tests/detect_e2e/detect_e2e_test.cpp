@@ -37,11 +37,12 @@ class DetectE2eTest : public ::testing::Test {
   }
 
   // Separate processes on a shared VM land on speeds up to ~2x apart
-  // (build/detector_rates, README); the test's own thresholds allow 100% so
+  // (build/detector_rates, README), and under a full load a 9 us addmm was
+  // seen at 2x as well: the test's own thresholds allow 100% and 50 us so
   // that only the injected slowdown (x5) counts.
   std::string Thresholds() {
     std::string path = dir_.File("thresholds.json");
-    spyre_test::WriteFile(path, R"({"defaults": {"wall_min_effect": 1.0}})");
+    spyre_test::WriteFile(path, R"({"defaults": {"wall_min_effect": 1.0, "wall_min_abs_us": 50}})");
     return path;
   }
 
@@ -104,7 +105,7 @@ TEST_F(DetectE2eTest, InjectedFaultsFlagExactlyTheCasesThatRunTheOpWithTheRightK
   auto found = Findings(slow);
   EXPECT_EQ(Keys(found), mm_cases);
   // Wall time is judged where it can be: cases whose baseline takes at least
-  // 30 us (a x5 slowdown is then >= 120 us; under wall_min_abs_us it is jitter).
+  // 30 us (a x5 slowdown then adds >= 120 us; under wall_min_abs_us it is jitter).
   const auto slow_enough = Column("SELECT case_name FROM v_results WHERE run_id = ?1 AND wall_us_median >= 30", base);
   int wall_judged = 0;
   for (const auto& [c, kinds] : found) {
