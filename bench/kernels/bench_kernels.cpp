@@ -5,7 +5,8 @@
 //
 // Goals (issue 4): mm at 1024x1024x1024 and 4096x4096x256 (M x N x K) at
 // >= 0.8x native fp32 throughput; softmax, layer_norm, gelu and add on 4M
-// elements ([4096, 1024]) at >= 0.5x native. The emulated figures include
+// elements ([4096, 1024]) at >= 0.5x native; bmm (issue 11) at attention's
+// shape, reported with the same ratio. The emulated figures include
 // everything a device op does: DL16 decode of the operands, the fp32
 // compute, DL16 rounding of the result, the cost model and the trace hooks.
 #include <ATen/ATen.h>
@@ -51,6 +52,21 @@ BENCHMARK(BM_MmNativeFp32)
     ->Args({4096, 4096, 256})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+
+// Batched matmul at attention's shape: 32 heads, 512 positions, head dim 128
+// (scores = q @ k^T): [32, 512, 128] x [32, 128, 512].
+void Bmm(benchmark::State& state, bool device) {
+  const int64_t b = state.range(0), m = state.range(1), k = state.range(2), n = state.range(3);
+  const at::Tensor x = Input({b, m, k}, device, 5), y = Input({b, k, n}, device, 6);
+  for (auto _ : state) benchmark::DoNotOptimize(at::bmm(x, y));
+  state.counters["FLOP/s"] =
+      benchmark::Counter(2.0 * b * m * n * k, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["threads"] = kThreads;
+}
+void BM_BmmEmulated(benchmark::State& s) { Bmm(s, true); }
+void BM_BmmNativeFp32(benchmark::State& s) { Bmm(s, false); }
+BENCHMARK(BM_BmmEmulated)->Args({32, 512, 128, 512})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_BmmNativeFp32)->Args({32, 512, 128, 512})->Unit(benchmark::kMillisecond)->UseRealTime();
 
 enum class Op { kSoftmax, kLayerNorm, kGelu, kAdd };
 
