@@ -2,6 +2,7 @@
 #include <regex>
 
 #include "harness/run_session.h"
+#include "harness/thresholds.h"
 #include "spyre_emu/config.h"
 #include "spyre_emu/faults.h"
 
@@ -45,6 +46,10 @@ StatusOr<RunPlan> PlanRun(const RunRequest& request) {
     return UsageError("--warmup must be >= 0 and --repeat >= 1");
   }
   SPYRE_RETURN_IF_ERROR(CheckEmulatorSettings(request));
+  // Detection reads the thresholds only after the run; a missing or malformed
+  // file must fail before anything is recorded.
+  StatusOr<Thresholds> thresholds = Thresholds::Configured();
+  if (!thresholds.ok()) return thresholds.status();
   std::regex filter;
   if (!request.filter.empty()) {
     try {
