@@ -1,6 +1,9 @@
 // PlanRun: everything checkable before a worker starts.
+#include <map>
 #include <regex>
 
+#include "harness/execute.h"
+#include "harness/golden.h"
 #include "harness/run_session.h"
 #include "harness/thresholds.h"
 #include "spyre_emu/config.h"
@@ -31,6 +34,35 @@ Status CheckEmulatorSettings(const RunRequest& r) {
   if (!spyre_emu::ParseConfig(env, &config, &error)) return UsageError(error);
   if (r.inject.empty() && !spyre_emu::FaultPlan::Parse(config.faults, &plan, &error)) {
     return UsageError(error);
+  }
+  return Status::Ok();
+}
+
+// The golden file of every selected case must be there, readable and
+// written for that case: a missing, corrupt or misplaced file is a
+// configuration error (regenerate it), not a case error recorded in the
+// store. What only the outputs can tell (a wrong shape or dtype) is still
+// found when the case runs.
+Status CheckGoldenFiles(const RunPlan& plan) {
+  std::map<std::pair<std::string, std::string>, std::pair<const SuiteSpec*, const CaseSpec*>> cases;
+  for (const SuiteSpec& s : plan.suites) {
+    for (const CaseSpec& c : s.cases) cases[{s.name, c.id}] = {&s, &c};
+  }
+  for (const WorkItem& item : plan.items) {
+    const auto [suite, c] = cases.at({item.suite, item.case_id});
+    const CaseKind* kind = FindCaseKind(c->kind);
+    if (kind == nullptr || !kind->HasGolden(*c) || kind->UsesImportedGolden(*c)) continue;
+    const std::string path = GoldenPath(plan.request.golden_dir, suite->name, c->id);
+    StatusOr<SafetensorsFile> golden = LoadGolden(path, *suite, *c);
+    if (!golden.ok()) return golden.status();
+    for (const auto& [key, want] : {std::pair{"suite", suite->name}, std::pair{"case", c->id}}) {
+      auto it = golden->metadata.find(key);
+      if (it != golden->metadata.end() && it->second != want) {
+        return InvalidInput(path + ": written for " + key + " '" + it->second + "', not '" + want +
+                            "'; regenerate it with 'spyre-regress golden generate --suite " +
+                            suite->name + "'");
+      }
+    }
   }
   return Status::Ok();
 }
@@ -81,6 +113,7 @@ StatusOr<RunPlan> PlanRun(const RunRequest& request) {
                                               : " matches --filter '" + request.filter + "'") +
                       ": see `spyre-regress list`");
   }
+  SPYRE_RETURN_IF_ERROR(CheckGoldenFiles(plan));
   plan.jobs = plan.latency ? 1 : request.jobs;
   plan.suite_key = Join(request.suites, ",");
   return plan;
