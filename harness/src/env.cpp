@@ -15,6 +15,7 @@
 
 #include "harness/build_info.h"
 #include "harness/sha256.h"
+#include "spyre_emu/faults.h"
 #include "spyre_emu/spyre_emu.h"
 
 namespace harness {
@@ -137,6 +138,10 @@ StatusOr<nlohmann::json> CollectFingerprint(const std::map<std::string, std::str
   if (!spyre_emu::ParseConfig(spyre_emu::ProcessEnvironment(), &config, &error)) {
     return UsageError(error);
   }
+  // The fingerprint records the fault spec as text; a malformed one is an
+  // error here too, not a value that only fails once a worker parses it.
+  spyre_emu::FaultPlan faults;
+  if (!spyre_emu::FaultPlan::Parse(config.faults, &faults, &error)) return UsageError(error);
   BlasInfo blas = DetectBlas();
   nlohmann::json j;
   j["libtorch"] = TORCH_VERSION;
