@@ -140,6 +140,14 @@ class OpCaseKind : public harness::CaseKind {
       const std::string name = "out" + std::to_string(i);
       const at::Tensor* ref = golden->Find(name);
       if (ref == nullptr) return Errored(golden_path + ": has no tensor '" + name + "'");
+      // A reference is fp32 (or fp64): an integer one would be judged against
+      // the yardstick's own error from it and pass whatever the device did.
+      if (ref->scalar_type() != at::kFloat && ref->scalar_type() != at::kDouble) {
+        return Errored(golden_path + ": tensor '" + name + "' is " +
+                       std::string(c10::toString(ref->scalar_type())) +
+                       ", a golden output is float32 or float64; regenerate it with 'spyre-regress "
+                       "golden generate --suite " + suite.name + "'");
+      }
       const at::Tensor out = device_outs[i].cpu();
       harness::Tolerance tol = harness::DefaultTolerance(out.scalar_type(), k);
       if (!oc->tolerance.is_null()) {
