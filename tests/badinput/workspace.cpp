@@ -1,0 +1,153 @@
+#include "workspace.h"
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include <ATen/ATen.h>
+
+#include "harness/safetensors.h"
+#include "suites/checkpoint.h"
+#include "suites/model_config.h"
+#include "support/run_command.h"
+#include "support/temp_dir.h"
+
+namespace badinput {
+namespace {
+
+namespace fs = std::filesystem;
+using spyre_test::WriteFile;
+
+// A small op case: the "gold" suite whose golden trees are varied below.
+constexpr const char* kGoldSuite = R"({"name": "gold", "cases": [
+  {"id": "mul_scalar", "op": "mul", "attrs": {"other": 1.5},
+   "inputs": [{"shape": [7, 129], "dtype": "float16", "dist": "normal"}]}]})";
+
+constexpr const char* kLlamaConfig = R"({"model_type": "llama", "hidden_size": 32,
+  "num_hidden_layers": 1, "num_attention_heads": 4, "num_key_value_heads": 2,
+  "intermediate_size": 48, "vocab_size": 40, "rms_norm_eps": 1e-5})";
+
+std::string CheckpointSuite(const std::string& name, const std::string& dir) {
+  return R"({"name": ")" + name + R"(", "cases": [{"id": "decode", "kind": "decode",
+    "model": {"checkpoint": "models/)" + dir + R"(", "prompts": [[1, 2, 3]], "steps": 2}}]})";
+}
+
+harness::Status WriteWeights(const std::string& dir, const suites::Weights& weights,
+                             const std::string& drop, const std::string& transpose) {
+  harness::SafetensorsFile f;
+  for (const auto& [name, t] : weights) {
+    if (name == drop) continue;
+    f.tensors.emplace_back(name, name == transpose ? t.t().contiguous() : t);
+  }
+  return harness::WriteSafetensors(dir + "/model.safetensors", f);
+}
+
+// Four intact checkpoints; BreakCheckpoints spoils three of them after their
+// golden files were generated, as when a checkpoint is edited afterwards.
+std::string WriteCheckpoints(const std::string& models) {
+  auto config = suites::ConfigFromHfJson(nlohmann::json::parse(kLlamaConfig), "config.json");
+  if (!config.ok()) return config.status().message();
+  for (const char* dir : {"ok", "missing_tensor", "bad_shape", "bad_config"}) {
+    const std::string d = models + "/" + dir;
+    fs::create_directories(d);
+    WriteFile(d + "/config.json", kLlamaConfig);
+    harness::Status s = WriteWeights(d, suites::SyntheticWeights(*config, 1), "", "");
+    if (!s.ok()) return s.message();
+  }
+  return "";
+}
+
+std::string BreakCheckpoints(const std::string& models) {
+  auto config = suites::ConfigFromHfJson(nlohmann::json::parse(kLlamaConfig), "config.json");
+  if (!config.ok()) return config.status().message();
+  const suites::Weights weights = suites::SyntheticWeights(*config, 1);
+  harness::Status s = WriteWeights(models + "/missing_tensor", weights, "model.norm.weight", "");
+  if (s.ok()) s = WriteWeights(models + "/bad_shape", weights, "", "model.layers.0.mlp.up_proj.weight");
+  if (!s.ok()) return s.message();
+  // heads do not divide hidden_size
+  WriteFile(models + "/bad_config/config.json",
+            R"({"model_type": "llama", "hidden_size": 30, "num_hidden_layers": 1,
+               "num_attention_heads": 4, "intermediate_size": 48, "vocab_size": 40})");
+  return "";
+}
+
+// Golden trees for the "gold" suite, from the one `golden generate` wrote.
+std::string WriteGoldenVariants(const std::string& ws) {
+  const std::string ok = ws + "/golden-ok/gold/mul_scalar.safetensors";
+  auto golden = harness::ReadSafetensors(ok);
+  if (!golden.ok()) return golden.status().message();
+  auto variant = [&](const std::string& what) {
+    fs::create_directories(ws + "/golden-" + what + "/gold");
+    return ws + "/golden-" + what + "/gold/mul_scalar.safetensors";
+  };
+  fs::create_directories(ws + "/golden-missing/gold");
+  const std::string bytes = spyre_test::ReadFile(ok);
+  WriteFile(variant("corrupt"), bytes.substr(0, bytes.size() / 2));  // truncated
+  harness::SafetensorsFile shape = *golden, dtype = *golden;
+  shape.tensors[0].second = shape.tensors[0].second.reshape({-1}).slice(0, 0, 100).contiguous();
+  dtype.tensors[0].second = dtype.tensors[0].second.to(at::kInt);
+  for (auto [what, f] : {std::pair{"shape", &shape}, std::pair{"dtype", &dtype}}) {
+    harness::Status s = harness::WriteSafetensors(variant(what), *f);
+    if (!s.ok()) return s.message();
+  }
+  fs::copy_file(std::string(SPYRE_SOURCE_DIR) + "/golden/smoke/sum_dim1.safetensors", variant("other"));
+  return "";
+}
+
+}  // namespace
+
+std::string BuildWorkspace(const std::string& ws) {
+  const std::string db = ws + "/seed.db";
+  auto seed = spyre_test::RunCli({"run", "--suite", "smoke", "--filter", "^smoke/add\\.", "--db", db,
+                                  "--baseline", "none", "--quiet"});
+  if (seed.exit_code != 0) return "seeding the store failed: " + seed.err + seed.out;
+
+  const std::string suites = ws + "/suites";
+  fs::create_directories(suites + "/models");
+  WriteFile(suites + "/badjson.json", R"({"name": "badjson", "cases": [)");
+  WriteFile(suites + "/badschema.json", R"({"name": "badschema", "cases": [{"id": "a", "op": "neg",
+    "inputs": [{"shape": [2], "dtype": "float32"}], "repeats": 3}]})");
+  WriteFile(suites + "/badtype.json", R"({"name": "badtype", "defaults": {"repeat": "five"},
+    "cases": [{"id": "a", "op": "neg", "inputs": [{"shape": [2], "dtype": "float32"}]}]})");
+  WriteFile(suites + "/badop.json", R"({"name": "badop", "cases": [{"id": "a", "op": "frobnicate",
+    "inputs": [{"shape": [2], "dtype": "float32"}]}]})");
+  WriteFile(suites + "/othername.json", R"({"name": "smoke", "cases": [{"id": "a", "op": "neg",
+    "inputs": [{"shape": [2], "dtype": "float32"}]}]})");
+  WriteFile(suites + "/escape.json", R"({"name": "escape", "cases": [{"id": "a", "op": "neg",
+    "inputs": [{"file": "../plain-file", "tensor": "x", "dtype": "float32"}]}]})");
+  WriteFile(suites + "/absolute.json", R"({"name": "absolute", "cases": [{"id": "a", "op": "neg",
+    "golden": "/etc/passwd", "inputs": [{"shape": [2], "dtype": "float32"}]}]})");
+  WriteFile(ws + "/outside.safetensors", "not a safetensors file");
+  fs::create_symlink(ws + "/outside.safetensors", suites + "/link.safetensors");
+  WriteFile(suites + "/symlink.json", R"({"name": "symlink", "cases": [{"id": "a", "op": "neg",
+    "inputs": [{"file": "link.safetensors", "tensor": "x", "dtype": "float32"}]}]})");
+  WriteFile(suites + "/gold.json", kGoldSuite);
+  for (const char* dir : {"ok", "missing_tensor", "bad_shape", "bad_config"}) {
+    WriteFile(suites + "/ck_" + dir + ".json", CheckpointSuite(std::string("ck_") + dir, dir));
+  }
+  std::string problem = WriteCheckpoints(suites + "/models");
+  if (!problem.empty()) return problem;
+
+  for (const auto& [suite, golden] : {std::pair{"gold", "/golden-ok"}, std::pair{"ck_missing_tensor", "/golden-ck"}}) {
+    auto gen = spyre_test::RunCli({"golden", "generate", "--suite", suite, "--suites", suites,
+                                   "--golden", ws + golden, "--quiet"});
+    if (gen.exit_code != 0) return std::string("golden generate failed: ") + gen.err + gen.out;
+  }
+  problem = BreakCheckpoints(suites + "/models");
+  if (problem.empty()) problem = WriteGoldenVariants(ws);
+  if (!problem.empty()) return problem;
+
+  WriteFile(ws + "/thresholds-json.json", R"({"defaults": {"wall_alpha": 0.01,)");
+  WriteFile(ws + "/thresholds-key.json", R"({"defaults": {"wall_alhpa": 0.01}})");
+  WriteFile(ws + "/thresholds-type.json", R"({"defaults": {"wall_alpha": "small"}})");
+
+  std::string noise(8192, '\0');
+  std::mt19937 rng(7);
+  for (char& c : noise) c = static_cast<char>(rng());
+  WriteFile(ws + "/corrupt.db", "SQLite format 3" + noise);
+  fs::create_directories(ws + "/dir.db");
+  WriteFile(ws + "/plain-file", "a file, not a directory\n");
+  return "";
+}
+
+}  // namespace badinput
