@@ -64,6 +64,37 @@ std::string FirstDifference(const nlohmann::json& a, const nlohmann::json& b) {
   return "";
 }
 
+// Why a shard run (its env and shard) cannot join the group run `target`;
+// "" when it can. *rc is set on a query error.
+std::string JoinRefusal(sqlite3* db, int64_t target, const std::string& target_env,
+                        const std::string& env, const ShardSpec& spec, const std::string& group,
+                        int* rc) {
+  const std::string diff = FirstDifference(UpstreamEnv(target_env), UpstreamEnv(env));
+  if (!diff.empty()) {
+    return " ran under another environment than shard group " + group + " (run " +
+           std::to_string(target) + "): " + diff +
+           "; the shards of one group must run the same upstream versions";
+  }
+  Stmt parts(db, "SELECT shard, uuid FROM run_parts WHERE run_id = ?");
+  parts.Bind(1, target);
+  int step;
+  while ((step = parts.Step()) == SQLITE_ROW) {
+    ShardSpec other;
+    ParseShardText(parts.Text(0), &other);  // checked when that part was merged
+    if (other.count != spec.count) {
+      return " splits the suite into " + std::to_string(spec.count) + " shards, shard group " +
+             group + " into " + std::to_string(other.count) +
+             ": use one --shard I/N count per group";
+    }
+    if (other.index == spec.index) {
+      return ": shard " + ShardText(spec.index, spec.count) + " of shard group " + group +
+             " is already merged (run " + parts.Text(1) + "); a re-run shard needs a new group";
+    }
+  }
+  if (step != SQLITE_DONE) *rc = step;
+  return "";
+}
+
 // Recomputes a group run's status, span and note from its parts. Returns an
 // SQLite code (SQLITE_OK) and fills `out`.
 int RefreshGroupRun(sqlite3* db, int64_t run_id, GroupRun* out) {
@@ -141,7 +172,6 @@ StatusOr<std::vector<GroupRun>> Store::MergeGroupFrom(const std::string& src_pat
       db_,
       "SELECT id FROM runs WHERE uuid = ?1 UNION ALL SELECT run_id FROM run_parts WHERE uuid = ?1");
   Stmt find(db_, "SELECT id, env_json FROM runs WHERE shard_group = ? AND suite = ?");
-  Stmt part_shards(db_, "SELECT shard, uuid FROM run_parts WHERE run_id = ?");
   Stmt insert_run(
       db_,
       "INSERT INTO runs (uuid, suite, label, status, started_at, finished_at, fingerprint,"
@@ -174,34 +204,11 @@ StatusOr<std::vector<GroupRun>> Store::MergeGroupFrom(const std::string& src_pat
     int64_t target = 0;
     if (int frc = find.Step(); frc == SQLITE_ROW) {
       target = find.Int(0);
-      const std::string diff =
-          FirstDifference(UpstreamEnv(find.Text(1)), UpstreamEnv(runs.Text(8)));
-      if (!diff.empty()) {
-        return InvalidInput(
-            what + " ran under another environment than shard group " + group + " (run " +
-            std::to_string(target) + "): " + diff +
-            "; the shards of one group must run the same upstream versions: nothing was merged");
-      }
-      part_shards.Reset();
-      part_shards.Bind(1, target);
-      int prc;
-      while ((prc = part_shards.Step()) == SQLITE_ROW) {
-        ShardSpec other;
-        ParseShardText(part_shards.Text(0), &other);
-        if (other.count != spec.count) {
-          return InvalidInput(what + " splits the suite into " + std::to_string(spec.count) +
-                              " shards, shard group " + group + " into " +
-                              std::to_string(other.count) +
-                              ": use one --shard I/N count per group: nothing was merged");
-        }
-        if (other.index == spec.index) {
-          return InvalidInput(what + ": shard " + ShardText(spec.index, spec.count) +
-                              " of shard group " + group + " is already merged (run " +
-                              part_shards.Text(1) +
-                              "); a re-run shard needs a new group: nothing was merged");
-        }
-      }
-      if (prc != SQLITE_DONE) return Error(prc, doing);
+      int jrc = SQLITE_OK;
+      const std::string refusal =
+          JoinRefusal(db_, target, find.Text(1), runs.Text(8), spec, group, &jrc);
+      if (jrc != SQLITE_OK) return Error(jrc, doing);
+      if (!refusal.empty()) return InvalidInput(what + refusal + ": nothing was merged");
     } else if (frc == SQLITE_DONE) {
       insert_run.Reset();
       insert_run.Bind(1, store_internal::NewUuid())
