@@ -68,6 +68,14 @@ struct Comparison {
 // overlap); every other metric is an error, smaller is better.
 bool HigherIsBetter(const std::string& metric);
 
+// Whether a recorded metric measures accuracy, so the accuracy rule judges
+// it. Not accuracy: timings a case reports among its metrics (output
+// "latency": decode's ttft/itl/tokens per second, judged through the wall
+// samples and modeled time instead), timing-only figures (outputs "time" and
+// "figure"), and descriptive counts (first_divergence_step is -1 for "never",
+// near_ties are not errors; hard flips and top-1 agreement carry the news).
+bool IsAccuracyMetric(const std::string& output, const std::string& name);
+
 // Differences between two fingerprints, one entry per component.
 std::vector<EnvChange> DiffEnvironments(const nlohmann::json& baseline, const nlohmann::json& candidate);
 

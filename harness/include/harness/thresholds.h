@@ -22,7 +22,7 @@ struct ThresholdValues {
   double wall_alpha = 0.01;          // Mann-Whitney significance level
   int wall_min_samples = 5;          // fewer samples per side: "not enough samples"
   double wall_noise_k = 3;           // the shift must exceed k x the run-to-run spread...
-  double wall_noise_prior = 0;       // ...assumed to be this (log units) until history has 3 runs
+  double wall_noise_prior = 0.1;     // ...assumed to be this (log units) until history has 3 runs
   double wall_min_abs_us = 10;       // medians closer than this (timer and scheduler jitter) never count
   double accuracy_rel_margin = 0.25; // relative worsening of an error metric that counts...
   double accuracy_abs_margin = 1e-6; // ...and it must also worsen by this much

@@ -65,6 +65,7 @@ std::vector<AccuracyPoint> AccuracyPoints(const CaseResult& base, const CaseResu
   std::map<std::string, const Metric*> by_key;
   for (const Metric& m : base.metrics) by_key[m.output + "/" + m.name] = &m;
   for (const Metric& m : cand.metrics) {
+    if (!IsAccuracyMetric(m.output, m.name)) continue;
     auto it = by_key.find(m.output + "/" + m.name);
     if (it == by_key.end()) continue;
     std::string metric = m.output.empty() ? m.name : m.output + "/" + m.name;

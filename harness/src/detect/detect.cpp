@@ -24,9 +24,16 @@ const char* FindingKindName(FindingKind k) {
 }
 
 bool HigherIsBetter(const std::string& metric) {
-  static const std::set<std::string> kHigher = {"cosine", "top1_agreement", "topk_overlap", "agreement",
+  static const std::set<std::string> kHigher = {"cosine",     "top1_agreement",     "topk_overlap",
+                                                "agreement",  "min_top_k_overlap",  "mean_top_k_overlap",
                                                 "min_cosine"};
   return kHigher.count(metric) != 0;
+}
+
+bool IsAccuracyMetric(const std::string& output, const std::string& name) {
+  static const std::set<std::string> kNotAccuracyOutputs = {"latency", "time", "figure"};
+  static const std::set<std::string> kDescriptive = {"first_divergence_step", "near_ties"};
+  return kNotAccuracyOutputs.count(output) == 0 && kDescriptive.count(name) == 0;
 }
 
 Comparison CompareRuns(const RunRecord& baseline, const RunRecord& candidate,
