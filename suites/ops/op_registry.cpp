@@ -62,8 +62,10 @@ harness::StatusOr<Attrs> ResolveAttrs(const OpDef& op, const nlohmann::json& giv
   Attrs out = nlohmann::json::object();
   if (given.is_object()) {
     for (const auto& [key, value] : given.items()) {
+      // C++17 lambdas cannot capture a structured binding (clang rejects it).
+      const std::string& name = key;
       auto spec = std::find_if(op.attrs.begin(), op.attrs.end(),
-                               [&](const AttrSpec& a) { return a.name == key; });
+                               [&](const AttrSpec& a) { return a.name == name; });
       if (spec == op.attrs.end()) {
         std::string known;
         for (const auto& a : op.attrs) known += (known.empty() ? "" : ", ") + a.name;
