@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <map>
+#include <type_traits>
 
 namespace suites {
 namespace {
@@ -85,12 +86,39 @@ const std::map<std::string, ModelConfig>& Builtins() {
   return kConfigs;
 }
 
+// config.json members are checked for their type before they are read:
+// nlohmann's get<T> throws on a string where a number belongs, and converting
+// a huge floating-point value to an integer is undefined behaviour.
 template <typename T>
-StatusOr<T> Required(const nlohmann::json& j, const char* key, const std::string& where) {
-  if (!j.contains(key) || !j[key].is_number()) {
-    return InvalidInput(where + ": '" + key + "' is missing or not a number");
+bool HasType(const nlohmann::json& v) {
+  if constexpr (std::is_same_v<T, bool>) return v.is_boolean();
+  if constexpr (std::is_same_v<T, std::string>) return v.is_string();
+  if constexpr (std::is_integral_v<T>) return v.is_number_integer();
+  return v.is_number();
+}
+
+template <typename T>
+const char* TypeName() {
+  if constexpr (std::is_same_v<T, bool>) return "true or false";
+  if constexpr (std::is_same_v<T, std::string>) return "a string";
+  if constexpr (std::is_integral_v<T>) return "an integer";
+  return "a number";
+}
+
+StatusOr<int64_t> Required(const nlohmann::json& j, const char* key, const std::string& where) {
+  if (!j.contains(key) || !HasType<int64_t>(j[key])) {
+    return InvalidInput(where + ": '" + key + "' is missing or not an integer");
   }
-  return j[key].get<T>();
+  return j[key].get<int64_t>();
+}
+
+// An optional member: absent or null leaves *out as it is (the default).
+template <typename T>
+Status Optional(const nlohmann::json& j, const char* key, const std::string& where, T* out) {
+  if (!j.contains(key) || j[key].is_null()) return Status::Ok();
+  if (!HasType<T>(j[key])) return InvalidInput(where + ": '" + key + "' must be " + TypeName<T>());
+  *out = j[key].get<T>();
+  return Status::Ok();
 }
 
 }  // namespace
@@ -111,6 +139,17 @@ Status ModelConfig::Check() const {
   }
   if (family == ModelFamily::kDecoder && head_dim() % 2 != 0) {
     return InvalidInput(where + "RoPE needs an even head_dim");
+  }
+  if (max_positions <= 0 || type_vocab <= 0 || position_offset < 0) {
+    return InvalidInput(where + "max_positions and type_vocab must be positive, position_offset >= 0");
+  }
+  // Far beyond any real model: a typo (32 -> 3200000000) must fail here, not
+  // list billions of tensors or overflow the parameter count.
+  constexpr int64_t kMaxWidth = int64_t{1} << 20, kMaxCount = int64_t{1} << 24, kMaxLayers = 4096;
+  if (hidden > kMaxWidth || intermediate > kMaxWidth || layers > kMaxLayers || vocab > kMaxCount ||
+      max_positions > kMaxCount || type_vocab > kMaxCount || position_offset > kMaxCount) {
+    return InvalidInput(where + "sizes beyond what is supported (hidden and intermediate <= 2^20, "
+                        "layers <= 4096, vocab and positions <= 2^24)");
   }
   return Status::Ok();
 }
@@ -158,7 +197,7 @@ StatusOr<ModelConfig> ConfigFromHfJson(const nlohmann::json& j, const std::strin
                         "' is not supported (llama, granite, bert, roberta, xlm-roberta)");
   }
   auto get = [&](const char* key, int64_t* out) -> Status {
-    auto v = Required<int64_t>(j, key, where);
+    auto v = Required(j, key, where);
     if (!v.ok()) return v.status();
     *out = *v;
     return Status::Ok();
@@ -168,25 +207,36 @@ StatusOr<ModelConfig> ConfigFromHfJson(const nlohmann::json& j, const std::strin
   SPYRE_RETURN_IF_ERROR(get("num_attention_heads", &c.heads));
   SPYRE_RETURN_IF_ERROR(get("intermediate_size", &c.intermediate));
   SPYRE_RETURN_IF_ERROR(get("vocab_size", &c.vocab));
-  c.kv_heads = j.value("num_key_value_heads", c.heads);
-  c.max_positions = j.value("max_position_embeddings", c.max_positions);
+  c.kv_heads = c.heads;
+  SPYRE_RETURN_IF_ERROR(Optional(j, "num_key_value_heads", where, &c.kv_heads));
+  SPYRE_RETURN_IF_ERROR(Optional(j, "max_position_embeddings", where, &c.max_positions));
   if (encoder) {
     c.family = ModelFamily::kEncoder;
-    c.norm_eps = j.value("layer_norm_eps", 1e-12);
-    c.type_vocab = j.value("type_vocab_size", c.type_vocab);
-    if (c.model_type != "bert") c.position_offset = j.value("pad_token_id", 1) + 1;
-    if (j.value("hidden_act", std::string("gelu")) != "gelu") {
-      return InvalidInput(where + ": hidden_act '" + j["hidden_act"].get<std::string>() +
-                          "' is not supported (gelu)");
+    c.norm_eps = 1e-12;
+    SPYRE_RETURN_IF_ERROR(Optional(j, "layer_norm_eps", where, &c.norm_eps));
+    SPYRE_RETURN_IF_ERROR(Optional(j, "type_vocab_size", where, &c.type_vocab));
+    if (c.model_type != "bert") {
+      int64_t pad = 1;
+      SPYRE_RETURN_IF_ERROR(Optional(j, "pad_token_id", where, &pad));
+      if (pad < 0 || pad >= c.vocab) {
+        return InvalidInput(where + ": pad_token_id " + std::to_string(pad) + " is not a token id");
+      }
+      c.position_offset = pad + 1;
+    }
+    std::string act = "gelu";
+    SPYRE_RETURN_IF_ERROR(Optional(j, "hidden_act", where, &act));
+    if (act != "gelu") {
+      return InvalidInput(where + ": hidden_act '" + act + "' is not supported (gelu)");
     }
   } else {
-    c.norm_eps = j.value("rms_norm_eps", 1e-6);
-    c.rope_theta = j.value("rope_theta", c.rope_theta);
-    c.tie_embeddings = j.value("tie_word_embeddings", c.model_type == "granite");
-    c.embedding_multiplier = j.value("embedding_multiplier", 1.0);
-    c.attention_multiplier = j.value("attention_multiplier", 0.0);
-    c.residual_multiplier = j.value("residual_multiplier", 1.0);
-    c.logits_scaling = j.value("logits_scaling", 1.0);
+    c.tie_embeddings = c.model_type == "granite";
+    SPYRE_RETURN_IF_ERROR(Optional(j, "rms_norm_eps", where, &c.norm_eps));
+    SPYRE_RETURN_IF_ERROR(Optional(j, "rope_theta", where, &c.rope_theta));
+    SPYRE_RETURN_IF_ERROR(Optional(j, "tie_word_embeddings", where, &c.tie_embeddings));
+    SPYRE_RETURN_IF_ERROR(Optional(j, "embedding_multiplier", where, &c.embedding_multiplier));
+    SPYRE_RETURN_IF_ERROR(Optional(j, "attention_multiplier", where, &c.attention_multiplier));
+    SPYRE_RETURN_IF_ERROR(Optional(j, "residual_multiplier", where, &c.residual_multiplier));
+    SPYRE_RETURN_IF_ERROR(Optional(j, "logits_scaling", where, &c.logits_scaling));
     if (j.contains("rope_scaling") && !j["rope_scaling"].is_null()) {
       return InvalidInput(where + ": rope_scaling is not supported (plain RoPE only)");
     }
