@@ -72,6 +72,13 @@ std::string OsName() {
 
 }  // namespace
 
+bool PinBlasThreads(int n) {
+  void* sym = ::dlsym(RTLD_DEFAULT, "openblas_set_num_threads");
+  if (sym == nullptr) return false;
+  reinterpret_cast<void (*)(int)>(sym)(n);
+  return true;
+}
+
 BlasInfo DetectBlas() {
   BlasInfo info;
   void* sym = ::dlsym(RTLD_DEFAULT, "sgemm_");

@@ -45,6 +45,19 @@ TEST(CliTest, HumanEnvNamesTheBlas) {
   EXPECT_NE(r.out.find("fingerprint: "), std::string::npos);
 }
 
+// Golden outputs must be reproducible bit for bit on any machine: OpenBLAS's
+// sgemm rounds differently on one thread than on two, and the committed
+// embed goldens (made on two) drifted under OPENBLAS_NUM_THREADS=1 until
+// golden verify pinned its own thread counts.
+TEST(CliTest, GoldenVerifyIsBitExactWhateverTheThreadSettings) {
+  for (const char* blas_threads : {"1", "2"}) {
+    auto r = RunCli({"--threads", "1", "golden", "verify", "--suite", "embed"},
+                    {{"OPENBLAS_NUM_THREADS", blas_threads}, {"SPYRE_REGRESS_THREADS", "1"}});
+    EXPECT_EQ(r.exit_code, 0) << "OPENBLAS_NUM_THREADS=" << blas_threads << "\n" << r.out << r.err;
+    EXPECT_NE(r.out.find(" 0 drifted"), std::string::npos) << r.out;
+  }
+}
+
 // Usage errors: exit 2 and exactly one line on stderr that says what and where to look.
 TEST(CliTest, BadInputExitsTwoWithOneLine) {
   const std::vector<std::vector<std::string>> cases = {

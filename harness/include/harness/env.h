@@ -25,6 +25,12 @@ struct BlasInfo {
 };
 BlasInfo DetectBlas();
 
+// Sets the BLAS library's own thread count when it has one to set (OpenBLAS:
+// openblas_set_num_threads); returns false when it has none (reference BLAS,
+// BLIS, MKL are left alone). OpenBLAS's sgemm rounds differently with one
+// thread than with two, so bit-exact CPU outputs need it pinned.
+bool PinBlasThreads(int n);
+
 // Sets libtorch's intra-op thread count: `requested` when > 0, else
 // SPYRE_REGRESS_THREADS, else the number of online cores. Returns the count in
 // force. An unparsable SPYRE_REGRESS_THREADS is an error.
