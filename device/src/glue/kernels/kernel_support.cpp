@@ -120,8 +120,16 @@ void PerturbOutput(const OpFaults& faults, const at::Tensor& out) {
 
 void StretchWallTime(double slow, const glue::KernelTimer& timer) {
   if (slow <= 1.0) return;
-  const double extra = static_cast<double>(timer.ElapsedNs()) * (slow - 1.0);
-  std::this_thread::sleep_for(std::chrono::nanoseconds(static_cast<int64_t>(extra)));
+  const auto extra = std::chrono::nanoseconds(
+      static_cast<int64_t>(static_cast<double>(timer.ElapsedNs()) * (slow - 1.0)));
+  const auto deadline = std::chrono::steady_clock::now() + extra;
+  // A sleep overshoots by the timer slack (~60 us here), which would turn
+  // slow=1.05 on a 10 us kernel into x7: sleep only the bulk of a long wait,
+  // and spin the rest, so the wall time is stretched by the factor asked for.
+  constexpr auto kSpin = std::chrono::milliseconds(1);
+  if (extra > 2 * kSpin) std::this_thread::sleep_for(extra - kSpin);
+  while (std::chrono::steady_clock::now() < deadline) {
+  }
 }
 
 void KernelCall::Finish(at::ArrayRef<at::Tensor> inputs, const at::Tensor& out,
