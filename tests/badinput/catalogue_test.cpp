@@ -75,6 +75,7 @@ const std::vector<Entry>& Catalogue() {
     {"thresholds_missing", {"run", "--suite", "smoke", "--filter", "^smoke/mul_scalar$", "--thresholds", "{ws}/no-such-thresholds.json"}, {}, {"no-such-thresholds.json"}},
     // Hugging Face checkpoints
     {"checkpoint_bad_config", {"run", "--suite", "ck_bad_config", "--suites", "{ws}/suites"}, {}, {"bad_config/config.json", "heads must divide hidden"}},
+    {"checkpoint_config_wrong_type", {"list", "--suite", "ck_bad_type", "--suites", "{ws}/suites"}, {}, {"bad_type/config.json", "'num_key_value_heads' must be an integer"}},
     {"checkpoint_missing_tensor", {"golden", "generate", "--suite", "ck_missing_tensor", "--suites", "{ws}/suites", "--golden", "{ws}/golden-ck"}, {}, {"model.norm.weight", "missing"}},
     {"checkpoint_bad_shape", {"golden", "generate", "--suite", "ck_bad_shape", "--suites", "{ws}/suites", "--golden", "{ws}/golden-ck"}, {}, {"model.layers.0.mlp.up_proj.weight", "shape"}},
     {"checkpoint_missing_tensor_run", {"run", "--suite", "ck_missing_tensor", "--suites", "{ws}/suites", "--golden", "{ws}/golden-ck"}, {}, {"model.norm.weight", "missing"},

@@ -64,6 +64,11 @@ std::string BreakCheckpoints(const std::string& models) {
   harness::Status s = WriteWeights(models + "/missing_tensor", weights, "model.norm.weight", "");
   if (s.ok()) s = WriteWeights(models + "/bad_shape", weights, "", "model.layers.0.mlp.up_proj.weight");
   if (!s.ok()) return s.message();
+  fs::create_directories(models + "/bad_type");
+  WriteFile(models + "/bad_type/config.json",
+            R"({"model_type": "llama", "hidden_size": 32, "num_hidden_layers": 1,
+               "num_attention_heads": 4, "num_key_value_heads": "2", "intermediate_size": 48,
+               "vocab_size": 40})");
   // heads do not divide hidden_size
   WriteFile(models + "/bad_config/config.json",
             R"({"model_type": "llama", "hidden_size": 30, "num_hidden_layers": 1,
@@ -122,7 +127,7 @@ std::string BuildWorkspace(const std::string& ws) {
   WriteFile(suites + "/symlink.json", R"({"name": "symlink", "cases": [{"id": "a", "op": "neg",
     "inputs": [{"file": "link.safetensors", "tensor": "x", "dtype": "float32"}]}]})");
   WriteFile(suites + "/gold.json", kGoldSuite);
-  for (const char* dir : {"ok", "missing_tensor", "bad_shape", "bad_config"}) {
+  for (const char* dir : {"ok", "missing_tensor", "bad_shape", "bad_config", "bad_type"}) {
     WriteFile(suites + "/ck_" + dir + ".json", CheckpointSuite(std::string("ck_") + dir, dir));
   }
   std::string problem = WriteCheckpoints(suites + "/models");
