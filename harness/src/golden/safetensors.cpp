@@ -93,7 +93,11 @@ StatusOr<SafetensorsFile> ParseSafetensors(std::string_view bytes, const std::st
     for (const auto& d : sh) {
       if (!d.is_number_unsigned()) return Bad(where, t + "shape " + sh.dump() + " has a bad dim");
       const uint64_t v = d.get<uint64_t>();
-      if (v != 0 && numel > (uint64_t{1} << 48) / v) return Bad(where, t + "shape too large");
+      // Each dim is bounded too: after a 0 dim the product stays 0, and a dim
+      // past INT64_MAX would become a negative size.
+      if (v > (uint64_t{1} << 48) || (v != 0 && numel > (uint64_t{1} << 48) / v)) {
+        return Bad(where, t + "shape too large");
+      }
       numel *= v;
       shape.push_back(static_cast<int64_t>(v));
     }
