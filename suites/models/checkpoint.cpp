@@ -24,7 +24,7 @@ StatusOr<nlohmann::json> ReadJson(const fs::path& path) {
   text << in.rdbuf();
   try {
     return nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range: 1e999
     return InvalidInput(path.string() + ": not valid JSON: " + e.what());
   }
 }
