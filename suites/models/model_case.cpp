@@ -73,6 +73,11 @@ StatusOr<at::Tensor> ParsePrompts(const nlohmann::json& m, const ModelCase& mc,
     return InvalidInput(
         p + ": give \"prompts\" (token ids) or positive integers \"batch\" and \"seq\"");
   }
+  // Bounded before the prompts are generated: a typo must not allocate them.
+  if (m["batch"].get<int64_t>() > 4096 || m["seq"].get<int64_t>() > mc.config.max_positions) {
+    return InvalidInput(p + ": batch is at most 4096 and seq at most the model's " +
+                        std::to_string(mc.config.max_positions) + " positions");
+  }
   harness::InputSpec spec;
   spec.shape = {m["batch"].get<int64_t>(), m["seq"].get<int64_t>()};
   spec.dtype = at::kLong;
@@ -80,6 +85,15 @@ StatusOr<at::Tensor> ParsePrompts(const nlohmann::json& m, const ModelCase& mc,
   spec.low = 0;
   spec.high = static_cast<double>(mc.config.vocab - 1);
   return harness::GenerateInput(spec, mc.seed, /*input_index=*/0);
+}
+
+// A string member, type-checked (nlohmann's value() throws on a number).
+Status StringMember(const nlohmann::json& m, const char* key, const std::string& p,
+                    std::string* out) {
+  if (!m.contains(key)) return Status::Ok();
+  if (!m[key].is_string()) return InvalidInput(p + "/" + key + ": expected a string");
+  *out = m[key].get<std::string>();
+  return Status::Ok();
 }
 
 Status NumberMember(const nlohmann::json& m, const char* key, const std::string& p, double lo,
@@ -119,13 +133,17 @@ StatusOr<ModelCase> ParseModelCase(const harness::SuiteSpec& suite, const harnes
     return InvalidInput(
         p + ": give exactly one of \"config\" (built in) and \"checkpoint\" (a directory)");
   }
+  std::string config_name, checkpoint, dtype, impl = "portable";
+  SPYRE_RETURN_IF_ERROR(StringMember(m, "config", p, &config_name));
+  SPYRE_RETURN_IF_ERROR(StringMember(m, "checkpoint", p, &checkpoint));
+  SPYRE_RETURN_IF_ERROR(StringMember(m, "dtype", p, &dtype));
+  SPYRE_RETURN_IF_ERROR(StringMember(m, "impl", p, &impl));
   if (m.contains("config")) {
-    auto cfg = BuiltinConfig(m.value("config", std::string()));
+    auto cfg = BuiltinConfig(config_name);
     if (!cfg.ok()) return InvalidInput(p + "/config: " + cfg.status().message());
     mc.config = *cfg;
   } else {
-    auto dir = harness::ResolveInsideRoot(suite.root, m.value("checkpoint", std::string()),
-                                          p + "/checkpoint");
+    auto dir = harness::ResolveInsideRoot(suite.root, checkpoint, p + "/checkpoint");
     if (!dir.ok()) return dir.status();
     mc.checkpoint = *dir;
     auto cfg = LoadCheckpointConfig(mc.checkpoint);
@@ -139,13 +157,12 @@ StatusOr<ModelCase> ParseModelCase(const harness::SuiteSpec& suite, const harnes
                         " cases need " + (want_encoder ? "an encoder" : "a decoder"));
   }
   if (m.contains("dtype")) {
-    auto dt = harness::ParseDtypeName(m.value("dtype", std::string()));
+    auto dt = harness::ParseDtypeName(dtype);
     if (!dt.ok() || !at::isFloatingType(*dt) || *dt == at::kDouble) {
       return InvalidInput(p + "/dtype: use float16, bfloat16 or float32");
     }
     mc.dtype = *dt;
   }
-  const std::string impl = m.value("impl", std::string("portable"));
   if (impl != "portable" && impl != "fused")
     return InvalidInput(p + "/impl: use \"portable\" or \"fused\"");
   mc.impl = impl == "fused" ? LayerImpl::kFused : LayerImpl::kPortable;
@@ -159,7 +176,7 @@ StatusOr<ModelCase> ParseModelCase(const harness::SuiteSpec& suite, const harnes
     mc.steps = m["steps"].get<int64_t>();
     double top_k = static_cast<double>(mc.top_k);
     SPYRE_RETURN_IF_ERROR(NumberMember(m, "top_k", p, 1, &top_k));
-    mc.top_k = std::min<int64_t>(static_cast<int64_t>(top_k), mc.config.vocab);
+    mc.top_k = static_cast<int64_t>(std::min(top_k, static_cast<double>(mc.config.vocab)));
     SPYRE_RETURN_IF_ERROR(NumberMember(m, "near_tie_margin", p, 0, &mc.near_tie_margin));
     SPYRE_RETURN_IF_ERROR(NumberMember(m, "max_logprob_diff", p, 0, &mc.max_logprob_diff));
     SPYRE_RETURN_IF_ERROR(NumberMember(m, "min_top_k_overlap", p, 0, &mc.min_top_k_overlap));
