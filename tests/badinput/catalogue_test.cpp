@@ -42,6 +42,7 @@ const std::vector<Entry>& Catalogue() {
     {"suite_malformed_json", {"run", "--suite", "badjson", "--suites", "{ws}/suites"}, {}, {"badjson.json", "not valid JSON"}},
     {"suite_schema_unknown_member", {"run", "--suite", "badschema", "--suites", "{ws}/suites"}, {}, {"badschema.json", "/cases/0/repeats", "unknown member"}},
     {"suite_schema_wrong_type", {"run", "--suite", "badtype", "--suites", "{ws}/suites"}, {}, {"badtype.json", "/defaults/repeat"}},
+    {"suite_number_overflow", {"run", "--suite", "numover", "--suites", "{ws}/suites"}, {}, {"numover.json", "not valid JSON"}},
     {"suite_unknown_op", {"run", "--suite", "badop", "--suites", "{ws}/suites"}, {}, {"badop.json", "frobnicate"}},
     {"suite_name_differs_from_file", {"run", "--suite", "othername", "--suites", "{ws}/suites"}, {}, {"othername.json", "/name"}},
     {"suite_path_escapes_root", {"run", "--suite", "escape", "--suites", "{ws}/suites"}, {}, {"escape.json", "/cases/0", "../plain-file", "inside the suites directory"}},

@@ -114,6 +114,8 @@ std::string BuildWorkspace(const std::string& ws) {
     "inputs": [{"shape": [2], "dtype": "float32"}], "repeats": 3}]})");
   WriteFile(suites + "/badtype.json", R"({"name": "badtype", "defaults": {"repeat": "five"},
     "cases": [{"id": "a", "op": "neg", "inputs": [{"shape": [2], "dtype": "float32"}]}]})");
+  WriteFile(suites + "/numover.json", R"({"name": "numover", "defaults": {"seed": 1e999},
+    "cases": [{"id": "a", "op": "neg", "inputs": [{"shape": [2], "dtype": "float32"}]}]})");
   WriteFile(suites + "/badop.json", R"({"name": "badop", "cases": [{"id": "a", "op": "frobnicate",
     "inputs": [{"shape": [2], "dtype": "float32"}]}]})");
   WriteFile(suites + "/othername.json", R"({"name": "smoke", "cases": [{"id": "a", "op": "neg",
