@@ -136,6 +136,11 @@ StatusOr<int> ConfigureThreads(int requested) {
   }
   if (n <= 0) n = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   at::set_num_threads(n);
+  // OpenBLAS keeps its own count (the machine's cores unless
+  // OPENBLAS_NUM_THREADS says otherwise); a worker given one thread whose
+  // sgemm still fans out to every core waits on its neighbours and lands in
+  // a 2-3x slower mode in some processes.
+  PinBlasThreads(n);
   return at::get_num_threads();
 }
 

@@ -31,9 +31,10 @@ BlasInfo DetectBlas();
 // thread than with two, so bit-exact CPU outputs need it pinned.
 bool PinBlasThreads(int n);
 
-// Sets libtorch's intra-op thread count: `requested` when > 0, else
-// SPYRE_REGRESS_THREADS, else the number of online cores. Returns the count in
-// force. An unparsable SPYRE_REGRESS_THREADS is an error.
+// Sets libtorch's intra-op thread count, and the BLAS's own (PinBlasThreads)
+// to the same: `requested` when > 0, else SPYRE_REGRESS_THREADS, else the
+// number of online cores. Returns the count in force. An unparsable
+// SPYRE_REGRESS_THREADS is an error.
 StatusOr<int> ConfigureThreads(int requested);
 
 // Collects the fingerprint. Fails only on a malformed SPYRE_EMU_* setting.
