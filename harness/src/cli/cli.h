@@ -11,11 +11,13 @@
 //   }
 //   SPYRE_REGISTER_VERB(30, AddFooVerb);
 #include <functional>
+#include <iosfwd>
 #include <map>
 #include <vector>
 #include <string>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include "harness/status.h"
 
@@ -57,5 +59,11 @@ struct VerbRegistrar {
 // ancestor of the executable's directory that has a suites/ folder, else the
 // source tree the binary was built from.
 std::string DefaultProjectRoot();
+
+// The regressions of a comparison (the compare --json shape), at most 20
+// lines, under a heading with the upstream change they appeared with; nothing
+// when there are none. `run` and `merge --group` print it before their
+// closing lines.
+void PrintFindings(std::ostream& out, const nlohmann::json& comparison);
 
 }  // namespace harness::cli

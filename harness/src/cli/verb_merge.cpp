@@ -22,23 +22,6 @@ struct MergeOptions {
   std::vector<std::string> sources;
 };
 
-// The regressions of one comparison (compare --json shape), at most 20 lines,
-// with the upstream change they appeared with.
-void PrintFindings(const nlohmann::json& comparison) {
-  if (!comparison.is_object()) return;
-  const nlohmann::json regressions = comparison.value("regressions", nlohmann::json::array());
-  if (regressions.empty()) return;
-  const std::string why = comparison.value("attribution", "");
-  std::cout << "regressions" << (why.empty() ? "" : " " + why) << ":\n";
-  for (size_t i = 0; i < regressions.size() && i < 20; ++i) {
-    const nlohmann::json& f = regressions[i];
-    std::cout << "  " << f.value("suite", "") << "/" << f.value("case", "") << " ["
-              << f.value("kind", "") << "] " << f.value("detail", "") << "\n";
-  }
-  if (regressions.size() > 20)
-    std::cout << "  ... and " << regressions.size() - 20 << " more (spyre-regress report)\n";
-}
-
 // Detection on one completed group run and run's closing lines; returns 1 when
 // a case did not pass or something regressed, else 0.
 StatusOr<int> JudgeGroupRun(Store& store, const GroupRun& g, const std::string& baseline) {
@@ -56,7 +39,7 @@ StatusOr<int> JudgeGroupRun(Store& store, const GroupRun& g, const std::string& 
       ++failed;
     }
   }
-  PrintFindings(outcome->comparison);
+  PrintFindings(std::cout, outcome->comparison);
   std::cout << passed << " passed, " << failed << " failed";
   if (skipped > 0) std::cout << ", " << skipped << " skipped";
   std::cout << "\n";

@@ -61,24 +61,6 @@ nlohmann::json SummaryJson(const RunSummary& s, const std::string& db) {
           {"regressions", s.baseline.regressions}, {"comparison", s.baseline.comparison}};
 }
 
-// The regressions against the baseline, at most 20 lines, with the upstream
-// change they appeared with.
-void PrintFindings(std::ostream& out, const nlohmann::json& comparison) {
-  if (!comparison.is_object() || comparison.value("regressions", nlohmann::json::array()).empty()) return;
-  const nlohmann::json& regressions = comparison["regressions"];
-  const std::string why = comparison.value("attribution", "");
-  out << "regressions" << (why.empty() ? "" : " " + why) << ":\n";
-  size_t shown = 0;
-  for (const auto& f : regressions) {
-    if (shown++ == 20) {
-      out << "  ... and " << regressions.size() - 20 << " more (spyre-regress compare, or --report)\n";
-      break;
-    }
-    out << "  " << f.value("suite", "") << "/" << f.value("case", "") << " [" << f.value("kind", "") << "] "
-        << f.value("detail", "") << "\n";
-  }
-}
-
 // The contract's last two lines, after a one-line account of the run.
 void PrintHumanSummary(std::ostream& out, const RunSummary& s, const std::string& db) {
   char elapsed[32];
