@@ -50,8 +50,26 @@ void Accumulate(const harness::OutputComparison& c, const harness::Tolerance& t,
   }
 }
 
+// A reference is fp32 (or fp64): an integer one would be judged against the
+// yardstick's own error from it and pass whatever the device did.
+harness::Status CheckReferenceDtype(const at::Tensor& ref, const std::string& name, const std::string& path,
+                                    const std::string& suite) {
+  if (ref.scalar_type() == at::kFloat || ref.scalar_type() == at::kDouble) return harness::Status::Ok();
+  return harness::InvalidInput(path + ": tensor '" + name + "' is " + std::string(c10::toString(ref.scalar_type())) +
+                               ", a golden output is float32 or float64; regenerate it with 'spyre-regress "
+                               "golden generate --suite " + suite + "'");
+}
+
 class OpCaseKind : public harness::CaseKind {
  public:
+  harness::Status CheckGolden(const harness::SuiteSpec& suite, const harness::CaseSpec&,
+                              const harness::SafetensorsFile& golden, const std::string& path) const override {
+    for (const auto& [name, tensor] : golden.tensors) {
+      if (name.rfind("out", 0) == 0) SPYRE_RETURN_IF_ERROR(CheckReferenceDtype(tensor, name, path, suite.name));
+    }
+    return harness::Status::Ok();
+  }
+
   harness::Status Validate(const harness::SuiteSpec& suite, const harness::CaseSpec& c) const override {
     return ParseOpCase(suite, c).status();
   }
@@ -140,14 +158,8 @@ class OpCaseKind : public harness::CaseKind {
       const std::string name = "out" + std::to_string(i);
       const at::Tensor* ref = golden->Find(name);
       if (ref == nullptr) return Errored(golden_path + ": has no tensor '" + name + "'");
-      // A reference is fp32 (or fp64): an integer one would be judged against
-      // the yardstick's own error from it and pass whatever the device did.
-      if (ref->scalar_type() != at::kFloat && ref->scalar_type() != at::kDouble) {
-        return Errored(golden_path + ": tensor '" + name + "' is " +
-                       std::string(c10::toString(ref->scalar_type())) +
-                       ", a golden output is float32 or float64; regenerate it with 'spyre-regress "
-                       "golden generate --suite " + suite.name + "'");
-      }
+      const harness::Status typed = CheckReferenceDtype(*ref, name, golden_path, suite.name);
+      if (!typed.ok()) return Errored(typed.message());
       const at::Tensor out = device_outs[i].cpu();
       harness::Tolerance tol = harness::DefaultTolerance(out.scalar_type(), k);
       if (!oc->tolerance.is_null()) {

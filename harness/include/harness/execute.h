@@ -45,6 +45,12 @@ class CaseKind {
   // which checks modeled figures against published ones); `golden generate`
   // and `verify` pass over them.
   virtual bool HasGolden(const CaseSpec& c) const;
+  // Checks what a case's golden file (read from `path`) holds, before a run
+  // starts, so that a wrong file is exit 2 rather than a recorded case
+  // error; what only the outputs can tell is still found when the case runs.
+  // The default accepts any file.
+  virtual Status CheckGolden(const SuiteSpec& suite, const CaseSpec& c, const SafetensorsFile& golden,
+                             const std::string& path) const;
 };
 
 // Registry of case kinds by name ("op", "decode", ...).

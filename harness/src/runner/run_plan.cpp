@@ -38,11 +38,11 @@ Status CheckEmulatorSettings(const RunRequest& r) {
   return Status::Ok();
 }
 
-// The golden file of every selected case must be there, readable and
-// written for that case: a missing, corrupt or misplaced file is a
-// configuration error (regenerate it), not a case error recorded in the
-// store. What only the outputs can tell (a wrong shape or dtype) is still
-// found when the case runs.
+// The golden file of every selected case must be there, readable, written
+// for that case and hold what its kind expects (CaseKind::CheckGolden): a
+// missing, corrupt, misplaced or wrongly typed file is a configuration error
+// (regenerate it), not a case error recorded in the store. What only the
+// outputs can tell (a wrong shape) is still found when the case runs.
 Status CheckGoldenFiles(const RunPlan& plan) {
   std::map<std::pair<std::string, std::string>, std::pair<const SuiteSpec*, const CaseSpec*>> cases;
   for (const SuiteSpec& s : plan.suites) {
@@ -63,6 +63,7 @@ Status CheckGoldenFiles(const RunPlan& plan) {
                             suite->name + "'");
       }
     }
+    SPYRE_RETURN_IF_ERROR(kind->CheckGolden(*suite, *c, *golden, path));
   }
   return Status::Ok();
 }
