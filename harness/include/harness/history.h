@@ -50,6 +50,9 @@ StatusOr<std::optional<int64_t>> ResolveBaseline(sqlite3* db, const std::string&
 // (its worst value over outputs).
 bool IsHistoryMetric(const std::string& metric);
 
+// Whether the store holds any result of `suite` (completed run or not).
+StatusOr<bool> SuiteHasResults(sqlite3* db, const std::string& suite);
+
 struct SeriesPoint {
   int64_t run_id = 0;
   std::string started_at;

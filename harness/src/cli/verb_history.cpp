@@ -1,7 +1,5 @@
 // `spyre-regress history --suite S [--case C] [--metric M] [--json]`: change
 // points over every recorded run, each with the environment change at it.
-#include <sqlite3.h>
-
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -34,20 +32,6 @@ nlohmann::json ShiftJson(const HistoryShift& s) {
           {"p_value", s.point.p_value}, {"env_change", env}};
 }
 
-// Whether any result of `suite` is recorded; true when the store cannot say,
-// so that the history query itself reports the store's error.
-bool SuiteRecorded(sqlite3* db, const std::string& suite) {
-  sqlite3_stmt* st = nullptr;
-  if (sqlite3_prepare_v2(db, "SELECT 1 FROM results WHERE suite = ?1 LIMIT 1", -1, &st, nullptr) != SQLITE_OK) {
-    sqlite3_finalize(st);
-    return true;
-  }
-  sqlite3_bind_text(st, 1, suite.c_str(), -1, SQLITE_TRANSIENT);
-  const int rc = sqlite3_step(st);
-  sqlite3_finalize(st);
-  return rc != SQLITE_DONE;
-}
-
 StatusOr<int> RunHistory(const HistoryOptions& o, const GlobalOptions& global) {
   if (!o.metric.empty() && !IsHistoryMetric(o.metric)) {
     return UsageError("--metric '" + o.metric +
@@ -59,8 +43,9 @@ StatusOr<int> RunHistory(const HistoryOptions& o, const GlobalOptions& global) {
   std::vector<std::string> metrics;
   if (!o.metric.empty()) metrics.push_back(o.metric);
   // A suite neither recorded nor defined is a typo, not an empty history.
-  if (!SuiteRecorded((*store)->handle(), o.suite) &&
-      !std::filesystem::exists(global.suites_dir + "/" + o.suite + ".json")) {
+  StatusOr<bool> recorded = SuiteHasResults((*store)->handle(), o.suite);
+  if (!recorded.ok()) return recorded.status();
+  if (!*recorded && !std::filesystem::exists(global.suites_dir + "/" + o.suite + ".json")) {
     return NotFound("--suite '" + o.suite + "': no results of it in " + global.db + " and no " + o.suite +
                     ".json in " + global.suites_dir + "; see `spyre-regress list` for the suites");
   }

@@ -48,6 +48,15 @@ bool IsHistoryMetric(const std::string& metric) {
   return ResultColumn(metric) != nullptr || metric == kNormalizedWall;
 }
 
+StatusOr<bool> SuiteHasResults(sqlite3* db, const std::string& suite) {
+  Stmt s(db, "SELECT 1 FROM results WHERE suite = ? LIMIT 1");
+  s.Bind(1, suite);
+  const int rc = s.Step();
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  return QueryError(db, rc, "looking for results of suite " + suite);
+}
+
 StatusOr<RunRecord> LoadRunRecord(sqlite3* db, int64_t run_id) {
   RunRecord run;
   {
