@@ -29,7 +29,7 @@ StatusOr<nlohmann::json> ReadJson(const fs::path& path) {
   }
 }
 
-std::string ShapeText(at::IntArrayRef shape) {
+std::string ShapeText(const std::vector<int64_t>& shape) {
   std::string s = "[";
   for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
   return s + "]";
@@ -97,43 +97,69 @@ StatusOr<ModelConfig> LoadCheckpointConfig(const std::string& dir_text) {
   return config;
 }
 
-StatusOr<Checkpoint> LoadCheckpoint(const std::string& dir_text) {
+StatusOr<CheckpointIndex> IndexCheckpoint(const std::string& dir_text) {
   const fs::path dir(dir_text);
   auto config = LoadCheckpointConfig(dir_text);
   if (!config.ok()) return config.status();
   auto files = ShardFiles(dir);
   if (!files.ok()) return files.status();
 
-  Checkpoint ck;
-  ck.config = *config;
-  std::map<std::string, std::pair<at::Tensor, std::string>> found;  // name -> tensor, file
+  CheckpointIndex index;
+  index.config = *config;
+  // Expected name -> where it is stored; only headers are read.
+  std::map<std::string, StoredTensor> found;
   const bool encoder = config->family == ModelFamily::kEncoder;
   for (const std::string& f : *files) {
     const std::string path = (dir / f).string();
-    auto st = harness::ReadSafetensors(path);
-    if (!st.ok()) return st.status();
-    ck.files.push_back(path);
-    for (auto& [name, t] : st->tensors) {
-      found[encoder ? StripEncoderPrefix(name) : name] = {t, path};
+    auto header = harness::ReadSafetensorsHeader(path);
+    if (!header.ok()) return header.status();
+    for (const harness::SafetensorsEntry& e : header->tensors) {
+      found[encoder ? StripEncoderPrefix(e.name) : e.name] = {path, e.name, e.dtype, e.shape};
     }
   }
   std::string searched;
   for (const auto& f : *files) searched += (searched.empty() ? "" : ", ") + f;
-  for (const auto& [name, shape] : ExpectedTensors(ck.config)) {
+  for (const auto& [name, shape] : ExpectedTensors(index.config)) {
     auto it = found.find(name);
     if (it == found.end()) {
-      return NotFound(dir_text + ": tensor '" + name + "' is missing (searched " + searched +
-                      "); the checkpoint does not match its config.json");
+      return NotFound(
+          dir_text + ": tensor '" + name + "' is missing (searched " + searched +
+          "): the checkpoint does not match its config.json; re-export it or fix config.json");
     }
-    const at::Tensor& t = it->second.first;
-    if (t.sizes() != at::IntArrayRef(shape)) {
-      return InvalidInput(it->second.second + ": tensor '" + name + "' has shape " +
-                          ShapeText(t.sizes()) + ", config.json implies " + ShapeText(shape));
+    const StoredTensor& t = it->second;
+    if (t.shape != shape) {
+      return InvalidInput(t.file + ": tensor '" + name + "' has shape " + ShapeText(t.shape) +
+                          ", config.json implies " + ShapeText(shape) +
+                          "; re-export the checkpoint or fix config.json");
     }
-    if (!at::isFloatingType(t.scalar_type())) {
-      return InvalidInput(it->second.second + ": tensor '" + name + "' is not floating point");
+    if (!at::isFloatingType(t.dtype)) {
+      return InvalidInput(t.file + ": tensor '" + name + "' is " + c10::toString(t.dtype) +
+                          ", not floating point");
     }
-    ck.weights[name] = t;
+    index.tensors[name] = t;
+  }
+  return index;
+}
+
+StatusOr<Checkpoint> LoadCheckpoint(const std::string& dir_text) {
+  auto index = IndexCheckpoint(dir_text);
+  if (!index.ok()) return index.status();
+  // Each file is read once, whatever number of expected tensors it holds.
+  std::map<std::string, std::vector<std::pair<std::string, std::string>>>
+      by_file;  // file -> (name, stored)
+  for (const auto& [name, t] : index->tensors) by_file[t.file].emplace_back(name, t.stored_name);
+  Checkpoint ck;
+  ck.config = index->config;
+  for (const auto& [path, names] : by_file) {
+    auto st = harness::ReadSafetensors(path);
+    if (!st.ok()) return st.status();
+    ck.files.push_back(path);
+    for (const auto& [name, stored] : names) {
+      const at::Tensor* t = st->Find(stored);
+      // The header said so a moment ago; only a file replaced in between lands here.
+      if (t == nullptr) return NotFound(path + ": tensor '" + stored + "' vanished while reading");
+      ck.weights[name] = *t;
+    }
   }
   return ck;
 }

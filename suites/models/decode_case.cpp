@@ -66,6 +66,11 @@ class DecodeCaseKind : public harness::CaseKind {
     return ParseModelCase(suite, c, ModelTask::kDecode).status();
   }
 
+  harness::Status CheckFiles(const harness::SuiteSpec& suite,
+                             const harness::CaseSpec& c) const override {
+    return CheckModelFiles(suite, c, ModelTask::kDecode);
+  }
+
   harness::StatusOr<harness::SafetensorsFile> ComputeGolden(
       const harness::SuiteSpec& suite, const harness::CaseSpec& c,
       const harness::ExecOptions&) const override {

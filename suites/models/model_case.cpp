@@ -199,6 +199,14 @@ StatusOr<Weights> LoadModelWeights(const ModelCase& mc) {
   return std::move(ck->weights);
 }
 
+Status CheckModelFiles(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
+                       ModelTask task) {
+  auto mc = ParseModelCase(suite, c, task);
+  if (!mc.ok()) return mc.status();
+  if (mc->checkpoint.empty()) return Status::Ok();
+  return IndexCheckpoint(mc->checkpoint).status();
+}
+
 std::string WeightsDigest(const Weights& weights) {
   harness::Sha256 sha;
   for (const auto& [name, t] : weights) sha.Update(name + ":" + harness::TensorDigest(t) + "\n");

@@ -52,6 +52,12 @@ harness::StatusOr<ModelCase> ParseModelCase(const harness::SuiteSpec& suite,
 // Synthetic weights (seeded) or the checkpoint's.
 harness::StatusOr<Weights> LoadModelWeights(const ModelCase& mc);
 
+// The model kinds' CaseKind::CheckFiles: a checkpoint case's weights are all
+// there, shaped as its config.json implies (safetensors headers only, see
+// IndexCheckpoint); synthetic weights have nothing to check.
+harness::Status CheckModelFiles(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
+                                ModelTask task);
+
 // SHA-256 over every weight's name and TensorDigest (a checkpoint that
 // changes after its golden files were written is caught by it).
 std::string WeightsDigest(const Weights& weights);

@@ -78,6 +78,11 @@ class PrefillCaseKind : public harness::CaseKind {
                      mc->tolerance, c.body.value("pointer", "") + "/model/tolerance", &t);
   }
 
+  harness::Status CheckFiles(const harness::SuiteSpec& suite,
+                             const harness::CaseSpec& c) const override {
+    return CheckModelFiles(suite, c, ModelTask::kPrefill);
+  }
+
   harness::StatusOr<harness::SafetensorsFile> ComputeGolden(
       const harness::SuiteSpec& suite, const harness::CaseSpec& c,
       const harness::ExecOptions&) const override {
@@ -142,6 +147,11 @@ class EmbedCaseKind : public harness::CaseKind {
   harness::Status Validate(const harness::SuiteSpec& suite,
                            const harness::CaseSpec& c) const override {
     return ParseModelCase(suite, c, ModelTask::kEmbed).status();
+  }
+
+  harness::Status CheckFiles(const harness::SuiteSpec& suite,
+                             const harness::CaseSpec& c) const override {
+    return CheckModelFiles(suite, c, ModelTask::kEmbed);
   }
 
   harness::StatusOr<harness::SafetensorsFile> ComputeGolden(

@@ -51,6 +51,12 @@ class CaseKind {
   // The default accepts any file.
   virtual Status CheckGolden(const SuiteSpec& suite, const CaseSpec& c, const SafetensorsFile& golden,
                              const std::string& path) const;
+  // Checks the files a case reads other than its golden file (a model's
+  // checkpoint, an op's input files) before a run starts, for every selected
+  // case, golden or not: a file that cannot serve the case is exit 2 rather
+  // than a recorded case error. Must stay cheap (headers, not data): it runs
+  // for every case of every run. The default has no files to check.
+  virtual Status CheckFiles(const SuiteSpec& suite, const CaseSpec& c) const;
 };
 
 // Registry of case kinds by name ("op", "decode", ...).

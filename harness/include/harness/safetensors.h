@@ -38,6 +38,23 @@ struct SafetensorsFile {
 StatusOr<SafetensorsFile> ParseSafetensors(std::string_view bytes, const std::string& where);
 StatusOr<SafetensorsFile> ReadSafetensors(const std::string& path);
 
+// What a file holds, without its data: for checks that run before anything
+// is computed (a checkpoint's names, dtypes and shapes), where reading
+// megabytes of weights per case would cost more than the check is worth.
+// The header is validated exactly as ReadSafetensors does, offsets against
+// the file's size; only the data bytes themselves are not read.
+struct SafetensorsEntry {
+  std::string name;
+  at::ScalarType dtype = at::kFloat;
+  std::vector<int64_t> shape;
+};
+struct SafetensorsHeader {
+  std::vector<SafetensorsEntry> tensors;  // ordered by name
+  std::map<std::string, std::string> metadata;
+  const SafetensorsEntry* Find(const std::string& name) const;  // nullptr when absent
+};
+StatusOr<SafetensorsHeader> ReadSafetensorsHeader(const std::string& path);
+
 // Tensors are written contiguous, in order, 8-byte aligned data start. Names
 // must be unique and not "__metadata__"; dtypes F64 F32 F16 BF16 I64 I32 I16
 // I8 U8 BOOL.

@@ -37,10 +37,113 @@ Status Bad(const std::string& where, const std::string& what) {
   return InvalidInput(where + ": malformed safetensors file: " + what);
 }
 
-struct Span {
-  uint64_t begin, end;
-  std::string name;
+// A parsed header, with where each tensor's bytes lie in the data section
+// (offsets[i] belongs to header.tensors[i]).
+struct ParsedHeader {
+  SafetensorsHeader header;
+  std::vector<std::pair<uint64_t, uint64_t>> offsets;
 };
+
+// Reads the 8-byte header length and checks it against the file's size.
+StatusOr<uint64_t> HeaderLength(std::string_view first8, uint64_t file_size,
+                                const std::string& where) {
+  if (file_size < 8 || first8.size() < 8)
+    return Bad(where, "shorter than the 8-byte header length");
+  uint64_t header_len = 0;
+  std::memcpy(&header_len, first8.data(), 8);
+  if (header_len > kMaxHeaderBytes || header_len > file_size - 8) {
+    return Bad(where, "header length " + std::to_string(header_len) + " runs past the end of the " +
+                          std::to_string(file_size) + "-byte file (truncated?)");
+  }
+  return header_len;
+}
+
+// One tensor's header entry: dtype, shape and offsets, each checked against
+// the `data_size` bytes that follow the header.
+StatusOr<std::pair<uint64_t, uint64_t>> ParseEntry(const std::string& name,
+                                                   const nlohmann::json& entry, uint64_t data_size,
+                                                   const std::string& where,
+                                                   SafetensorsEntry* out) {
+  const std::string t = "tensor '" + name + "': ";
+  if (!entry.is_object() || !entry.contains("dtype") || !entry.contains("shape") ||
+      !entry.contains("data_offsets")) {
+    return Bad(where, t + "needs dtype, shape and data_offsets");
+  }
+  const nlohmann::json& dt = entry["dtype"];
+  const DtypeCode* code = nullptr;
+  for (const auto& c : kCodes) {
+    if (dt.is_string() && dt.get<std::string>() == c.code) code = &c;
+  }
+  if (code == nullptr) return Bad(where, t + "unknown dtype " + dt.dump());
+  const nlohmann::json& sh = entry["shape"];
+  if (!sh.is_array()) return Bad(where, t + "shape is not an array");
+  uint64_t numel = 1;
+  for (const auto& d : sh) {
+    if (!d.is_number_unsigned()) return Bad(where, t + "shape " + sh.dump() + " has a bad dim");
+    const uint64_t v = d.get<uint64_t>();
+    // Each dim is bounded too: after a 0 dim the product stays 0, and a dim
+    // past INT64_MAX would become a negative size.
+    if (v > (uint64_t{1} << 48) || (v != 0 && numel > (uint64_t{1} << 48) / v)) {
+      return Bad(where, t + "shape too large");
+    }
+    numel *= v;
+    out->shape.push_back(static_cast<int64_t>(v));
+  }
+  const nlohmann::json& off = entry["data_offsets"];
+  if (!off.is_array() || off.size() != 2 || !off[0].is_number_unsigned() ||
+      !off[1].is_number_unsigned()) {
+    return Bad(where, t + "data_offsets must be two non-negative integers");
+  }
+  const uint64_t begin = off[0].get<uint64_t>(), end = off[1].get<uint64_t>();
+  if (begin > end || end > data_size) {
+    return Bad(where, t + "data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
+                          "] outside the " + std::to_string(data_size) + " data bytes");
+  }
+  const uint64_t expected = numel * c10::elementSize(code->type);
+  if (end - begin != expected) {
+    return Bad(where, t + "holds " + std::to_string(end - begin) + " bytes but " + code->code +
+                          " " + sh.dump() + " needs " + std::to_string(expected));
+  }
+  out->name = name;
+  out->dtype = code->type;
+  return std::pair{begin, end};
+}
+
+// The header's JSON, checked against the `data_size` bytes after it: the one
+// validation shared by the whole-file and the header-only readers.
+StatusOr<ParsedHeader> ParseHeader(std::string_view json, uint64_t data_size,
+                                   const std::string& where) {
+  nlohmann::json header = nlohmann::json::parse(json, nullptr, false);
+  if (header.is_discarded() || !header.is_object())
+    return Bad(where, "the header is not a JSON object");
+  ParsedHeader out;
+  for (const auto& [name, entry] : header.items()) {
+    if (name == "__metadata__") {
+      if (!entry.is_object()) return Bad(where, "__metadata__ is not an object");
+      for (const auto& [k, v] : entry.items()) {
+        if (!v.is_string()) return Bad(where, "__metadata__/" + k + " is not a string");
+        out.header.metadata[k] = v.get<std::string>();
+      }
+      continue;
+    }
+    SafetensorsEntry e;
+    auto span = ParseEntry(name, entry, data_size, where, &e);
+    if (!span.ok()) return span.status();
+    out.header.tensors.push_back(std::move(e));
+    out.offsets.push_back(*span);
+  }
+  std::vector<size_t> order(out.offsets.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return out.offsets[a] < out.offsets[b]; });
+  for (size_t i = 1; i < order.size(); ++i) {
+    if (out.offsets[order[i]].first < out.offsets[order[i - 1]].second) {
+      return Bad(where, "tensors '" + out.header.tensors[order[i - 1]].name + "' and '" +
+                            out.header.tensors[order[i]].name + "' overlap");
+    }
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -51,91 +154,58 @@ const at::Tensor* SafetensorsFile::Find(const std::string& name) const {
   return nullptr;
 }
 
+const SafetensorsEntry* SafetensorsHeader::Find(const std::string& name) const {
+  for (const SafetensorsEntry& e : tensors) {
+    if (e.name == name) return &e;
+  }
+  return nullptr;
+}
+
 StatusOr<SafetensorsFile> ParseSafetensors(std::string_view bytes, const std::string& where) {
-  if (bytes.size() < 8) return Bad(where, "shorter than the 8-byte header length");
-  uint64_t header_len = 0;
-  std::memcpy(&header_len, bytes.data(), 8);
-  if (header_len > kMaxHeaderBytes || header_len > bytes.size() - 8) {
-    return Bad(where, "header length " + std::to_string(header_len) + " runs past the end of the " +
-                          std::to_string(bytes.size()) + "-byte file (truncated?)");
-  }
-  nlohmann::json header = nlohmann::json::parse(bytes.substr(8, header_len), nullptr, false);
-  if (header.is_discarded() || !header.is_object()) {
-    return Bad(where, "the header is not a JSON object");
-  }
-  const std::string_view data = bytes.substr(8 + header_len);
+  auto header_len = HeaderLength(bytes.substr(0, 8), bytes.size(), where);
+  if (!header_len.ok()) return header_len.status();
+  const std::string_view data = bytes.substr(8 + *header_len);
+  auto parsed = ParseHeader(bytes.substr(8, *header_len), data.size(), where);
+  if (!parsed.ok()) return parsed.status();
   SafetensorsFile out;
-  std::vector<Span> spans;
-  for (const auto& [name, entry] : header.items()) {
-    if (name == "__metadata__") {
-      if (!entry.is_object()) return Bad(where, "__metadata__ is not an object");
-      for (const auto& [k, v] : entry.items()) {
-        if (!v.is_string()) return Bad(where, "__metadata__/" + k + " is not a string");
-        out.metadata[k] = v.get<std::string>();
-      }
-      continue;
-    }
-    const std::string t = "tensor '" + name + "': ";
-    if (!entry.is_object() || !entry.contains("dtype") || !entry.contains("shape") ||
-        !entry.contains("data_offsets")) {
-      return Bad(where, t + "needs dtype, shape and data_offsets");
-    }
-    const nlohmann::json& dt = entry["dtype"];
-    const DtypeCode* code = nullptr;
-    for (const auto& c : kCodes) {
-      if (dt.is_string() && dt.get<std::string>() == c.code) code = &c;
-    }
-    if (code == nullptr) return Bad(where, t + "unknown dtype " + dt.dump());
-    const nlohmann::json& sh = entry["shape"];
-    if (!sh.is_array()) return Bad(where, t + "shape is not an array");
-    std::vector<int64_t> shape;
-    uint64_t numel = 1;
-    for (const auto& d : sh) {
-      if (!d.is_number_unsigned()) return Bad(where, t + "shape " + sh.dump() + " has a bad dim");
-      const uint64_t v = d.get<uint64_t>();
-      // Each dim is bounded too: after a 0 dim the product stays 0, and a dim
-      // past INT64_MAX would become a negative size.
-      if (v > (uint64_t{1} << 48) || (v != 0 && numel > (uint64_t{1} << 48) / v)) {
-        return Bad(where, t + "shape too large");
-      }
-      numel *= v;
-      shape.push_back(static_cast<int64_t>(v));
-    }
-    const nlohmann::json& off = entry["data_offsets"];
-    if (!off.is_array() || off.size() != 2 || !off[0].is_number_unsigned() ||
-        !off[1].is_number_unsigned()) {
-      return Bad(where, t + "data_offsets must be two non-negative integers");
-    }
-    const uint64_t begin = off[0].get<uint64_t>(), end = off[1].get<uint64_t>();
-    if (begin > end || end > data.size()) {
-      return Bad(where, t + "data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
-                            "] outside the " + std::to_string(data.size()) + " data bytes");
-    }
-    const uint64_t expected = numel * c10::elementSize(code->type);
-    if (end - begin != expected) {
-      return Bad(where, t + "holds " + std::to_string(end - begin) + " bytes but " + code->code +
-                            " " + sh.dump() + " needs " + std::to_string(expected));
-    }
-    spans.push_back({begin, end, name});
-    at::Tensor tensor = at::empty(shape, code->type);
-    if (expected > 0) std::memcpy(tensor.data_ptr(), data.data() + begin, expected);
-    out.tensors.emplace_back(name, std::move(tensor));
-  }
-  std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) { return a.begin < b.begin; });
-  for (size_t i = 1; i < spans.size(); ++i) {
-    if (spans[i].begin < spans[i - 1].end) {
-      return Bad(where, "tensors '" + spans[i - 1].name + "' and '" + spans[i].name + "' overlap");
-    }
+  out.metadata = std::move(parsed->header.metadata);
+  for (size_t i = 0; i < parsed->header.tensors.size(); ++i) {
+    SafetensorsEntry& e = parsed->header.tensors[i];
+    const auto [begin, end] = parsed->offsets[i];
+    at::Tensor tensor = at::empty(e.shape, e.dtype);
+    if (end > begin) std::memcpy(tensor.data_ptr(), data.data() + begin, end - begin);
+    out.tensors.emplace_back(std::move(e.name), std::move(tensor));
   }
   return out;
 }
 
 StatusOr<SafetensorsFile> ReadSafetensors(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return NotFound(path + ": cannot open (missing golden file? run 'spyre-regress golden generate')");
+  if (!in)
+    return NotFound(path +
+                    ": cannot open (missing golden file? run 'spyre-regress golden generate')");
   std::ostringstream ss;
   ss << in.rdbuf();
   return ParseSafetensors(ss.str(), path);
+}
+
+StatusOr<SafetensorsHeader> ReadSafetensorsHeader(const std::string& path) {
+  std::error_code ec;
+  const uint64_t file_size = std::filesystem::file_size(path, ec);
+  std::ifstream in(path, std::ios::binary);
+  if (ec || !in) return NotFound(path + ": cannot open");
+  std::string first8(8, '\0');
+  in.read(first8.data(), 8);
+  first8.resize(static_cast<size_t>(in.gcount()));
+  auto header_len = HeaderLength(first8, file_size, path);
+  if (!header_len.ok()) return header_len.status();
+  std::string json(*header_len, '\0');
+  in.read(json.data(), static_cast<std::streamsize>(json.size()));
+  if (static_cast<uint64_t>(in.gcount()) != *header_len)
+    return Bad(path, "the header could not be read");
+  auto parsed = ParseHeader(json, file_size - 8 - *header_len, path);
+  if (!parsed.ok()) return parsed.status();
+  return std::move(parsed->header);
 }
 
 StatusOr<std::string> SerializeSafetensors(const SafetensorsFile& f) {

@@ -38,12 +38,15 @@ Status CheckEmulatorSettings(const RunRequest& r) {
   return Status::Ok();
 }
 
-// The golden file of every selected case must be there, readable, written
-// for that case and hold what its kind expects (CaseKind::CheckGolden): a
-// missing, corrupt, misplaced or wrongly typed file is a configuration error
-// (regenerate it), not a case error recorded in the store. What only the
-// outputs can tell (a wrong shape) is still found when the case runs.
-Status CheckGoldenFiles(const RunPlan& plan) {
+// Every file a selected case reads must serve it before a worker starts: a
+// missing, corrupt, misplaced or wrong file is a configuration error (fix it
+// or regenerate it), not a case error recorded in the store. First the
+// case's own files (CaseKind::CheckFiles: a checkpoint's weights, input
+// files), since a golden file cannot be regenerated from broken ones; then
+// the golden file: there, readable, written for that case and holding what
+// its kind expects (CaseKind::CheckGolden: dtypes, and for op cases the
+// number and shapes of the outputs).
+Status CheckCaseFiles(const RunPlan& plan) {
   std::map<std::pair<std::string, std::string>, std::pair<const SuiteSpec*, const CaseSpec*>> cases;
   for (const SuiteSpec& s : plan.suites) {
     for (const CaseSpec& c : s.cases) cases[{s.name, c.id}] = {&s, &c};
@@ -51,7 +54,9 @@ Status CheckGoldenFiles(const RunPlan& plan) {
   for (const WorkItem& item : plan.items) {
     const auto [suite, c] = cases.at({item.suite, item.case_id});
     const CaseKind* kind = FindCaseKind(c->kind);
-    if (kind == nullptr || !kind->HasGolden(*c) || kind->UsesImportedGolden(*c)) continue;
+    if (kind == nullptr) continue;  // the worker reports an unknown kind
+    SPYRE_RETURN_IF_ERROR(kind->CheckFiles(*suite, *c));
+    if (!kind->HasGolden(*c) || kind->UsesImportedGolden(*c)) continue;
     const std::string path = GoldenPath(plan.request.golden_dir, suite->name, c->id);
     StatusOr<SafetensorsFile> golden = LoadGolden(path, *suite, *c);
     if (!golden.ok()) return golden.status();
@@ -114,7 +119,7 @@ StatusOr<RunPlan> PlanRun(const RunRequest& request) {
                                               : " matches --filter '" + request.filter + "'") +
                       ": see `spyre-regress list`");
   }
-  SPYRE_RETURN_IF_ERROR(CheckGoldenFiles(plan));
+  SPYRE_RETURN_IF_ERROR(CheckCaseFiles(plan));
   plan.jobs = plan.latency ? 1 : request.jobs;
   plan.suite_key = Join(request.suites, ",");
   return plan;

@@ -40,6 +40,7 @@ bool CaseKind::HasGolden(const CaseSpec&) const { return true; }
 Status CaseKind::CheckGolden(const SuiteSpec&, const CaseSpec&, const SafetensorsFile&, const std::string&) const {
   return Status::Ok();
 }
+Status CaseKind::CheckFiles(const SuiteSpec&, const CaseSpec&) const { return Status::Ok(); }
 
 void RegisterCaseKind(const std::string& name, CaseKindFactory factory) {
   Registry& r = TheRegistry();

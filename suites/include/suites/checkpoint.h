@@ -44,6 +44,23 @@ struct Checkpoint {
 // it, its file, its shape and the shape config.json implies.
 harness::StatusOr<Checkpoint> LoadCheckpoint(const std::string& dir);
 
+// Where each tensor the config requires is stored, and that it is there
+// with the shape config.json implies and a floating dtype: the checks of
+// LoadCheckpoint (same errors) from the safetensors headers alone, so that
+// a run can refuse a broken checkpoint before anything is recorded without
+// reading its weights.
+struct StoredTensor {
+  std::string file;         // the safetensors file holding it
+  std::string stored_name;  // its name there (encoders: maybe "bert."-prefixed)
+  at::ScalarType dtype = at::kFloat;
+  std::vector<int64_t> shape;
+};
+struct CheckpointIndex {
+  ModelConfig config;
+  std::map<std::string, StoredTensor> tensors;  // by expected name
+};
+harness::StatusOr<CheckpointIndex> IndexCheckpoint(const std::string& dir);
+
 // Only <dir>/config.json (what validating a suite needs; no weights read).
 harness::StatusOr<ModelConfig> LoadCheckpointConfig(const std::string& dir);
 
