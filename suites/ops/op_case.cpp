@@ -50,24 +50,21 @@ void Accumulate(const harness::OutputComparison& c, const harness::Tolerance& t,
   }
 }
 
-// A reference is fp32 (or fp64): an integer one would be judged against the
-// yardstick's own error from it and pass whatever the device did.
-harness::Status CheckReferenceDtype(const at::Tensor& ref, const std::string& name, const std::string& path,
-                                    const std::string& suite) {
-  if (ref.scalar_type() == at::kFloat || ref.scalar_type() == at::kDouble) return harness::Status::Ok();
-  return harness::InvalidInput(path + ": tensor '" + name + "' is " + std::string(c10::toString(ref.scalar_type())) +
-                               ", a golden output is float32 or float64; regenerate it with 'spyre-regress "
-                               "golden generate --suite " + suite + "'");
-}
-
 class OpCaseKind : public harness::CaseKind {
  public:
-  harness::Status CheckGolden(const harness::SuiteSpec& suite, const harness::CaseSpec&,
+  // The preflight's checks (op_preflight.cpp): a broken input file or a
+  // golden file with the wrong outputs is exit 2 before anything is recorded.
+  harness::Status CheckFiles(const harness::SuiteSpec& suite, const harness::CaseSpec& c) const override {
+    auto oc = ParseOpCase(suite, c);
+    if (!oc.ok()) return oc.status();
+    return InputShapes(*oc).status();
+  }
+
+  harness::Status CheckGolden(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
                               const harness::SafetensorsFile& golden, const std::string& path) const override {
-    for (const auto& [name, tensor] : golden.tensors) {
-      if (name.rfind("out", 0) == 0) SPYRE_RETURN_IF_ERROR(CheckReferenceDtype(tensor, name, path, suite.name));
-    }
-    return harness::Status::Ok();
+    auto oc = ParseOpCase(suite, c);
+    if (!oc.ok()) return oc.status();
+    return CheckGoldenOutputs(*oc, golden, path, suite.name);
   }
 
   harness::Status Validate(const harness::SuiteSpec& suite, const harness::CaseSpec& c) const override {

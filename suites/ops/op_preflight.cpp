@@ -1,0 +1,140 @@
+// What the run's preflight checks for an op case (OpCaseKind::CheckFiles and
+// CheckGolden): its input files, and its golden file against the number,
+// dtypes and shapes of the outputs the op will produce, known before it runs.
+#include <set>
+
+#include <c10/util/Exception.h>
+
+#include "harness/safetensors.h"
+#include "op_case.h"
+
+namespace suites {
+namespace {
+
+// The dtype the golden reference runs the op in (RunReference): floating
+// inputs in fp64, the rest as they are. Shape rules may depend on the dtype
+// (an index must be integral, a mask bool), so the probe uses these.
+at::ScalarType ReferenceDtype(at::ScalarType t) { return at::isFloatingType(t) ? at::kDouble : t; }
+
+std::string ShapeText(at::IntArrayRef shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+std::string Regenerate(const std::string& suite) {
+  return "; regenerate it with 'spyre-regress golden generate --suite " + suite + "'";
+}
+
+Outputs RunOn(const OpCase& oc, const std::vector<InputShape>& inputs, bool meta) {
+  Inputs probe;
+  for (const InputShape& in : inputs) {
+    const auto options = at::TensorOptions().dtype(ReferenceDtype(in.dtype));
+    probe.push_back(meta ? at::empty(in.shape, options.device(at::kMeta))
+                         : at::zeros(in.shape, options));
+  }
+  return oc.op->run(probe, oc.attrs);
+}
+
+}  // namespace
+
+harness::StatusOr<std::vector<InputShape>> InputShapes(const OpCase& oc) {
+  std::vector<InputShape> out;
+  for (const OpInput& in : oc.inputs) {
+    if (in.file.empty()) {
+      // `shape` is the logical shape, permuted (strided) or not.
+      out.push_back({in.spec.shape, in.spec.dtype});
+      continue;
+    }
+    auto header = harness::ReadSafetensorsHeader(in.file);
+    if (!header.ok()) return header.status();
+    const harness::SafetensorsEntry* e = header->Find(in.tensor);
+    if (e == nullptr) {
+      return harness::NotFound(
+          in.file + ": has no tensor '" + in.tensor +
+          "', which the case's inputs name; fix the suite's \"tensor\" or the file");
+    }
+    out.push_back({e->shape, e->dtype});
+  }
+  return out;
+}
+
+harness::StatusOr<std::optional<Shapes>> ExpectedOutputShapes(const OpCase& oc) {
+  auto inputs = InputShapes(oc);
+  if (!inputs.ok()) return inputs.status();
+  // Meta tensors carry shapes and dtypes but no data: the op's own shape
+  // rules run for free whatever the sizes. Ops without a meta kernel in
+  // libtorch 1.13 (abs, relu, where, var, layer_norm, embedding,
+  // index_select) throw, and run once on zeros on the CPU instead. Measured
+  // on the ops suite, the throw dominates (libtorch records a backtrace per
+  // error, ~2 ms), not the CPU run on these sizes.
+  Outputs outs;
+  for (bool meta : {true, false}) {
+    try {
+      outs = RunOn(oc, *inputs, meta);
+      break;
+    } catch (const c10::Error&) {
+      // The op rejects these inputs on the CPU too: it will say why when the
+      // case runs, which is a case error, not something a golden file caused.
+      if (!meta) return std::optional<Shapes>();
+    }
+  }
+  Shapes shapes;
+  for (const at::Tensor& t : outs) shapes.push_back(t.sizes().vec());
+  return std::optional(std::move(shapes));
+}
+
+harness::Status CheckReferenceDtype(const at::Tensor& ref, const std::string& name,
+                                    const std::string& path, const std::string& suite) {
+  if (ref.scalar_type() == at::kFloat || ref.scalar_type() == at::kDouble) {
+    return harness::Status::Ok();
+  }
+  return harness::InvalidInput(path + ": tensor '" + name + "' is " +
+                               std::string(c10::toString(ref.scalar_type())) +
+                               ", a golden output is float32 or float64" + Regenerate(suite));
+}
+
+harness::Status CheckGoldenOutputs(const OpCase& oc, const harness::SafetensorsFile& golden,
+                                   const std::string& path, const std::string& suite) {
+  auto expected = ExpectedOutputShapes(oc);
+  if (!expected.ok()) return expected.status();
+  if (!expected->has_value()) {
+    // Shapes unknown until the case runs (and errors): the dtypes still are.
+    for (const auto& [name, tensor] : golden.tensors) {
+      if (name.rfind("out", 0) != 0) continue;
+      SPYRE_RETURN_IF_ERROR(CheckReferenceDtype(tensor, name, path, suite));
+    }
+    return harness::Status::Ok();
+  }
+  const Shapes& shapes = **expected;
+  const std::string produces = "the op '" + oc.op->name + "' produces " +
+                               std::to_string(shapes.size()) + " output(s) for this case's inputs";
+  std::set<std::string> names;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const std::string name = "out" + std::to_string(i);
+    names.insert(name);
+    const at::Tensor* ref = golden.Find(name);
+    if (ref == nullptr) {
+      return harness::InvalidInput(path + ": has no tensor '" + name + "'; " + produces +
+                                   Regenerate(suite));
+    }
+    SPYRE_RETURN_IF_ERROR(CheckReferenceDtype(*ref, name, path, suite));
+    if (ref->sizes() != at::IntArrayRef(shapes[i])) {
+      return harness::InvalidInput(path + ": tensor '" + name + "' has shape " +
+                                   ShapeText(ref->sizes()) + ", the op '" + oc.op->name +
+                                   "' produces " + ShapeText(shapes[i]) +
+                                   " for this case's inputs" + Regenerate(suite));
+    }
+  }
+  // The run compares output i with out<i> and counts the file's tensors: one
+  // more tensor of any name would be a case error after the timed runs.
+  for (const auto& [name, tensor] : golden.tensors) {
+    if (names.count(name) == 0) {
+      return harness::InvalidInput(path + ": holds tensor '" + name +
+                                   "', which is not an output; " + produces + Regenerate(suite));
+    }
+  }
+  return harness::Status::Ok();
+}
+
+}  // namespace suites

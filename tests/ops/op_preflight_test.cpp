@@ -1,0 +1,180 @@
+// The op case kind's preflight (suites/ops/op_preflight.cpp): the shapes an
+// op will produce, computed without running it on data, agree with every
+// committed golden file; a golden file with a wrong shape, a missing or extra
+// output or a wrong dtype, and an input file without its tensor, are errors
+// that name the file, the tensor and what to do.
+#include <gtest/gtest.h>
+
+#include "harness/execute.h"
+#include "harness/golden.h"
+#include "harness/safetensors.h"
+#include "op_case.h"
+#include "support/temp_dir.h"
+
+namespace {
+
+using spyre_test::TempDir;
+
+suites::OpCase MakeCase(const std::string& op, const std::vector<std::vector<int64_t>>& shapes,
+                        const std::vector<at::ScalarType>& dtypes,
+                        const nlohmann::json& attrs = nullptr) {
+  suites::OpCase oc;
+  oc.op = suites::FindOp(op);
+  EXPECT_NE(oc.op, nullptr) << op;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    suites::OpInput in;
+    in.spec.shape = shapes[i];
+    in.spec.dtype = dtypes[i];
+    oc.inputs.push_back(in);
+  }
+  auto resolved = suites::ResolveAttrs(*oc.op, attrs, "/attrs");
+  EXPECT_TRUE(resolved.ok()) << resolved.status().message();
+  oc.attrs = *resolved;
+  return oc;
+}
+
+suites::Shapes ShapesOf(const suites::OpCase& oc) {
+  auto s = suites::ExpectedOutputShapes(oc);
+  EXPECT_TRUE(s.ok()) << s.status().message();
+  if (!s.ok() || !s->has_value()) return {};
+  return **s;
+}
+
+// Every case of the committed suites: the predicted shapes are the golden
+// files' shapes, and the kind's CheckGolden accepts each file (no false alarm
+// can stop a run).
+void ExpectCommittedGoldenAgrees(const std::string& name) {
+  auto suite = harness::LoadSuite(SPYRE_SOURCE_DIR "/suites", name);
+  ASSERT_TRUE(suite.ok()) << suite.status().message();
+  const harness::CaseKind* kind = harness::FindCaseKind("op");
+  ASSERT_NE(kind, nullptr);
+  int checked = 0;
+  for (const harness::CaseSpec& c : suite->cases) {
+    if (c.kind != "op" || kind->UsesImportedGolden(c)) continue;
+    const std::string path = harness::GoldenPath(SPYRE_SOURCE_DIR "/golden", name, c.id);
+    auto golden = harness::ReadSafetensors(path);
+    ASSERT_TRUE(golden.ok()) << golden.status().message();
+    auto oc = suites::ParseOpCase(*suite, c);
+    ASSERT_TRUE(oc.ok()) << oc.status().message();
+    const suites::Shapes shapes = ShapesOf(*oc);
+    ASSERT_EQ(shapes.size(), golden->tensors.size()) << c.id;
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      const at::Tensor* t = golden->Find("out" + std::to_string(i));
+      ASSERT_NE(t, nullptr) << c.id;
+      EXPECT_EQ(t->sizes().vec(), shapes[i]) << c.id << " out" << i;
+    }
+    const harness::Status s = kind->CheckGolden(*suite, c, *golden, path);
+    EXPECT_TRUE(s.ok()) << c.id << ": " << s.message();
+    ++checked;
+  }
+  EXPECT_GT(checked, 10) << name;
+}
+
+TEST(OpPreflightTest, PredictedShapesMatchEveryCommittedSmokeGoldenFile) {
+  ExpectCommittedGoldenAgrees("smoke");
+}
+TEST(OpPreflightTest, PredictedShapesMatchEveryCommittedOpsGoldenFile) {
+  ExpectCommittedGoldenAgrees("ops");
+}
+
+TEST(OpPreflightTest, ShapesOfOpsWithAndWithoutMetaKernels) {
+  // Broadcasting (meta kernel).
+  EXPECT_EQ(ShapesOf(MakeCase("add", {{7, 1, 129}, {1, 5, 129}}, {at::kHalf, at::kHalf})),
+            (suites::Shapes{{7, 5, 129}}));
+  EXPECT_EQ(ShapesOf(MakeCase("sum", {{4, 6, 8}}, {at::kFloat}, {{"dim", {1}}, {"keepdim", true}})),
+            (suites::Shapes{{4, 1, 8}}));
+  // layer_norm, var and embedding have no meta kernel in libtorch 1.13 and
+  // take the CPU path on zeros; the shapes come out all the same.
+  EXPECT_EQ(ShapesOf(MakeCase("layer_norm", {{3, 5, 16}}, {at::kBFloat16})),
+            (suites::Shapes{{3, 5, 16}}));
+  EXPECT_EQ(ShapesOf(MakeCase("var", {{9, 20}}, {at::kFloat}, {{"dim", {0}}})),
+            (suites::Shapes{{20}}));
+  EXPECT_EQ(ShapesOf(MakeCase("embedding", {{50, 8}, {2, 3}}, {at::kHalf, at::kLong})),
+            (suites::Shapes{{2, 3, 8}}));
+}
+
+TEST(OpPreflightTest, InputsTheOpRejectsLeaveTheShapesUnknown) {
+  // mm of [3, 4] x [5, 6]: the op's own error is reported when the case runs.
+  auto s = suites::ExpectedOutputShapes(MakeCase("mm", {{3, 4}, {5, 6}}, {at::kFloat, at::kFloat}));
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_FALSE(s->has_value());
+}
+
+class GoldenCheckTest : public ::testing::Test {
+ protected:
+  // mul by a scalar of a [7, 129] input: one output, [7, 129].
+  suites::OpCase Case() const { return MakeCase("mul", {{7, 129}}, {at::kHalf}, {{"other", 1.5}}); }
+  static harness::SafetensorsFile Golden(std::vector<std::pair<std::string, at::Tensor>> tensors) {
+    harness::SafetensorsFile f;
+    f.tensors = std::move(tensors);
+    return f;
+  }
+  harness::Status Check(const harness::SafetensorsFile& f) const {
+    return suites::CheckGoldenOutputs(Case(), f, "golden/gold/mul_scalar.safetensors", "gold");
+  }
+};
+
+TEST_F(GoldenCheckTest, TheRightOutputsPass) {
+  EXPECT_TRUE(Check(Golden({{"out0", at::zeros({7, 129})}})).ok());
+}
+
+TEST_F(GoldenCheckTest, AWrongShapeNamesFileTensorBothShapesAndTheFix) {
+  const harness::Status s = Check(Golden({{"out0", at::zeros({100})}}));
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.code(), harness::ErrorCode::kInvalidInput);
+  EXPECT_EQ(
+      s.message(),
+      "golden/gold/mul_scalar.safetensors: tensor 'out0' has shape [100], the op 'mul' produces "
+      "[7, 129] for this case's inputs; regenerate it with 'spyre-regress golden generate --suite "
+      "gold'");
+}
+
+TEST_F(GoldenCheckTest, AMissingOutputIsNamed) {
+  const harness::Status s = Check(Golden({{"result", at::zeros({7, 129})}}));
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("has no tensor 'out0'"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("produces 1 output(s)"), std::string::npos) << s.message();
+}
+
+TEST_F(GoldenCheckTest, AnExtraTensorIsNamed) {
+  const harness::Status s =
+      Check(Golden({{"out0", at::zeros({7, 129})}, {"out1", at::zeros({7, 129})}}));
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("holds tensor 'out1', which is not an output"), std::string::npos)
+      << s.message();
+}
+
+TEST_F(GoldenCheckTest, AnIntegerOutputIsNamedBeforeItsShape) {
+  const harness::Status s = Check(Golden({{"out0", at::zeros({100}, at::kInt)}}));
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("tensor 'out0' is Int, a golden output is float32 or float64"),
+            std::string::npos)
+      << s.message();
+}
+
+// A file input is sized from its header; a file without the named tensor is
+// a preflight error (CheckFiles), not a case error.
+TEST(OpPreflightTest, FileInputsAreSizedFromTheHeaderAndAMissingTensorIsNamed) {
+  TempDir dir;
+  harness::SafetensorsFile f;
+  f.tensors.emplace_back("x", at::zeros({6, 10}, at::kBFloat16));
+  ASSERT_TRUE(harness::WriteSafetensors(dir.File("in.safetensors"), f).ok());
+  suites::OpCase oc = MakeCase("neg", {{1}}, {at::kFloat});
+  oc.inputs[0].file = dir.File("in.safetensors");
+  oc.inputs[0].tensor = "x";
+  auto shapes = suites::InputShapes(oc);
+  ASSERT_TRUE(shapes.ok()) << shapes.status().message();
+  EXPECT_EQ((*shapes)[0].shape, (std::vector<int64_t>{6, 10}));
+  EXPECT_EQ((*shapes)[0].dtype, at::kBFloat16);
+  EXPECT_EQ(ShapesOf(oc), (suites::Shapes{{6, 10}}));
+
+  oc.inputs[0].tensor = "y";
+  auto missing = suites::InputShapes(oc);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), harness::ErrorCode::kNotFound);
+  EXPECT_NE(missing.status().message().find(dir.File("in.safetensors") + ": has no tensor 'y'"),
+            std::string::npos)
+      << missing.status().message();
+}
+
+}  // namespace
