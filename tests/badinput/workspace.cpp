@@ -88,10 +88,11 @@ std::string WriteGoldenVariants(const std::string& ws) {
   fs::create_directories(ws + "/golden-missing/gold");
   const std::string bytes = spyre_test::ReadFile(ok);
   WriteFile(variant("corrupt"), bytes.substr(0, bytes.size() / 2));  // truncated
-  harness::SafetensorsFile shape = *golden, dtype = *golden;
+  harness::SafetensorsFile shape = *golden, dtype = *golden, noout = *golden;
   shape.tensors[0].second = shape.tensors[0].second.reshape({-1}).slice(0, 0, 100).contiguous();
   dtype.tensors[0].second = dtype.tensors[0].second.to(at::kInt);
-  for (auto [what, f] : {std::pair{"shape", &shape}, std::pair{"dtype", &dtype}}) {
+  noout.tensors[0].first = "result";
+  for (auto [what, f] : {std::pair{"shape", &shape}, std::pair{"dtype", &dtype}, std::pair{"noout", &noout}}) {
     harness::Status s = harness::WriteSafetensors(variant(what), *f);
     if (!s.ok()) return s.message();
   }
@@ -128,6 +129,12 @@ std::string BuildWorkspace(const std::string& ws) {
   fs::create_symlink(ws + "/outside.safetensors", suites + "/link.safetensors");
   WriteFile(suites + "/symlink.json", R"({"name": "symlink", "cases": [{"id": "a", "op": "neg",
     "inputs": [{"file": "link.safetensors", "tensor": "x", "dtype": "float32"}]}]})");
+  harness::SafetensorsFile input;
+  input.tensors.emplace_back("x", at::ones({2, 3}));
+  harness::Status written = harness::WriteSafetensors(suites + "/inputs.safetensors", input);
+  if (!written.ok()) return written.message();
+  WriteFile(suites + "/inmissing.json", R"({"name": "inmissing", "cases": [{"id": "a", "op": "neg",
+    "inputs": [{"file": "inputs.safetensors", "tensor": "y", "dtype": "float32"}]}]})");
   WriteFile(suites + "/gold.json", kGoldSuite);
   for (const char* dir : {"ok", "missing_tensor", "bad_shape", "bad_config", "bad_type"}) {
     WriteFile(suites + "/ck_" + dir + ".json", CheckpointSuite(std::string("ck_") + dir, dir));
