@@ -196,24 +196,25 @@ class DecodeCaseKind : public harness::CaseKind {
                      std::to_string(j.first_divergence);
       }
     }
-    r.extra = {{"model", mc->config.name},
-               {"impl", LayerImplName(mc->impl)},
-               {"dtype", c10::toString(mc->dtype)},
-               {"batch", b},
-               {"prompt_len", mc->prompts.size(1)},
-               {"steps", mc->steps},
-               {"top1_agreement", agreement},
-               {"first_divergence_step", j.first_divergence},
-               {"near_ties", j.near_ties},
-               {"max_logprob_diff", j.max_logprob_diff},
-               {"per_step", j.per_step},
-               {"ttft_us", Median(ttft)},
-               {"itl_us", Median(itl)},
-               {"tokens_per_s", Median(tps)},
-               {"modeled_ttft_us", modeled_ttft},
-               {"modeled_itl_us", modeled_itl},
-               {"modeled_tokens_per_s", modeled_tps},
-               {"device", DeviceUnderTest().str()}};
+    // update, not assign: the probe's host_probe_us is in there.
+    r.extra.update({{"model", mc->config.name},
+                    {"impl", LayerImplName(mc->impl)},
+                    {"dtype", c10::toString(mc->dtype)},
+                    {"batch", b},
+                    {"prompt_len", mc->prompts.size(1)},
+                    {"steps", mc->steps},
+                    {"top1_agreement", agreement},
+                    {"first_divergence_step", j.first_divergence},
+                    {"near_ties", j.near_ties},
+                    {"max_logprob_diff", j.max_logprob_diff},
+                    {"per_step", j.per_step},
+                    {"ttft_us", Median(ttft)},
+                    {"itl_us", Median(itl)},
+                    {"tokens_per_s", Median(tps)},
+                    {"modeled_ttft_us", modeled_ttft},
+                    {"modeled_itl_us", modeled_itl},
+                    {"modeled_tokens_per_s", modeled_tps},
+                    {"device", DeviceUnderTest().str()}});
     return r;
   }
 };

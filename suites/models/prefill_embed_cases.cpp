@@ -1,13 +1,12 @@
 // The "prefill" case kind (logits at every position of a batch of prompts,
 // compared element-wise with the golden logits) and the "embed" case kind
 // (cosine similarity of mean-pooled encoder embeddings).
-#include <chrono>
 #include <cmath>
 
 #include "harness/compare.h"
 #include "harness/execute.h"
 #include "harness/golden.h"
-#include "harness/host_probe.h"
+#include "harness/wall_sampler.h"
 #include "model_case.h"
 #include "suites/encoder.h"
 
@@ -35,17 +34,8 @@ harness::Tolerance LogitsTolerance() {
 template <typename Fn>
 at::Tensor TimedRuns(const harness::SuiteSpec& suite, const harness::ExecOptions& options, Fn fn,
                      CaseResult* r) {
-  for (int i = 0; i < WarmupCount(suite, options); ++i) fn();
   at::Tensor out;
-  harness::HostProbe probe;
-  for (int i = 0; i < RepeatCount(suite, options); ++i) {
-    probe.Sample();
-    const auto start = std::chrono::steady_clock::now();
-    out = fn();
-    const auto stop = std::chrono::steady_clock::now();
-    r->wall_us.push_back(std::chrono::duration<double, std::micro>(stop - start).count());
-  }
-  probe.Record(r);
+  harness::TakeWallSamples(harness::SamplingFor(suite, options), [&] { out = fn(); }, r);
   FillProfile(ProfileOnDevice([&] { out = fn(); }), r);
   return out;
 }
@@ -135,9 +125,10 @@ class PrefillCaseKind : public harness::CaseKind {
       r.status = CaseStatus::kFailed;
       r.message = cmp.message;
     }
-    r.extra = {{"model", mc->config.name},     {"impl", LayerImplName(mc->impl)},
-               {"batch", mc->prompts.size(0)}, {"seq", mc->prompts.size(1)},
-               {"top1_agreement", agreement},  {"device", DeviceUnderTest().str()}};
+    // update, not assign: the sampler's host_probe_us and wall_batch are in there.
+    r.extra.update({{"model", mc->config.name},     {"impl", LayerImplName(mc->impl)},
+                    {"batch", mc->prompts.size(0)}, {"seq", mc->prompts.size(1)},
+                    {"top1_agreement", agreement},  {"device", DeviceUnderTest().str()}});
     return r;
   }
 };
@@ -200,11 +191,11 @@ class EmbedCaseKind : public harness::CaseKind {
                   std::to_string(min_cos) + " below " + std::to_string(mc->min_cosine);
     }
     std::vector<double> cosines(cos.data_ptr<double>(), cos.data_ptr<double>() + cos.numel());
-    r.extra = {{"model", mc->config.name},
-               {"batch", mc->prompts.size(0)},
-               {"seq", mc->prompts.size(1)},
-               {"cosines", cosines},
-               {"device", DeviceUnderTest().str()}};
+    r.extra.update({{"model", mc->config.name},
+                    {"batch", mc->prompts.size(0)},
+                    {"seq", mc->prompts.size(1)},
+                    {"cosines", cosines},
+                    {"device", DeviceUnderTest().str()}});
     return r;
   }
 };

@@ -1,6 +1,5 @@
 // The "op" case kind: one op, its generated (or file) inputs, run on the
 // device under test and judged against golden outputs (harness/compare.h).
-#include <chrono>
 #include <cmath>
 
 #include <torch/csrc/api/include/torch/version.h>
@@ -10,7 +9,7 @@
 #include "harness/env.h"
 #include "harness/execute.h"
 #include "harness/golden.h"
-#include "harness/host_probe.h"
+#include "harness/wall_sampler.h"
 #include "op_case.h"
 #include "suites/device_under_test.h"
 
@@ -121,21 +120,11 @@ class OpCaseKind : public harness::CaseKind {
 
     // Device execution only is timed: inputs are placed before, outputs read after.
     const Inputs device_inputs = ToDevice(*inputs);
-    const int warmup = options.warmup >= 0 ? options.warmup : suite.warmup;
-    const int repeat = std::max(1, options.repeat >= 0 ? options.repeat : suite.repeat);
-    for (int i = 0; i < warmup; ++i) oc->op->run(device_inputs, oc->attrs);
     CaseResult r;
     r.status = CaseStatus::kPassed;
     Outputs device_outs;
-    harness::HostProbe probe;
-    for (int i = 0; i < repeat; ++i) {
-      probe.Sample();
-      const auto start = std::chrono::steady_clock::now();
-      device_outs = oc->op->run(device_inputs, oc->attrs);
-      const auto stop = std::chrono::steady_clock::now();
-      r.wall_us.push_back(std::chrono::duration<double, std::micro>(stop - start).count());
-    }
-    probe.Record(&r);
+    harness::TakeWallSamples(harness::SamplingFor(suite, options),
+                             [&] { device_outs = oc->op->run(device_inputs, oc->attrs); }, &r);
     // One more run, untimed, under a trace scope: tracing must not inflate
     // the wall-time samples.
     const DeviceProfile profile =

@@ -57,6 +57,48 @@ TEST(RunE2E, JsonIsOneDocumentOnStdout) {
   EXPECT_EQ(One(dir.File("s.db"), "SELECT max(wall_samples) FROM results"), "2");
 }
 
+TEST(RunE2E, RoundsTimeEveryCaseInFreshWorkersAndStoreOneValuePerRound) {
+  TempDir dir;
+  const std::string db = dir.File("s.db");
+  auto r = RunCli({"run", "--suite", "smoke", "--filter", "^smoke/mm\\.", "--rounds", "3", "--repeat", "2",
+                   "--min-sample-us", "200", "--db", db, "--baseline", "none"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.err.find("timing round 2/3"), std::string::npos) << r.err;
+  const std::string cases = One(db, "SELECT count(*) FROM results");
+  ASSERT_NE(cases, "0");
+  // Every sample of every round, each case, with the rounds' sizes.
+  EXPECT_EQ(One(db, "SELECT count(*) FROM results WHERE wall_samples = 6"), cases);
+  EXPECT_EQ(One(db, "SELECT count(*) FROM results WHERE json_extract(extra_json, '$.rounds.count') = 3 "
+                    "AND json_extract(extra_json, '$.rounds.samples') = '[2,2,2]'"), cases);
+  EXPECT_EQ(One(db, "SELECT count(DISTINCT json_extract(extra_json, '$.harness.worker_pid')) FROM results"), "1");
+  EXPECT_EQ(One(db, "SELECT json_extract(options_json, '$.rounds') || '|' || "
+                    "json_extract(options_json, '$.min_sample_us') FROM runs"), "3|200.0");
+  // A round count out of range is a usage error.
+  auto bad = RunCli({"run", "--suite", "smoke", "--rounds", "0", "--db", db});
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+}
+
+TEST(RunE2E, ACaseThatGaveNoTimingInRoundOneIsLeftToTheMainPass) {
+  TempDir dir;
+  // Every mm case crashes its worker; the add cases pass.
+  auto once = RunCli({"run", "--suite", "smoke", "--filter", "^smoke/(mm|add)\\.", "--inject", "mm:segv", "--json",
+                      "--db", dir.File("a.db"), "--baseline", "none"});
+  ASSERT_EQ(once.exit_code, 1) << once.err;
+  const int per_pass = nlohmann::json::parse(once.out)["workers_started"].get<int>();
+  ASSERT_GT(per_pass, 1);  // the crashes replaced workers
+  auto four = RunCli({"run", "--suite", "smoke", "--filter", "^smoke/(mm|add)\\.", "--inject", "mm:segv", "--json",
+                      "--rounds", "4", "--min-sample-us", "0", "--db", dir.File("b.db"), "--baseline", "none"});
+  ASSERT_EQ(four.exit_code, 1) << four.err;
+  const nlohmann::json j = nlohmann::json::parse(four.out);
+  // Round 1 and the main pass meet the crashes; rounds 2 and 3 time only the
+  // add cases, one worker each.
+  EXPECT_EQ(j["workers_started"].get<int>(), 2 * per_pass + 2);
+  EXPECT_EQ(j["counts"]["crashed"], nlohmann::json::parse(once.out)["counts"]["crashed"]);
+  EXPECT_EQ(One(dir.File("b.db"), "SELECT count(*) FROM results WHERE status = 'passed' AND "
+                                  "json_extract(extra_json, '$.rounds.count') = 4"),
+            One(dir.File("b.db"), "SELECT count(*) FROM results WHERE status = 'passed'"));
+}
+
 TEST(RunE2E, ReportFlagWritesTheReports) {
   TempDir dir;
   auto r = RunCli({"run", "--suite", "smoke", "--filter", "^smoke/exp$", "--quiet", "--db", dir.File("s.db"),

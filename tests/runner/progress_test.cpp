@@ -52,6 +52,28 @@ TEST(ProgressTest, BarRewritesOneLine) {
   EXPECT_EQ(out.find('\n'), std::string::npos);
 }
 
+std::string CaptureRounds(ProgressStyle style, int rounds) {
+  char* buf = nullptr;
+  size_t size = 0;
+  std::FILE* f = ::open_memstream(&buf, &size);
+  {
+    ProgressPrinter p(f, style, /*color=*/false, 1);
+    for (int r = 1; r <= rounds; ++r) p.OnTimingRound(r, rounds);
+  }
+  std::fclose(f);
+  std::string out(buf, size);
+  std::free(buf);
+  return out;
+}
+
+TEST(ProgressTest, TimingRoundsAreAnnouncedExceptWhenQuiet) {
+  EXPECT_EQ(CaptureRounds(ProgressStyle::kLines, 3),
+            "timing round 1/3: every case in a fresh worker\n"
+            "timing round 2/3: every case in a fresh worker\n"
+            "round 3/3: the main pass\n");
+  EXPECT_EQ(CaptureRounds(ProgressStyle::kQuiet, 3), "");
+}
+
 TEST(ProgressTest, DurationsReadWell) {
   EXPECT_EQ(FormatDuration(4.4), "4s");
   EXPECT_EQ(FormatDuration(125), "2m05s");

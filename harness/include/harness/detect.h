@@ -76,6 +76,12 @@ bool HigherIsBetter(const std::string& metric);
 // near_ties are not errors; hard flips and top-1 agreement carry the news).
 bool IsAccuracyMetric(const std::string& output, const std::string& name);
 
+// One value per timing round (`run --rounds`; runner/timing_rounds.h): the
+// median of each round's samples, read from extra["rounds"]["samples"] (the
+// rounds' sizes, in order). Empty when the result has no rounds or its
+// record does not add up (older runs, single-process samples).
+std::vector<double> WallRoundValues(const CaseResult& r);
+
 // Differences between two fingerprints, one entry per component.
 std::vector<EnvChange> DiffEnvironments(const nlohmann::json& baseline, const nlohmann::json& candidate);
 

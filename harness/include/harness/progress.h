@@ -29,6 +29,7 @@ class ProgressPrinter : public RunListener {
   ProgressPrinter(std::FILE* out, ProgressStyle style, bool color, size_t total);
   void OnCaseStarted(const WorkItem& item) override;
   void OnCaseFinished(const CaseResult& result, size_t done, size_t total) override;
+  void OnTimingRound(int round, int rounds) override;
   // Clears the bar line (call before printing anything else).
   void Clear();
 

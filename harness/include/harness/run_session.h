@@ -32,6 +32,10 @@ struct RunRequest {
   std::string filter;       // ECMAScript regex searched in "<suite>/<case id>"; empty: all
   int warmup = -1;          // -1: each suite's default
   int repeat = -1;
+  // Timing rounds: each case is timed in this many fresh worker processes
+  // and its wall samples are one value per round (runner/timing_rounds.h).
+  int rounds = 1;
+  double min_sample_us = -1;  // -1: the workers' default (harness/wall_sampler.h)
   int jobs = 1;             // latency suites always run one worker
   Shard shard;
   double timeout_s = 0;     // > 0: overrides every suite's per-case timeout

@@ -48,6 +48,9 @@ class RunListener {
   virtual void OnCaseStarted(const WorkItem& /*item*/) {}
   // `done` counts finished cases including this one.
   virtual void OnCaseFinished(const CaseResult& /*result*/, size_t /*done*/, size_t /*total*/) {}
+  // `run --rounds N`: round `round` of N starts (the last is the main pass,
+  // whose cases are reported through the two events above).
+  virtual void OnTimingRound(int /*round*/, int /*rounds*/) {}
 };
 
 struct SupervisorOutcome {

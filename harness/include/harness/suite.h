@@ -28,6 +28,7 @@ struct SuiteSpec {
   bool latency = false;  // a latency suite: run with one worker so timings do not interfere
   int warmup = 1;        // defaults; `run --warmup/--repeat` override
   int repeat = 5;
+  double min_sample_us = -1;  // -1: kDefaultMinSampleUs (harness/wall_sampler.h)
   double timeout_s = 120;  // per case
   std::vector<CaseSpec> cases;
 };

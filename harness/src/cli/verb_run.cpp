@@ -20,7 +20,8 @@ namespace {
 struct RunFlags {
   std::vector<std::string> suites;
   std::string filter, shard = "1/1", profile, inject, label, baseline = "auto", report;
-  int warmup = -1, repeat = -1, jobs = 1;
+  int warmup = -1, repeat = -1, rounds = 1, jobs = 1;
+  double min_sample_us = -1;
   double timeout_s = 0;
   std::vector<std::string> tags;
   bool json = false;
@@ -53,6 +54,7 @@ nlohmann::json SummaryJson(const RunSummary& s, const std::string& db) {
   for (const CaseResult& r : s.results) results.push_back(ResultJson(r));
   return {{"run_id", s.run_id}, {"suite", s.suite}, {"status", RunStatusName(s.status)},
           {"store", db}, {"jobs", s.jobs}, {"threads_per_worker", s.threads_per_worker},
+          {"workers_started", s.workers_started},
           {"elapsed_s", s.elapsed_s}, {"fingerprint", s.fingerprint}, {"env", s.env},
           {"passed", s.Passed()}, {"failed", s.Failed()}, {"skipped", s.Skipped()},
           {"counts", counts}, {"results", results},
@@ -107,6 +109,8 @@ StatusOr<int> Run(const RunFlags& f, const GlobalOptions& g) {
   request.filter = f.filter;
   request.warmup = f.warmup;
   request.repeat = f.repeat;
+  request.rounds = f.rounds;
+  request.min_sample_us = f.min_sample_us;
   request.jobs = f.jobs;
   request.shard = *shard;
   request.timeout_s = f.timeout_s;
@@ -157,6 +161,14 @@ void AddRunVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--repeat", f->repeat, "timed repeats per case (default: the suite's)")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--rounds", f->rounds,
+                  "time every case in N fresh worker processes; its wall samples are one value per "
+                  "round (default 1; the nightly uses 20)")
+      ->check(CLI::Range(1, 1000));
+  cmd->add_option("--min-sample-us", f->min_sample_us,
+                  "a wall sample times a batch of calls lasting at least this long (default 1000; 0: one "
+                  "call per sample)")
+      ->check(CLI::Range(0.0, 1e7));
   cmd->add_option("--jobs,-j", f->jobs, "worker processes (accuracy suites; latency suites use 1)")
       ->check(CLI::Range(1, 256));
   cmd->add_option("--shard", f->shard, "run shard I of N (deterministic split by case id)");

@@ -14,6 +14,7 @@ namespace {
 struct WorkerOptions {
   int warmup = -1;
   int repeat = -1;
+  double min_sample_us = -1;
 };
 
 // Loads each suite once per worker; a case names its suite and id.
@@ -24,6 +25,7 @@ class SuiteCache {
     options_.golden_dir = g.golden_dir;
     options_.warmup = w.warmup;
     options_.repeat = w.repeat;
+    options_.min_sample_us = w.min_sample_us;
   }
 
   CaseResult Execute(const std::string& suite_name, const std::string& case_id) {
@@ -61,6 +63,7 @@ void AddWorkerVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
   cmd->group("");  // hidden from --help
   cmd->add_option("--warmup", opts->warmup);
   cmd->add_option("--repeat", opts->repeat);
+  cmd->add_option("--min-sample-us", opts->min_sample_us);
   cmd->callback([opts, &global, action] {
     *action = [opts, &global]() -> StatusOr<int> {
       StatusOr<int> threads = ConfigureThreads(global.threads);

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "compare_rules.h"
+#include "harness/stats.h"
 
 namespace harness {
 
@@ -34,6 +35,25 @@ bool IsAccuracyMetric(const std::string& output, const std::string& name) {
   static const std::set<std::string> kNotAccuracyOutputs = {"latency", "time", "figure"};
   static const std::set<std::string> kDescriptive = {"first_divergence_step", "near_ties"};
   return kNotAccuracyOutputs.count(output) == 0 && kDescriptive.count(name) == 0;
+}
+
+std::vector<double> WallRoundValues(const CaseResult& r) {
+  auto rounds = r.extra.find("rounds");
+  if (rounds == r.extra.end() || !rounds->is_object()) return {};
+  auto sizes = rounds->find("samples");
+  if (sizes == rounds->end() || !sizes->is_array()) return {};
+  std::vector<double> values;
+  size_t at = 0;
+  for (const nlohmann::json& size : *sizes) {
+    if (!size.is_number_integer() || size.get<int64_t>() <= 0 ||
+        at + size.get<uint64_t>() > r.wall_us.size()) {
+      return {};
+    }
+    const size_t n = size.get<size_t>();
+    values.push_back(Median(std::vector<double>(r.wall_us.begin() + at, r.wall_us.begin() + at + n)));
+    at += n;
+  }
+  return at == r.wall_us.size() ? values : std::vector<double>();
 }
 
 Comparison CompareRuns(const RunRecord& baseline, const RunRecord& candidate,

@@ -78,6 +78,17 @@ void ProgressPrinter::OnCaseFinished(const CaseResult& r, size_t done, size_t to
   std::fflush(out_);
 }
 
+void ProgressPrinter::OnTimingRound(int round, int rounds) {
+  if (style_ == ProgressStyle::kQuiet) return;
+  Clear();
+  if (round < rounds) {
+    std::fprintf(out_, "timing round %d/%d: every case in a fresh worker\n", round, rounds);
+  } else {
+    std::fprintf(out_, "round %d/%d: the main pass\n", round, rounds);
+  }
+  std::fflush(out_);
+}
+
 void ProgressPrinter::DrawBar() {
   const double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();

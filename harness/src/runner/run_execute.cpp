@@ -2,18 +2,22 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
+#include <set>
 #include <thread>
 
 #include "harness/env.h"
 #include "harness/history.h"
 #include "harness/run_session.h"
+#include "runner/timing_rounds.h"
 
 namespace harness {
 namespace {
 
 nlohmann::json OptionsJson(const RunPlan& plan, int threads) {
   const RunRequest& r = plan.request;
-  return {{"filter", r.filter}, {"warmup", r.warmup}, {"repeat", r.repeat}, {"jobs", plan.jobs},
+  return {{"filter", r.filter}, {"warmup", r.warmup}, {"repeat", r.repeat}, {"rounds", r.rounds},
+          {"min_sample_us", r.min_sample_us}, {"jobs", plan.jobs},
           {"threads_per_worker", threads}, {"timeout_s", r.timeout_s}, {"shard", r.shard.ToString()},
           {"profile", r.profile}, {"inject", r.inject}, {"baseline", r.baseline},
           {"cases", plan.items.size()}};
@@ -25,6 +29,11 @@ std::vector<std::string> WorkerArgv(const RunPlan& plan, int threads) {
                                    "--golden", r.golden_dir, "--threads", std::to_string(threads)};
   if (r.warmup >= 0) argv.insert(argv.end(), {"--warmup", std::to_string(r.warmup)});
   if (r.repeat >= 0) argv.insert(argv.end(), {"--repeat", std::to_string(r.repeat)});
+  if (r.min_sample_us >= 0) {
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "%.17g", r.min_sample_us);
+    argv.insert(argv.end(), {"--min-sample-us", buf});
+  }
   return argv;
 }
 
@@ -34,6 +43,44 @@ Status CheckBaselineExists(Store& store, const std::string& baseline) {
   if (baseline == "auto" || baseline == "none") return Status::Ok();
   StatusOr<std::optional<int64_t>> chosen = ResolveBaseline(store.handle(), baseline, 0);
   return chosen.ok() ? Status::Ok() : chosen.status();
+}
+
+// Rounds 1..N-1 of `run --rounds N` (runner/timing_rounds.h). One worker at
+// a time whatever --jobs says: a timing taken beside another worker measures
+// the neighbour too. A case that gave no timing in round 1 (error, crash,
+// timeout) is left to the main pass, so a hanging case costs one timeout,
+// not N.
+StatusOr<SupervisorOutcome> RunTimingRounds(const RunPlan& plan, const SupervisorOptions& options,
+                                            RunListener* listener, runner_internal::TimingRounds* rounds) {
+  SupervisorOptions timing = options;
+  timing.jobs = 1;
+  SupervisorOutcome total;
+  std::vector<WorkItem> items = plan.items;
+  const int n = plan.request.rounds;
+  for (int round = 1; round < n && !items.empty(); ++round) {
+    if (listener != nullptr) listener->OnTimingRound(round, n);
+    std::set<std::pair<std::string, std::string>> timed;
+    RecordFn keep = [&](const CaseResult& result) -> Status {
+      if (rounds->Add(result)) timed.emplace(result.suite, result.case_id);
+      return Status::Ok();
+    };
+    StatusOr<SupervisorOutcome> outcome = RunCases(items, timing, keep, nullptr);
+    if (!outcome.ok()) return outcome.status();
+    total.workers_started += outcome->workers_started;
+    if (outcome->interrupted) {
+      total.interrupted = true;
+      total.signal_number = outcome->signal_number;
+      return total;
+    }
+    if (round == 1) {
+      std::vector<WorkItem> kept;
+      for (const WorkItem& item : items) {
+        if (timed.count({item.suite, item.case_id}) > 0) kept.push_back(item);
+      }
+      items = std::move(kept);
+    }
+  }
+  return total;
 }
 
 }  // namespace
@@ -93,12 +140,23 @@ StatusOr<RunSummary> ExecuteRun(const RunPlan& plan, RunListener* listener) {
   options.worker_argv = WorkerArgv(plan, *threads);
   options.jobs = plan.jobs;
   options.expected_threads = *threads;
+  // Timing rounds first, kept in memory: the main pass records each case
+  // once, with every round's value in it.
+  runner_internal::TimingRounds rounds;
+  StatusOr<SupervisorOutcome> outcome = RunTimingRounds(plan, options, listener, &rounds);
   RecordFn record = [&](const CaseResult& result) -> Status {
-    SPYRE_RETURN_IF_ERROR(store.RecordResult(*run_id, result));
-    summary.results.push_back(result);
+    CaseResult merged = result;
+    if (r.rounds > 1) rounds.MergeInto(&merged, r.rounds, /*include_own=*/plan.jobs == 1);
+    SPYRE_RETURN_IF_ERROR(store.RecordResult(*run_id, merged));
+    summary.results.push_back(std::move(merged));
     return Status::Ok();
   };
-  StatusOr<SupervisorOutcome> outcome = RunCases(plan.items, options, record, listener);
+  if (outcome.ok() && !outcome->interrupted) {
+    if (listener != nullptr && r.rounds > 1) listener->OnTimingRound(r.rounds, r.rounds);
+    const int started = outcome->workers_started;
+    outcome = RunCases(plan.items, options, record, listener);
+    if (outcome.ok()) outcome->workers_started += started;
+  }
   summary.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!outcome.ok()) {
     // Best effort: the store may be the thing that failed.

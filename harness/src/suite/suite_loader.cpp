@@ -88,6 +88,7 @@ StatusOr<SuiteSpec> LoadSuite(const std::string& suites_dir, const std::string& 
   const nlohmann::json defaults = doc.value("defaults", nlohmann::json::object());
   suite.warmup = defaults.value("warmup", suite.warmup);
   suite.repeat = defaults.value("repeat", suite.repeat);
+  suite.min_sample_us = defaults.value("min_sample_us", suite.min_sample_us);
   suite.timeout_s = defaults.value("timeout_s", suite.timeout_s);
 
   static const std::regex kId("[A-Za-z0-9_][A-Za-z0-9_.+-]*");

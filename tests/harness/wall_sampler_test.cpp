@@ -1,0 +1,89 @@
+// The shared wall-time sampler: batch sizing and what it records. No timing
+// assertions (timing belongs in bench/); the counts are exact.
+#include "harness/wall_sampler.h"
+
+#include <gtest/gtest.h>
+
+namespace harness {
+namespace {
+
+TEST(WallSamplerTest, BatchLastsAtLeastTheMinimumSampleTime) {
+  EXPECT_EQ(CallsPerSample(1000, 300), 4);    // 3 calls would be 900 us
+  EXPECT_EQ(CallsPerSample(1000, 1000), 1);
+  EXPECT_EQ(CallsPerSample(1000, 5000), 1);   // a slow call is one sample by itself
+  EXPECT_EQ(CallsPerSample(0, 3), 1);         // 0: one call per sample
+  EXPECT_EQ(CallsPerSample(-1, 3), 1);
+  EXPECT_EQ(CallsPerSample(1000, 0), kMaxCallsPerSample);  // a call too short to time
+  EXPECT_EQ(CallsPerSample(1e9, 1e-3), kMaxCallsPerSample);
+}
+
+TEST(WallSamplerTest, SamplesAreMeanTimesPerCallOverOneBatch) {
+  SamplingPlan plan;
+  plan.warmup = 2;
+  plan.repeat = 4;
+  plan.min_sample_us = 200;
+  int calls = 0;
+  CaseResult r;
+  TakeWallSamples(plan, [&] { ++calls; }, &r);
+  ASSERT_EQ(r.wall_us.size(), 4u);
+  const int batch = r.extra["wall_batch"].get<int>();
+  EXPECT_GT(batch, 1);  // an increment takes far less than 200 us
+  int sizing = 0, probe_calls = 0;
+  SizeBatch(200, [&] { ++probe_calls; }, &sizing);
+  EXPECT_EQ(sizing, probe_calls);
+  EXPECT_GT(calls, 2 + 4 * batch);  // warm-up, the sizing calls, the samples
+  for (double us : r.wall_us) EXPECT_LT(us, 200.0);  // per call, not per batch
+  EXPECT_GT(HostProbeUs(r), 0);
+}
+
+TEST(WallSamplerTest, SizingStopsAtTheFirstGroupLongEnough) {
+  int made = -1;
+  // A call spinning 40 us outlasts an eighth of 200 us: one call decides.
+  auto spin = [] {
+    const auto start = std::chrono::steady_clock::now();
+    while (MicrosSince(start) < 40) {
+    }
+  };
+  const int batch = SizeBatch(200, spin, &made);
+  EXPECT_EQ(made, 1);
+  EXPECT_GE(batch, 1);
+  EXPECT_LE(batch, 5);  // ceil(200 / 40): never more, a call lasts at least 40 us
+  EXPECT_EQ(SizeBatch(0, spin, &made), 1);
+  EXPECT_EQ(made, 0);
+}
+
+TEST(WallSamplerTest, ZeroMinimumTimesOneCallPerSampleWithoutASizingCall) {
+  SamplingPlan plan;
+  plan.warmup = 1;
+  plan.repeat = 3;
+  plan.min_sample_us = 0;
+  int calls = 0;
+  CaseResult r;
+  TakeWallSamples(plan, [&] { ++calls; }, &r);
+  EXPECT_EQ(calls, 4);
+  EXPECT_EQ(r.wall_us.size(), 3u);
+  EXPECT_EQ(r.extra["wall_batch"], 1);
+}
+
+TEST(WallSamplerTest, TheRunOverridesTheSuiteDefaults) {
+  SuiteSpec suite;
+  suite.warmup = 3;
+  suite.repeat = 7;
+  ExecOptions o;
+  SamplingPlan p = SamplingFor(suite, o);
+  EXPECT_EQ(p.warmup, 3);
+  EXPECT_EQ(p.repeat, 7);
+  EXPECT_EQ(p.min_sample_us, kDefaultMinSampleUs);
+  suite.min_sample_us = 5000;
+  EXPECT_EQ(SamplingFor(suite, o).min_sample_us, 5000);
+  o.warmup = 0;
+  o.repeat = 2;
+  o.min_sample_us = 0;
+  p = SamplingFor(suite, o);
+  EXPECT_EQ(p.warmup, 0);
+  EXPECT_EQ(p.repeat, 2);
+  EXPECT_EQ(p.min_sample_us, 0);
+}
+
+}  // namespace
+}  // namespace harness
