@@ -220,6 +220,63 @@ TEST(DetectTest, MicrosecondJitterIsNeverAFinding) {
   EXPECT_TRUE(c.regressions.empty());
 }
 
+// Round values (`run --rounds`): the samples carry the process-to-process
+// variance, so the judge needs neither the prior nor the microsecond floor.
+// Each sample is made one round of its own (its median is itself).
+void MarkRounds(CaseResult* r) {
+  r->extra["rounds"] = {{"count", r->wall_us.size()}, {"samples", std::vector<int>(r->wall_us.size(), 1)}};
+}
+
+TEST(DetectTest, RoundValuesAreJudgedWithoutThePriorOrTheMicrosecondFloor) {
+  std::mt19937_64 rng(21);
+  auto base = MakeRun(1, {Case("a", rng, 1000), Case("tiny", rng, 20)});
+  auto cand = MakeRun(2, {Case("a", rng, 1080), Case("tiny", rng, 22)});
+  // From one process each: +8% is within the prior's 3 x 10%, +2 us is jitter.
+  auto c = harness::CompareRuns(base, cand, harness::Thresholds());
+  EXPECT_TRUE(c.regressions.empty());
+  for (auto* r : {&base.cases[0], &base.cases[1], &cand.cases[0], &cand.cases[1]}) MarkRounds(r);
+  c = harness::CompareRuns(base, cand, harness::Thresholds());
+  ASSERT_EQ(c.regressions.size(), 2u);
+  for (const auto& f : c.regressions) EXPECT_EQ(f.kind, FindingKind::kLatency);
+  // Fewer rounds than wall_min_rounds on one side: judged as one process.
+  base.cases[0].extra["rounds"]["samples"] = {12, 1, 1, 1, 1, 1, 1, 1, 1};  // 9 rounds
+  c = harness::CompareRuns(base, cand, harness::Thresholds());
+  ASSERT_EQ(c.regressions.size(), 1u);
+  EXPECT_EQ(c.regressions[0].case_id, "tiny");
+}
+
+TEST(DetectTest, WithRoundsHistoryAddsOnlyTheSpreadTheRoundsDoNotExplain) {
+  std::mt19937_64 rng(22);
+  auto base = MakeRun(1, {Case("a", rng, 1000)});
+  auto cand = MakeRun(2, {Case("a", rng, 1080)});
+  MarkRounds(&base.cases[0]);
+  MarkRounds(&cand.cases[0]);
+  // 2% noise per round value, 20 rounds: a run median varies ~0.56% by
+  // itself. A history spread of 0.5% is all explained: no floor, +8% found.
+  base.wall_run_sigma = {{"smoke/a", 0.005}};
+  EXPECT_EQ(harness::CompareRuns(base, cand, harness::Thresholds()).regressions.size(), 1u);
+  // Nights that drift by 4% beyond it: +8% is within 3 x 4%, a note.
+  base.wall_run_sigma = {{"smoke/a", 0.04}};
+  auto c = harness::CompareRuns(base, cand, harness::Thresholds());
+  EXPECT_TRUE(c.regressions.empty());
+  ASSERT_EQ(c.notes.size(), 1u);
+  EXPECT_NE(c.notes[0].find("beyond the rounds'"), std::string::npos) << c.notes[0];
+}
+
+TEST(DetectTest, RoundValuesAreTheMediansOfEachRoundsSamples) {
+  CaseResult r;
+  r.wall_us = {5, 1, 3, 10, 20, 7};
+  EXPECT_TRUE(harness::WallRoundValues(r).empty()) << "no rounds recorded";
+  r.extra["rounds"] = {{"count", 3}, {"samples", {3, 2, 1}}};
+  EXPECT_EQ(harness::WallRoundValues(r), (std::vector<double>{3, 15, 7}));
+  // A record that does not add up is not trusted.
+  for (const nlohmann::json& bad : {nlohmann::json{3, 2}, nlohmann::json{3, 2, 2}, nlohmann::json{3, 0, 3},
+                                    nlohmann::json{3, -2, 5}, nlohmann::json("3,2,1")}) {
+    r.extra["rounds"]["samples"] = bad;
+    EXPECT_TRUE(harness::WallRoundValues(r).empty()) << bad;
+  }
+}
+
 TEST(DetectTest, TooFewSamplesGiveANoteNotAVerdict) {
   std::mt19937_64 rng(5);
   auto base = MakeRun(1, {Case("a", rng)});
@@ -282,6 +339,18 @@ TEST(ThresholdsTest, OverridesApplyBySuiteAndCase) {
   EXPECT_EQ(t->For("ops", "mm/x").wall_min_effect, 0.05);
   EXPECT_EQ(t->For("ops", "softmax/fp16").accuracy_rel_margin, 0.5);
   EXPECT_EQ(t->For("smoke", "softmax/fp16").accuracy_rel_margin, 0.25);
+}
+
+TEST(ThresholdsTest, WallMinRoundsIsAWholeNumberOfAtLeastTwo) {
+  auto ok = harness::Thresholds::FromJson({{"defaults", {{"wall_min_rounds", 4}}}}, "t.json");
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  EXPECT_EQ(ok->For("ops", "x").wall_min_rounds, 4);
+  EXPECT_EQ(harness::Thresholds().For("ops", "x").wall_min_rounds, 10);
+  for (const nlohmann::json& bad : {nlohmann::json(1), nlohmann::json(2.5), nlohmann::json("10")}) {
+    auto t = harness::Thresholds::FromJson({{"defaults", {{"wall_min_rounds", bad}}}}, "t.json");
+    ASSERT_FALSE(t.ok()) << bad;
+    EXPECT_NE(t.status().message().find("/defaults/wall_min_rounds"), std::string::npos) << t.status().message();
+  }
 }
 
 TEST(ThresholdsTest, MistakesNameTheKey) {

@@ -24,6 +24,10 @@ struct ThresholdValues {
   double wall_noise_k = 3;           // the shift must exceed k x the run-to-run spread...
   double wall_noise_prior = 0.1;     // ...assumed to be this (log units) until history has 3 runs
   double wall_min_abs_us = 10;       // medians closer than this (timer and scheduler jitter) never count
+  // Both runs timed in at least this many rounds (`run --rounds`): the
+  // samples carry the process-to-process variance, so neither the prior nor
+  // the microsecond floor applies and history adds only the excess spread.
+  int wall_min_rounds = 10;
   double accuracy_rel_margin = 0.25; // relative worsening of an error metric that counts...
   double accuracy_abs_margin = 1e-6; // ...and it must also worsen by this much
   double ulp_margin = 1;             // max_ulp must also grow by at least this many ULPs

@@ -146,9 +146,27 @@ std::vector<double> Logs(const std::vector<double>& v) {
   return out;
 }
 
+// The part of the history's run-to-run spread (of log run medians) that the
+// rounds do not already explain: a median of n round values with spread s
+// varies by about sqrt(pi/2) s / sqrt(n) from run to run by itself, and the
+// test on the rounds has accounted for that. What remains is drift between
+// nights (another host, another neighbour) that no single run can sample.
+double ExcessSpread(double run_sigma, const std::vector<double>& a, const std::vector<double>& b) {
+  const double s = 0.5 * (RobustSigma(a) + RobustSigma(b));
+  const double n = 0.5 * static_cast<double>(a.size() + b.size());
+  const double explained = M_PI / 2 * s * s / n;
+  return std::sqrt(std::max(0.0, run_sigma * run_sigma - explained));
+}
+
 void CompareWall(const CaseResult& base, const CaseResult& cand, const ThresholdValues& v, double run_sigma,
                  Comparison* out) {
-  std::vector<double> a = Logs(base.wall_us), b = Logs(cand.wall_us);
+  // Both runs timed in enough rounds: one value per worker process, so the
+  // samples carry the process-to-process variance (runner/timing_rounds.h).
+  const std::vector<double> base_rounds = WallRoundValues(base), cand_rounds = WallRoundValues(cand);
+  const bool rounds = static_cast<int>(base_rounds.size()) >= v.wall_min_rounds &&
+                      static_cast<int>(cand_rounds.size()) >= v.wall_min_rounds;
+  std::vector<double> a = Logs(rounds ? base_rounds : base.wall_us);
+  std::vector<double> b = Logs(rounds ? cand_rounds : cand.wall_us);
   if (a.empty() || b.empty()) return;
   // A slower host slows the case and the probe alike (harness/host_probe.h):
   // judge the candidate's samples as if they ran at the baseline's speed.
@@ -166,9 +184,10 @@ void CompareWall(const CaseResult& base, const CaseResult& cand, const Threshold
     }
     return;
   }
-  // Microsecond kernels: scheduler and timer jitter on a shared host is
-  // larger than any shift worth reporting.
-  if (std::fabs(mc - mb) < v.wall_min_abs_us) return;
+  // Microsecond kernels timed inside one process: scheduler and timer jitter
+  // on a shared host is larger than any shift worth reporting. Round values
+  // carry that jitter in their spread, and the test sees it.
+  if (!rounds && std::fabs(mc - mb) < v.wall_min_abs_us) return;
   MannWhitneyResult mw = MannWhitneyU(a, b);
   if (mw.p_value >= v.wall_alpha) return;
   // The shift must plausibly reach the minimum effect: the confidence bound
@@ -178,19 +197,23 @@ void CompareWall(const CaseResult& base, const CaseResult& cand, const Threshold
   bool slower = shift.estimate > 0 && shift.upper >= threshold;
   bool faster = shift.estimate < 0 && shift.lower <= -threshold;
   if (!slower && !faster) return;
-  // Separate runs differ by more than their samples show: the shift must
-  // stand out of the run-to-run spread as well, learned from history or,
-  // without enough history, the configured prior.
+  // Samples from one process: separate runs differ by more than they show,
+  // so the shift must stand out of the run-to-run spread as well, learned
+  // from history or, without enough history, the configured prior. Round
+  // values have sampled the processes: only the excess spread applies.
   const bool learned = std::isfinite(run_sigma);
-  const double sigma = learned ? run_sigma : v.wall_noise_prior;
+  const double sigma = rounds ? (learned ? ExcessSpread(run_sigma, a, b) : 0)
+                              : (learned ? run_sigma : v.wall_noise_prior);
   if (sigma > 0 && std::fabs(shift.estimate) <= v.wall_noise_k * sigma) {
     out->notes.push_back(cand.suite + "/" + cand.case_id + ": wall time " +
                          Fmt("%+.1f%% is within %g x ", 100 * std::expm1(shift.estimate), v.wall_noise_k) +
-                         (learned ? "its run-to-run spread" : "the assumed run-to-run spread (wall_noise_prior)") +
+                         (rounds    ? "its run-to-run spread beyond the rounds'"
+                          : learned ? "its run-to-run spread"
+                                    : "the assumed run-to-run spread (wall_noise_prior)") +
                          Fmt(" (%.1f%%)", 100 * sigma) + host_note);
     return;
   }
-  Finding f = Make(cand, FindingKind::kLatency, "wall_us_median", mb, std::exp(Median(Logs(cand.wall_us))),
+  Finding f = Make(cand, FindingKind::kLatency, "wall_us_median", mb, std::exp(Median(Logs(rounds ? cand_rounds : cand.wall_us))),
                    Fmt("wall time %+.1f%% (Hodges-Lehmann), Mann-Whitney p = %.2g", 100 * std::expm1(shift.estimate),
                        mw.p_value) + host_note);
   if (slower) {

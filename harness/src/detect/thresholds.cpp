@@ -24,11 +24,14 @@ Status Apply(const nlohmann::json& j, const std::string& where, ThresholdValues*
     else if (key == "wall_noise_k") target = &v->wall_noise_k;
     else if (key == "wall_noise_prior") target = &v->wall_noise_prior;
     else if (key == "wall_min_abs_us") target = &v->wall_min_abs_us;
-    if (key == "wall_min_samples") {
+    int* whole = key == "wall_min_samples" ? &v->wall_min_samples
+                 : key == "wall_min_rounds"  ? &v->wall_min_rounds
+                                             : nullptr;
+    if (whole != nullptr) {
       if (!value.is_number_integer() || value.get<int>() < 2) {
         return InvalidInput(where + "/" + key + ": expected a whole number >= 2");
       }
-      v->wall_min_samples = value.get<int>();
+      *whole = value.get<int>();
       continue;
     }
     if (target == nullptr) return InvalidInput(where + "/" + key + ": unknown threshold");
