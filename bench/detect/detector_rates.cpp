@@ -1,23 +1,29 @@
 // Measures the wall-latency detector itself on the noise of real recorded
-// samples, captured on this kind of machine by
-// bench/detect/capture_wall_noise.cpp (separate processes x 20 timed repeats
-// of three kernels): tests/detect/fixtures/wall_samples.json (30 processes,
-// quiet machine, no probe) and wall_samples_loaded.json (90 processes, with
-// the host probe, while two compile jobs loaded both cores). Deterministic:
-// fixed fixtures, fixed seed.
+// samples (tests/detect/fixtures/), deterministically (fixed fixtures, fixed
+// seed):
+//  - wall_rounds.json, wall_rounds_loaded.json: the harness's own timings,
+//    eight runs of `run --suite ops,prefill --rounds 20` (273 cases, one
+//    value per round) exported by export_wall_fixture; quiet, and with a
+//    one-core compile job beside runs 3-6. Judged as round values.
+//  - wall_samples.json, wall_samples_loaded.json: three CPU kernels timed in
+//    separate processes by capture_wall_noise (20 single-call samples per
+//    process; 30 processes on a quiet machine, and 90 with the host probe
+//    while two compile jobs loaded both cores). Judged as samples from one
+//    process: what the detector faced before `run --rounds`.
 //
 // Noise models:
 //  - within-run: both sides are resampled from the pooled run-normalised
-//    residuals, i.e. the machine's sample-to-sample noise;
-//  - between-run: A/A compares two different recorded processes as they
-//    are, so the drift between separate processes is included; judged with
-//    the default thresholds (no history: the wall_noise_prior floor) and
-//    with a floor learned from ten earlier runs, as `run` does.
+//    values, i.e. the noise inside one run;
+//  - between-run: A/A compares two different recorded runs as they are, so
+//    the drift between separate runs is included; judged with the default
+//    thresholds (no history) and with a floor learned from up to ten other
+//    runs, as `run` does.
+// A fixture of more than ten cases is summarised per suite and time scale.
 // Goals (issue 7): >= 99% of 5% shifts detected with 20 samples per side;
 // <= 1% of A/A comparisons flagged. This program reports the rates; it
 // asserts nothing (the figures are in README "Regression detection").
 //
-//   build/detector_rates [fixture.json]
+//   build/detector_rates [--thresholds FILE] [fixture.json...]
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -33,14 +39,29 @@ namespace {
 using harness::CaseResult;
 
 struct Workload {
-  std::vector<std::vector<double>> runs;    // per process: wall samples
-  std::vector<double> probes;               // per process: median probe time (empty: none)
+  std::vector<std::vector<double>> runs;    // per run: wall samples
+  std::vector<double> probes;               // per run: median probe time (empty: none)
+  bool rounds = false;                      // samples are round values (`run --rounds`)
 };
 
+// Two formats: {"workload": [[samples]...], "workload@probe": [[probes]...]}
+// from capture_wall_noise (one process per run), and format 2 from
+// export_wall_fixture (a store's runs, with "rounds": true when recorded
+// with `run --rounds`).
 std::map<std::string, Workload> LoadFixture(const std::string& path) {
   std::ifstream in(path);
   nlohmann::json j = nlohmann::json::parse(in);
   std::map<std::string, Workload> out;
+  if (j.contains("cases")) {
+    const bool rounds = j.value("rounds", false);
+    for (const auto& [k, c] : j["cases"].items()) {
+      Workload& w = out[k];
+      w.runs = c["runs"].get<std::vector<std::vector<double>>>();
+      for (const auto& p : c["probes"]) w.probes.push_back(p.is_number() ? p.get<double>() : std::nan(""));
+      w.rounds = rounds;
+    }
+    return out;
+  }
   for (const auto& [k, runs] : j.items()) {
     auto at = k.find("@probe");
     if (at == std::string::npos) {
@@ -52,13 +73,19 @@ std::map<std::string, Workload> LoadFixture(const std::string& path) {
   return out;
 }
 
+// The thresholds judged by: the built-in defaults (= config/thresholds.json),
+// or --thresholds FILE to measure another setting.
+const harness::Thresholds* g_thresholds = nullptr;
+
 // `run_sigma`: the run-to-run spread learned from history; NaN for none.
 // `pb`, `pc`: the two processes' probe times (NaN: none recorded).
 bool Flagged(const std::vector<double>& base, const std::vector<double>& cand, double run_sigma, double pb,
-             double pc) {
-  auto make = [](int64_t id, const std::vector<double>& samples, double probe) {
+             double pc, bool rounds) {
+  auto make = [rounds](int64_t id, const std::vector<double>& samples, double probe) {
     CaseResult c;
     if (std::isfinite(probe)) c.extra["host_probe_us"] = probe;
+    // Each value is one round's (its median).
+    if (rounds) c.extra["rounds"] = {{"count", samples.size()}, {"samples", std::vector<int>(samples.size(), 1)}};
     c.suite = "s";
     c.case_id = "c";
     c.status = harness::CaseStatus::kPassed;
@@ -70,7 +97,7 @@ bool Flagged(const std::vector<double>& base, const std::vector<double>& cand, d
   };
   harness::RunRecord b = make(1, base, pb);
   if (std::isfinite(run_sigma)) b.wall_run_sigma["s/c"] = run_sigma;
-  auto cmp = harness::CompareRuns(b, make(2, cand, pc), harness::Thresholds());
+  auto cmp = harness::CompareRuns(b, make(2, cand, pc), *g_thresholds);
   return !cmp.regressions.empty() || !cmp.improvements.empty();
 }
 
@@ -87,7 +114,7 @@ double HistorySigma(const Workload& w, size_t i, size_t j) {
   std::vector<double> logs;
   for (size_t k = 0; logs.size() < 10 && k < runs.size(); ++k) {
     size_t r = (i + runs.size() - k) % runs.size();
-    double probe = w.probes.empty() ? 1.0 : w.probes[r];
+    double probe = w.probes.empty() || !std::isfinite(w.probes[r]) ? 1.0 : w.probes[r];
     if (r != j) logs.push_back(std::log(harness::Median(runs[r]) / probe));
   }
   double med = harness::Median(logs);
@@ -97,9 +124,10 @@ double HistorySigma(const Workload& w, size_t i, size_t j) {
   return std::sqrt(harness::Variance(logs));
 }
 
-Rates Measure(const Workload& w, std::mt19937_64& rng) {
+Rates Measure(const Workload& w, std::mt19937_64& rng, int trials) {
   const auto& runs = w.runs;
-  auto probe = [&](size_t r) { return w.probes.empty() ? std::nan("") : w.probes[r]; };
+  auto probe = [&](size_t r) { return r < w.probes.size() ? w.probes[r] : std::nan(""); };
+  const bool rounds = w.rounds;
   const double nan = std::nan("");
   std::vector<double> residuals, medians;
   for (const auto& run : runs) medians.push_back(harness::Median(run));
@@ -115,10 +143,9 @@ Rates Measure(const Workload& w, std::mt19937_64& rng) {
     return v;
   };
   Rates r;
-  const int trials = 1000;
   for (int t = 0; t < trials; ++t) {
-    r.within_aa += Flagged(draw(level), draw(level), nan, nan, nan);
-    r.within_detect += Flagged(draw(level), draw(1.05 * level), nan, nan, nan);
+    r.within_aa += Flagged(draw(level), draw(level), nan, nan, nan, rounds);
+    r.within_detect += Flagged(draw(level), draw(1.05 * level), nan, nan, nan, rounds);
   }
   r.within_aa /= trials;
   r.within_detect /= trials;
@@ -128,14 +155,14 @@ Rates Measure(const Workload& w, std::mt19937_64& rng) {
       if (i == j) continue;
       std::vector<double> shifted = runs[j];
       for (double& x : shifted) x *= 1.05;
-      r.between_aa += Flagged(runs[i], runs[j], nan, probe(i), probe(j));
-      r.between_detect += Flagged(runs[i], shifted, nan, probe(i), probe(j));
+      r.between_aa += Flagged(runs[i], runs[j], nan, probe(i), probe(j), rounds);
+      r.between_detect += Flagged(runs[i], shifted, nan, probe(i), probe(j), rounds);
       const double sigma = HistorySigma(w, i, j);
       std::vector<double> big = runs[j];
       for (double& x : big) x *= 1.25;
-      r.floor_aa += Flagged(runs[i], runs[j], sigma, probe(i), probe(j));
-      r.floor_detect5 += Flagged(runs[i], shifted, sigma, probe(i), probe(j));
-      r.floor_detect25 += Flagged(runs[i], big, sigma, probe(i), probe(j));
+      r.floor_aa += Flagged(runs[i], runs[j], sigma, probe(i), probe(j), rounds);
+      r.floor_detect5 += Flagged(runs[i], shifted, sigma, probe(i), probe(j), rounds);
+      r.floor_detect25 += Flagged(runs[i], big, sigma, probe(i), probe(j), rounds);
       ++pairs;
     }
   }
@@ -147,32 +174,109 @@ Rates Measure(const Workload& w, std::mt19937_64& rng) {
   return r;
 }
 
+void PrintRow(const std::string& name, const Rates& r) {
+  std::printf("%-30s %10.2f%% %10.2f%% %10.2f%% %10.2f%% %10.2f%% %10.2f%% %10.2f%%\n", name.c_str(),
+              100 * r.within_aa, 100 * r.within_detect, 100 * r.between_aa, 100 * r.between_detect,
+              100 * r.floor_aa, 100 * r.floor_detect5, 100 * r.floor_detect25);
+}
+
+// A fixture of many cases (a store's suites) is summarised per suite and time
+// scale: the mean of each rate over the group's cases, which is the share of
+// case comparisons flagged, as a nightly's A/A would count them.
+std::string Group(const std::string& name, const Workload& w) {
+  std::vector<double> medians;
+  for (const auto& run : w.runs) medians.push_back(harness::Median(run));
+  const double level = harness::Median(medians);
+  const std::string suite = name.substr(0, name.find('/'));
+  return suite + (level < 100 ? " <100us" : level < 1000 ? " 0.1-1ms" : " >=1ms");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::vector<std::string> paths;
-  for (int i = 1; i < argc; ++i) paths.push_back(argv[i]);
+  harness::Thresholds thresholds;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--thresholds" && i + 1 < argc) {
+      auto t = harness::Thresholds::FromFile(argv[++i]);
+      if (!t.ok()) {
+        std::fprintf(stderr, "detector_rates: %s\n", t.status().message().c_str());
+        return 2;
+      }
+      thresholds = *t;
+      continue;
+    }
+    paths.push_back(argv[i]);
+  }
+  g_thresholds = &thresholds;
   if (paths.empty()) {
-    for (const char* f : {"wall_samples.json", "wall_samples_loaded.json"}) {
+    for (const char* f : {"wall_samples.json", "wall_samples_loaded.json", "wall_rounds.json",
+                          "wall_rounds_loaded.json"}) {
       paths.push_back(std::string(SPYRE_SOURCE_DIR) + "/tests/detect/fixtures/" + f);
     }
   }
-  std::printf("%-18s %11s %11s %11s %11s %11s %11s %11s\n", "workload", "A/A within", "5% within", "A/A betw.",
+  std::printf("%-30s %11s %11s %11s %11s %11s %11s %11s\n", "workload", "A/A within", "5% within", "A/A betw.",
               "5% betw.", "A/A hist.", "5% hist.", "25% hist.");
   for (const std::string& path : paths) {
-  auto fixture = LoadFixture(path);
-  if (fixture.empty()) {
-    std::fprintf(stderr, "detector_rates: no samples in %s\n", path.c_str());
-    return 2;
-  }
-  std::printf("%s\n", path.substr(path.find_last_of('/') + 1).c_str());
-  std::mt19937_64 rng(2026);
-  for (const auto& [name, w] : fixture) {
-    Rates r = Measure(w, rng);
-    std::printf("%-18s %10.2f%% %10.2f%% %10.2f%% %10.2f%% %10.2f%% %10.2f%% %10.2f%%\n", name.c_str(),
-                100 * r.within_aa, 100 * r.within_detect, 100 * r.between_aa, 100 * r.between_detect,
-                100 * r.floor_aa, 100 * r.floor_detect5, 100 * r.floor_detect25);
-  }
+    auto fixture = LoadFixture(path);
+    if (fixture.empty()) {
+      std::fprintf(stderr, "detector_rates: no samples in %s\n", path.c_str());
+      return 2;
+    }
+    std::printf("%s\n", path.substr(path.find_last_of('/') + 1).c_str());
+    std::mt19937_64 rng(2026);
+    const bool summarise = fixture.size() > 10;
+    std::map<std::string, std::pair<Rates, int>> groups;
+    std::vector<std::pair<double, std::string>> worst, missed;
+    for (const auto& [name, w] : fixture) {
+      Rates r = Measure(w, rng, summarise ? 200 : 1000);
+      if (!summarise) {
+        PrintRow(name, r);
+        continue;
+      }
+      auto& [sum, n] = groups[Group(name, w)];
+      for (auto [to, from] : {std::pair{&sum.within_aa, r.within_aa}, {&sum.within_detect, r.within_detect},
+                              {&sum.between_aa, r.between_aa}, {&sum.between_detect, r.between_detect},
+                              {&sum.floor_aa, r.floor_aa}, {&sum.floor_detect5, r.floor_detect5},
+                              {&sum.floor_detect25, r.floor_detect25}}) {
+        *to += from;
+      }
+      ++n;
+      worst.emplace_back(r.between_aa, name);
+      missed.emplace_back(r.between_detect, name);
+    }
+    Rates all;
+    int total = 0;
+    for (auto& [name, group] : groups) {
+      auto& [sum, n] = group;
+      for (double* x : {&sum.within_aa, &sum.within_detect, &sum.between_aa, &sum.between_detect, &sum.floor_aa,
+                        &sum.floor_detect5, &sum.floor_detect25}) {
+        *x /= n;
+      }
+      PrintRow(name + " (" + std::to_string(n) + ")", sum);
+      for (auto [to, from] : {std::pair{&all.within_aa, sum.within_aa}, {&all.within_detect, sum.within_detect},
+                              {&all.between_aa, sum.between_aa}, {&all.between_detect, sum.between_detect},
+                              {&all.floor_aa, sum.floor_aa}, {&all.floor_detect5, sum.floor_detect5},
+                              {&all.floor_detect25, sum.floor_detect25}}) {
+        *to += from * n;
+      }
+      total += n;
+    }
+    if (total > 0) {
+      for (double* x : {&all.within_aa, &all.within_detect, &all.between_aa, &all.between_detect, &all.floor_aa,
+                        &all.floor_detect5, &all.floor_detect25}) {
+        *x /= total;
+      }
+      PrintRow("all cases (" + std::to_string(total) + ")", all);
+      std::sort(worst.rbegin(), worst.rend());
+      for (size_t i = 0; i < worst.size() && i < 5 && worst[i].first > 0; ++i) {
+        std::printf("  A/A between runs %.1f%%: %s\n", 100 * worst[i].first, worst[i].second.c_str());
+      }
+      std::sort(missed.begin(), missed.end());
+      for (size_t i = 0; i < missed.size() && i < 5 && missed[i].first < 0.99; ++i) {
+        std::printf("  5%% found between runs %.1f%%: %s\n", 100 * missed[i].first, missed[i].second.c_str());
+      }
+    }
   }
   return 0;
 }
