@@ -115,6 +115,8 @@ std::string BuildWorkspace(const std::string& ws) {
     "inputs": [{"shape": [2], "dtype": "float32"}], "repeats": 3}]})");
   WriteFile(suites + "/badtype.json", R"({"name": "badtype", "defaults": {"repeat": "five"},
     "cases": [{"id": "a", "op": "neg", "inputs": [{"shape": [2], "dtype": "float32"}]}]})");
+  WriteFile(suites + "/badsample.json", R"({"name": "badsample", "defaults": {"min_sample_us": -1},
+    "cases": [{"id": "a", "op": "neg", "inputs": [{"shape": [2], "dtype": "float32"}]}]})");
   WriteFile(suites + "/numover.json", R"({"name": "numover", "defaults": {"seed": 1e999},
     "cases": [{"id": "a", "op": "neg", "inputs": [{"shape": [2], "dtype": "float32"}]}]})");
   WriteFile(suites + "/badop.json", R"({"name": "badop", "cases": [{"id": "a", "op": "frobnicate",
