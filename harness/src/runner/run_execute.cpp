@@ -141,7 +141,7 @@ StatusOr<RunSummary> ExecuteRun(const RunPlan& plan, RunListener* listener) {
   options.jobs = plan.jobs;
   options.expected_threads = *threads;
   // Timing rounds first, kept in memory: the main pass records each case
-  // once, with every round's value in it.
+  // once, with every round's samples in it.
   runner_internal::TimingRounds rounds;
   StatusOr<SupervisorOutcome> outcome = RunTimingRounds(plan, options, listener, &rounds);
   RecordFn record = [&](const CaseResult& result) -> Status {
