@@ -25,6 +25,7 @@
 //
 //   build/detector_rates [--thresholds FILE] [fixture.json...]
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -39,9 +40,9 @@ namespace {
 using harness::CaseResult;
 
 struct Workload {
-  std::vector<std::vector<double>> runs;    // per run: wall samples
-  std::vector<double> probes;               // per run: median probe time (empty: none)
-  bool rounds = false;                      // samples are round values (`run --rounds`)
+  std::vector<std::vector<double>> runs;  // per run: wall samples
+  std::vector<double> probes;             // per run: median probe time (empty: none)
+  bool rounds = false;                    // samples are round values (`run --rounds`)
 };
 
 // Two formats: {"workload": [[samples]...], "workload@probe": [[probes]...]}
@@ -57,7 +58,8 @@ std::map<std::string, Workload> LoadFixture(const std::string& path) {
     for (const auto& [k, c] : j["cases"].items()) {
       Workload& w = out[k];
       w.runs = c["runs"].get<std::vector<std::vector<double>>>();
-      for (const auto& p : c["probes"]) w.probes.push_back(p.is_number() ? p.get<double>() : std::nan(""));
+      for (const auto& p : c["probes"])
+        w.probes.push_back(p.is_number() ? p.get<double>() : std::nan(""));
       w.rounds = rounds;
     }
     return out;
@@ -79,13 +81,15 @@ const harness::Thresholds* g_thresholds = nullptr;
 
 // `run_sigma`: the run-to-run spread learned from history; NaN for none.
 // `pb`, `pc`: the two processes' probe times (NaN: none recorded).
-bool Flagged(const std::vector<double>& base, const std::vector<double>& cand, double run_sigma, double pb,
-             double pc, bool rounds) {
+bool Flagged(const std::vector<double>& base, const std::vector<double>& cand, double run_sigma,
+             double pb, double pc, bool rounds) {
   auto make = [rounds](int64_t id, const std::vector<double>& samples, double probe) {
     CaseResult c;
     if (std::isfinite(probe)) c.extra["host_probe_us"] = probe;
     // Each value is one round's (its median).
-    if (rounds) c.extra["rounds"] = {{"count", samples.size()}, {"samples", std::vector<int>(samples.size(), 1)}};
+    if (rounds)
+      c.extra["rounds"] = {{"count", samples.size()},
+                           {"samples", std::vector<int>(samples.size(), 1)}};
     c.suite = "s";
     c.case_id = "c";
     c.status = harness::CaseStatus::kPassed;
@@ -104,6 +108,22 @@ bool Flagged(const std::vector<double>& base, const std::vector<double>& cand, d
 struct Rates {
   double within_aa = 0, within_detect = 0, between_aa = 0, between_detect = 0;
   double floor_aa = 0, floor_detect5 = 0, floor_detect25 = 0;  // with the history noise floor
+
+  // The rates in PrintRow's column order, for sums and means over cases.
+  std::array<double*, 7> All() {
+    return {&within_aa, &within_detect, &between_aa,    &between_detect,
+            &floor_aa,  &floor_detect5, &floor_detect25};
+  }
+  Rates& operator+=(Rates other) {
+    auto mine = All(), theirs = other.All();
+    for (size_t i = 0; i < mine.size(); ++i) *mine[i] += *theirs[i];
+    return *this;
+  }
+  Rates Mean(int n) const {
+    Rates m = *this;
+    for (double* x : m.All()) *x /= n;
+    return m;
+  }
 };
 
 // Spread of log (probe-normalised) run medians over the ten runs ending at
@@ -175,9 +195,10 @@ Rates Measure(const Workload& w, std::mt19937_64& rng, int trials) {
 }
 
 void PrintRow(const std::string& name, const Rates& r) {
-  std::printf("%-30s %10.2f%% %10.2f%% %10.2f%% %10.2f%% %10.2f%% %10.2f%% %10.2f%%\n", name.c_str(),
-              100 * r.within_aa, 100 * r.within_detect, 100 * r.between_aa, 100 * r.between_detect,
-              100 * r.floor_aa, 100 * r.floor_detect5, 100 * r.floor_detect25);
+  std::printf("%-30s %10.2f%% %10.2f%% %10.2f%% %10.2f%% %10.2f%% %10.2f%% %10.2f%%\n",
+              name.c_str(), 100 * r.within_aa, 100 * r.within_detect, 100 * r.between_aa,
+              100 * r.between_detect, 100 * r.floor_aa, 100 * r.floor_detect5,
+              100 * r.floor_detect25);
 }
 
 // A fixture of many cases (a store's suites) is summarised per suite and time
@@ -215,8 +236,8 @@ int main(int argc, char** argv) {
       paths.push_back(std::string(SPYRE_SOURCE_DIR) + "/tests/detect/fixtures/" + f);
     }
   }
-  std::printf("%-30s %11s %11s %11s %11s %11s %11s %11s\n", "workload", "A/A within", "5% within", "A/A betw.",
-              "5% betw.", "A/A hist.", "5% hist.", "25% hist.");
+  std::printf("%-30s %11s %11s %11s %11s %11s %11s %11s\n", "workload", "A/A within", "5% within",
+              "A/A betw.", "5% betw.", "A/A hist.", "5% hist.", "25% hist.");
   for (const std::string& path : paths) {
     auto fixture = LoadFixture(path);
     if (fixture.empty()) {
@@ -227,6 +248,8 @@ int main(int argc, char** argv) {
     std::mt19937_64 rng(2026);
     const bool summarise = fixture.size() > 10;
     std::map<std::string, std::pair<Rates, int>> groups;
+    Rates all;
+    int total = 0;
     std::vector<std::pair<double, std::string>> worst, missed;
     for (const auto& [name, w] : fixture) {
       Rates r = Measure(w, rng, summarise ? 200 : 1000);
@@ -235,46 +258,27 @@ int main(int argc, char** argv) {
         continue;
       }
       auto& [sum, n] = groups[Group(name, w)];
-      for (auto [to, from] : {std::pair{&sum.within_aa, r.within_aa}, {&sum.within_detect, r.within_detect},
-                              {&sum.between_aa, r.between_aa}, {&sum.between_detect, r.between_detect},
-                              {&sum.floor_aa, r.floor_aa}, {&sum.floor_detect5, r.floor_detect5},
-                              {&sum.floor_detect25, r.floor_detect25}}) {
-        *to += from;
-      }
+      sum += r;
       ++n;
+      all += r;
+      ++total;
       worst.emplace_back(r.between_aa, name);
       missed.emplace_back(r.between_detect, name);
     }
-    Rates all;
-    int total = 0;
-    for (auto& [name, group] : groups) {
-      auto& [sum, n] = group;
-      for (double* x : {&sum.within_aa, &sum.within_detect, &sum.between_aa, &sum.between_detect, &sum.floor_aa,
-                        &sum.floor_detect5, &sum.floor_detect25}) {
-        *x /= n;
-      }
-      PrintRow(name + " (" + std::to_string(n) + ")", sum);
-      for (auto [to, from] : {std::pair{&all.within_aa, sum.within_aa}, {&all.within_detect, sum.within_detect},
-                              {&all.between_aa, sum.between_aa}, {&all.between_detect, sum.between_detect},
-                              {&all.floor_aa, sum.floor_aa}, {&all.floor_detect5, sum.floor_detect5},
-                              {&all.floor_detect25, sum.floor_detect25}}) {
-        *to += from * n;
-      }
-      total += n;
+    for (const auto& [name, group] : groups) {
+      PrintRow(name + " (" + std::to_string(group.second) + ")", group.first.Mean(group.second));
     }
     if (total > 0) {
-      for (double* x : {&all.within_aa, &all.within_detect, &all.between_aa, &all.between_detect, &all.floor_aa,
-                        &all.floor_detect5, &all.floor_detect25}) {
-        *x /= total;
-      }
-      PrintRow("all cases (" + std::to_string(total) + ")", all);
+      PrintRow("all cases (" + std::to_string(total) + ")", all.Mean(total));
       std::sort(worst.rbegin(), worst.rend());
       for (size_t i = 0; i < worst.size() && i < 5 && worst[i].first > 0; ++i) {
-        std::printf("  A/A between runs %.1f%%: %s\n", 100 * worst[i].first, worst[i].second.c_str());
+        std::printf("  A/A between runs %.1f%%: %s\n", 100 * worst[i].first,
+                    worst[i].second.c_str());
       }
       std::sort(missed.begin(), missed.end());
       for (size_t i = 0; i < missed.size() && i < 5 && missed[i].first < 0.99; ++i) {
-        std::printf("  5%% found between runs %.1f%%: %s\n", 100 * missed[i].first, missed[i].second.c_str());
+        std::printf("  5%% found between runs %.1f%%: %s\n", 100 * missed[i].first,
+                    missed[i].second.c_str());
       }
     }
   }

@@ -47,8 +47,10 @@ int main(int argc, char** argv) {
   }
   std::vector<int64_t> runs;
   sqlite3_stmt* stmt = nullptr;
-  sqlite3_prepare_v2(db, "SELECT id FROM runs WHERE status = 'completed' ORDER BY id", -1, &stmt, nullptr);
-  while (stmt != nullptr && sqlite3_step(stmt) == SQLITE_ROW) runs.push_back(sqlite3_column_int64(stmt, 0));
+  sqlite3_prepare_v2(db, "SELECT id FROM runs WHERE status = 'completed' ORDER BY id", -1, &stmt,
+                     nullptr);
+  while (stmt != nullptr && sqlite3_step(stmt) == SQLITE_ROW)
+    runs.push_back(sqlite3_column_int64(stmt, 0));
   sqlite3_finalize(stmt);
   nlohmann::json cases = nlohmann::json::object();
   bool rounds = true;
@@ -78,7 +80,10 @@ int main(int argc, char** argv) {
     }
   }
   sqlite3_close(db);
-  std::cout << nlohmann::json{{"format", "spyre-regress-wall-fixture/2"}, {"rounds", rounds}, {"cases", cases}}.dump()
+  std::cout << nlohmann::json{{"format", "spyre-regress-wall-fixture/2"},
+                              {"rounds", rounds},
+                              {"cases", cases}}
+                   .dump()
             << "\n";
   return 0;
 }

@@ -8,10 +8,10 @@ namespace harness {
 namespace {
 
 TEST(WallSamplerTest, BatchLastsAtLeastTheMinimumSampleTime) {
-  EXPECT_EQ(CallsPerSample(1000, 300), 4);    // 3 calls would be 900 us
+  EXPECT_EQ(CallsPerSample(1000, 300), 4);  // 3 calls would be 900 us
   EXPECT_EQ(CallsPerSample(1000, 1000), 1);
-  EXPECT_EQ(CallsPerSample(1000, 5000), 1);   // a slow call is one sample by itself
-  EXPECT_EQ(CallsPerSample(0, 3), 1);         // 0: one call per sample
+  EXPECT_EQ(CallsPerSample(1000, 5000), 1);  // a slow call is one sample by itself
+  EXPECT_EQ(CallsPerSample(0, 3), 1);        // 0: one call per sample
   EXPECT_EQ(CallsPerSample(-1, 3), 1);
   EXPECT_EQ(CallsPerSample(1000, 0), kMaxCallsPerSample);  // a call too short to time
   EXPECT_EQ(CallsPerSample(1e9, 1e-3), kMaxCallsPerSample);
@@ -24,14 +24,16 @@ TEST(WallSamplerTest, SamplesAreMeanTimesPerCallOverOneBatch) {
   plan.min_sample_us = 200;
   int calls = 0;
   CaseResult r;
-  TakeWallSamples(plan, [&] { ++calls; }, &r);
+  TakeWallSamples(
+      plan, [&] { ++calls; }, &r);
   ASSERT_EQ(r.wall_us.size(), 4u);
   const int batch = r.extra["wall_batch"].get<int>();
   EXPECT_GT(batch, 1);  // an increment takes far less than 200 us
   int sizing = 0, probe_calls = 0;
-  SizeBatch(200, [&] { ++probe_calls; }, &sizing);
+  SizeBatch(
+      200, [&] { ++probe_calls; }, &sizing);
   EXPECT_EQ(sizing, probe_calls);
-  EXPECT_GT(calls, 2 + 4 * batch);  // warm-up, the sizing calls, the samples
+  EXPECT_GT(calls, 2 + 4 * batch);                   // warm-up, the sizing calls, the samples
   for (double us : r.wall_us) EXPECT_LT(us, 200.0);  // per call, not per batch
   EXPECT_GT(HostProbeUs(r), 0);
 }
@@ -59,7 +61,8 @@ TEST(WallSamplerTest, ZeroMinimumTimesOneCallPerSampleWithoutASizingCall) {
   plan.min_sample_us = 0;
   int calls = 0;
   CaseResult r;
-  TakeWallSamples(plan, [&] { ++calls; }, &r);
+  TakeWallSamples(
+      plan, [&] { ++calls; }, &r);
   EXPECT_EQ(calls, 4);
   EXPECT_EQ(r.wall_us.size(), 3u);
   EXPECT_EQ(r.extra["wall_batch"], 1);

@@ -10,7 +10,8 @@
 namespace harness::runner_internal {
 namespace {
 
-CaseResult Timed(const std::string& id, std::vector<double> wall, double probe, CaseStatus s = CaseStatus::kPassed) {
+CaseResult Timed(const std::string& id, std::vector<double> wall, double probe,
+                 CaseStatus s = CaseStatus::kPassed) {
   CaseResult r;
   r.suite = "ops";
   r.case_id = id;
@@ -37,7 +38,8 @@ TEST(TimingRoundsTest, EverySampleIsKeptRoundAfterRoundWithTheRoundsSizes) {
 
 TEST(TimingRoundsTest, RoundsWithoutSamplesAddNothingAndResultsWithoutSamplesStayAsTheyAre) {
   TimingRounds rounds;
-  EXPECT_FALSE(rounds.Add(Timed("a", {10}, 0, CaseStatus::kCrashed)));  // a round that lost its worker
+  EXPECT_FALSE(
+      rounds.Add(Timed("a", {10}, 0, CaseStatus::kCrashed)));  // a round that lost its worker
   EXPECT_FALSE(rounds.Add(Timed("a", {}, 0)));
   EXPECT_TRUE(rounds.Add(Timed("a", {7}, 0, CaseStatus::kFailed)));  // failed accuracy still timed
   CaseResult main = Timed("a", {9}, 0);

@@ -46,7 +46,7 @@ inline SamplingPlan SamplingFor(const SuiteSpec& suite, const ExecOptions& o) {
   SamplingPlan p;
   p.warmup = o.warmup >= 0 ? o.warmup : suite.warmup;
   p.repeat = std::max(1, o.repeat >= 0 ? o.repeat : suite.repeat);
-  p.min_sample_us = o.min_sample_us >= 0     ? o.min_sample_us
+  p.min_sample_us = o.min_sample_us >= 0       ? o.min_sample_us
                     : suite.min_sample_us >= 0 ? suite.min_sample_us
                                                : kDefaultMinSampleUs;
   return p;
@@ -61,7 +61,8 @@ inline int CallsPerSample(double min_sample_us, double once_us) {
 }
 
 inline double MicrosSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
+      .count();
 }
 
 // Calls per sample for `call`: times 1, 8, 64, ... calls until a group lasts

@@ -162,7 +162,8 @@ void CompareWall(const CaseResult& base, const CaseResult& cand, const Threshold
                  Comparison* out) {
   // Both runs timed in enough rounds: one value per worker process, so the
   // samples carry the process-to-process variance (runner/timing_rounds.h).
-  const std::vector<double> base_rounds = WallRoundValues(base), cand_rounds = WallRoundValues(cand);
+  const std::vector<double> base_rounds = WallRoundValues(base),
+                            cand_rounds = WallRoundValues(cand);
   const bool rounds = static_cast<int>(base_rounds.size()) >= v.wall_min_rounds &&
                       static_cast<int>(cand_rounds.size()) >= v.wall_min_rounds;
   std::vector<double> a = Logs(rounds ? base_rounds : base.wall_us);
@@ -205,17 +206,20 @@ void CompareWall(const CaseResult& base, const CaseResult& cand, const Threshold
   const double sigma = rounds ? (learned ? ExcessSpread(run_sigma, a, b) : 0)
                               : (learned ? run_sigma : v.wall_noise_prior);
   if (sigma > 0 && std::fabs(shift.estimate) <= v.wall_noise_k * sigma) {
-    out->notes.push_back(cand.suite + "/" + cand.case_id + ": wall time " +
-                         Fmt("%+.1f%% is within %g x ", 100 * std::expm1(shift.estimate), v.wall_noise_k) +
-                         (rounds    ? "its run-to-run spread beyond the rounds'"
-                          : learned ? "its run-to-run spread"
-                                    : "the assumed run-to-run spread (wall_noise_prior)") +
-                         Fmt(" (%.1f%%)", 100 * sigma) + host_note);
+    out->notes.push_back(
+        cand.suite + "/" + cand.case_id + ": wall time " +
+        Fmt("%+.1f%% is within %g x ", 100 * std::expm1(shift.estimate), v.wall_noise_k) +
+        (rounds    ? "its run-to-run spread beyond the rounds'"
+         : learned ? "its run-to-run spread"
+                   : "the assumed run-to-run spread (wall_noise_prior)") +
+        Fmt(" (%.1f%%)", 100 * sigma) + host_note);
     return;
   }
-  Finding f = Make(cand, FindingKind::kLatency, "wall_us_median", mb, std::exp(Median(Logs(rounds ? cand_rounds : cand.wall_us))),
-                   Fmt("wall time %+.1f%% (Hodges-Lehmann), Mann-Whitney p = %.2g", 100 * std::expm1(shift.estimate),
-                       mw.p_value) + host_note);
+  Finding f = Make(cand, FindingKind::kLatency, "wall_us_median", mb,
+                   std::exp(Median(Logs(rounds ? cand_rounds : cand.wall_us))),
+                   Fmt("wall time %+.1f%% (Hodges-Lehmann), Mann-Whitney p = %.2g",
+                       100 * std::expm1(shift.estimate), mw.p_value) +
+                       host_note);
   if (slower) {
     f.blamed_ops = BlameOps(base, cand, /*modeled=*/false, 3);
     if (!f.blamed_ops.empty()) f.detail += "; grew most: " + f.blamed_ops.front();

@@ -50,7 +50,8 @@ std::vector<double> WallRoundValues(const CaseResult& r) {
       return {};
     }
     const size_t n = size.get<size_t>();
-    values.push_back(Median(std::vector<double>(r.wall_us.begin() + at, r.wall_us.begin() + at + n)));
+    values.push_back(
+        Median(std::vector<double>(r.wall_us.begin() + at, r.wall_us.begin() + at + n)));
     at += n;
   }
   return at == r.wall_us.size() ? values : std::vector<double>();

@@ -16,10 +16,18 @@ namespace {
 
 nlohmann::json OptionsJson(const RunPlan& plan, int threads) {
   const RunRequest& r = plan.request;
-  return {{"filter", r.filter}, {"warmup", r.warmup}, {"repeat", r.repeat}, {"rounds", r.rounds},
-          {"min_sample_us", r.min_sample_us}, {"jobs", plan.jobs},
-          {"threads_per_worker", threads}, {"timeout_s", r.timeout_s}, {"shard", r.shard.ToString()},
-          {"profile", r.profile}, {"inject", r.inject}, {"baseline", r.baseline},
+  return {{"filter", r.filter},
+          {"warmup", r.warmup},
+          {"repeat", r.repeat},
+          {"rounds", r.rounds},
+          {"min_sample_us", r.min_sample_us},
+          {"jobs", plan.jobs},
+          {"threads_per_worker", threads},
+          {"timeout_s", r.timeout_s},
+          {"shard", r.shard.ToString()},
+          {"profile", r.profile},
+          {"inject", r.inject},
+          {"baseline", r.baseline},
           {"cases", plan.items.size()}};
 }
 
@@ -51,7 +59,8 @@ Status CheckBaselineExists(Store& store, const std::string& baseline) {
 // timeout) is left to the main pass, so a hanging case costs one timeout,
 // not N.
 StatusOr<SupervisorOutcome> RunTimingRounds(const RunPlan& plan, const SupervisorOptions& options,
-                                            RunListener* listener, runner_internal::TimingRounds* rounds) {
+                                            RunListener* listener,
+                                            runner_internal::TimingRounds* rounds) {
   SupervisorOptions timing = options;
   timing.jobs = 1;
   SupervisorOutcome total;
