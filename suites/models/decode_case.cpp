@@ -71,6 +71,12 @@ class DecodeCaseKind : public harness::CaseKind {
     return CheckModelFiles(suite, c, ModelTask::kDecode);
   }
 
+  harness::Status CheckGolden(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
+                              const harness::SafetensorsFile& golden,
+                              const std::string& path) const override {
+    return CheckModelGolden(suite, c, ModelTask::kDecode, golden, path);
+  }
+
   harness::StatusOr<harness::SafetensorsFile> ComputeGolden(
       const harness::SuiteSpec& suite, const harness::CaseSpec& c,
       const harness::ExecOptions&) const override {

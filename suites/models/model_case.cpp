@@ -19,6 +19,12 @@ using harness::InvalidInput;
 using harness::Status;
 using harness::StatusOr;
 
+std::string ShapeText(at::IntArrayRef shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
 const std::map<std::string, std::vector<std::string>>& AllowedMembers() {
   static const std::map<std::string, std::vector<std::string>> kAllowed = {
       {"common", {"config", "checkpoint", "dtype", "impl", "prompts", "batch", "seq"}},
@@ -205,6 +211,47 @@ Status CheckModelFiles(const harness::SuiteSpec& suite, const harness::CaseSpec&
   if (!mc.ok()) return mc.status();
   if (mc->checkpoint.empty()) return Status::Ok();
   return IndexCheckpoint(mc->checkpoint).status();
+}
+
+Status CheckModelGolden(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
+                        ModelTask task, const harness::SafetensorsFile& golden,
+                        const std::string& path) {
+  auto mc = ParseModelCase(suite, c, task);
+  if (!mc.ok()) return mc.status();
+  const int64_t b = mc->prompts.size(0), s = mc->prompts.size(1);
+  struct Want {
+    const char* name;
+    std::vector<int64_t> shape;
+    bool integral;
+  };
+  std::vector<Want> wants;
+  switch (task) {
+    case ModelTask::kDecode:
+      wants = {{"tokens", {b, mc->steps}, true}, {"logprobs", {b, mc->steps, mc->config.vocab}, false}};
+      break;
+    case ModelTask::kPrefill:
+      wants = {{"logits", {b, s, mc->config.vocab}, false}};
+      break;
+    case ModelTask::kEmbed:
+      wants = {{"embeddings", {b, mc->config.hidden}, false}};
+      break;
+  }
+  const std::string regenerate =
+      "; regenerate it with 'spyre-regress golden generate --suite " + suite.name + "'";
+  for (const Want& w : wants) {
+    const at::Tensor* t = golden.Find(w.name);
+    if (t == nullptr) return InvalidInput(path + ": has no tensor '" + w.name + "'" + regenerate);
+    if (at::isFloatingType(t->scalar_type()) == w.integral) {
+      return InvalidInput(path + ": tensor '" + w.name + "' is " +
+                          std::string(c10::toString(t->scalar_type())) + ", expected " +
+                          (w.integral ? "an integer" : "a floating") + " dtype" + regenerate);
+    }
+    if (t->sizes() != at::IntArrayRef(w.shape)) {
+      return InvalidInput(path + ": tensor '" + w.name + "' has shape " + ShapeText(t->sizes()) +
+                          ", the case produces " + ShapeText(w.shape) + regenerate);
+    }
+  }
+  return Status::Ok();
 }
 
 std::string WeightsDigest(const Weights& weights) {

@@ -58,6 +58,17 @@ harness::StatusOr<Weights> LoadModelWeights(const ModelCase& mc);
 harness::Status CheckModelFiles(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
                                 ModelTask task);
 
+// The model kinds' CaseKind::CheckGolden: the tensors the case compares
+// against are in the golden file, of the right kind of dtype and shaped as
+// the case and its config imply (decode: tokens [B, steps] integral and
+// logprobs [B, steps, vocab]; prefill: logits [B, S, vocab]; embed:
+// embeddings [B, hidden]; floating unless said). Whether the file was
+// computed from these prompts and weights needs the weights: the case
+// checks that when it runs.
+harness::Status CheckModelGolden(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
+                                 ModelTask task, const harness::SafetensorsFile& golden,
+                                 const std::string& path);
+
 // SHA-256 over every weight's name and TensorDigest (a checkpoint that
 // changes after its golden files were written is caught by it).
 std::string WeightsDigest(const Weights& weights);

@@ -73,6 +73,12 @@ class PrefillCaseKind : public harness::CaseKind {
     return CheckModelFiles(suite, c, ModelTask::kPrefill);
   }
 
+  harness::Status CheckGolden(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
+                              const harness::SafetensorsFile& golden,
+                              const std::string& path) const override {
+    return CheckModelGolden(suite, c, ModelTask::kPrefill, golden, path);
+  }
+
   harness::StatusOr<harness::SafetensorsFile> ComputeGolden(
       const harness::SuiteSpec& suite, const harness::CaseSpec& c,
       const harness::ExecOptions&) const override {
@@ -143,6 +149,12 @@ class EmbedCaseKind : public harness::CaseKind {
   harness::Status CheckFiles(const harness::SuiteSpec& suite,
                              const harness::CaseSpec& c) const override {
     return CheckModelFiles(suite, c, ModelTask::kEmbed);
+  }
+
+  harness::Status CheckGolden(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
+                              const harness::SafetensorsFile& golden,
+                              const std::string& path) const override {
+    return CheckModelGolden(suite, c, ModelTask::kEmbed, golden, path);
   }
 
   harness::StatusOr<harness::SafetensorsFile> ComputeGolden(

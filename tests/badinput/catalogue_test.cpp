@@ -81,6 +81,7 @@ const std::vector<Entry>& Catalogue() {
     {"checkpoint_missing_tensor", {"golden", "generate", "--suite", "ck_missing_tensor", "--suites", "{ws}/suites", "--golden", "{ws}/golden-ck"}, {}, {"model.norm.weight", "missing"}},
     {"checkpoint_bad_shape", {"golden", "generate", "--suite", "ck_bad_shape", "--suites", "{ws}/suites", "--golden", "{ws}/golden-ck"}, {}, {"model.layers.0.mlp.up_proj.weight", "shape"}},
     {"checkpoint_missing_tensor_run", {"run", "--suite", "ck_missing_tensor", "--suites", "{ws}/suites", "--golden", "{ws}/golden-ck"}, {}, {"models/missing_tensor", "model.norm.weight", "missing", "config.json"}},
+    {"model_golden_wrong_shape", {"run", "--suite", "ck_ok", "--suites", "{ws}/suites", "--golden", "{ws}/golden-ckshape"}, {}, {"ck_ok/decode.safetensors", "'logprobs' has shape [1, 2, 39]", "produces [1, 2, 40]", "golden generate --suite ck_ok"}},
     {"checkpoint_bad_shape_run", {"run", "--suite", "ck_bad_shape", "--suites", "{ws}/suites", "--golden", "{ws}/golden-ck"}, {}, {"bad_shape/model.safetensors", "model.layers.0.mlp.up_proj.weight", "[32, 48]", "implies [48, 32]"}},
     // Emulator settings and fault specs
     {"faults_env_unknown_kind", {"run", "--suite", "smoke", "--filter", "^smoke/mul_scalar$"}, {{"SPYRE_EMU_FAULTS", "mm:nan;gelu:slw"}}, {"SPYRE_EMU_FAULTS", "'gelu:slw'", "character 13"}},
