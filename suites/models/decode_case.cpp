@@ -59,22 +59,13 @@ void AddMetric(CaseResult* r, const std::string& output, const std::string& name
   r->metrics.push_back({output, name, value, limit, failed});
 }
 
-class DecodeCaseKind : public harness::CaseKind {
+class DecodeCaseKind : public ModelCaseKind {
  public:
+  DecodeCaseKind() : ModelCaseKind(ModelTask::kDecode) {}
+
   harness::Status Validate(const harness::SuiteSpec& suite,
                            const harness::CaseSpec& c) const override {
     return ParseModelCase(suite, c, ModelTask::kDecode).status();
-  }
-
-  harness::Status CheckFiles(const harness::SuiteSpec& suite,
-                             const harness::CaseSpec& c) const override {
-    return CheckModelFiles(suite, c, ModelTask::kDecode);
-  }
-
-  harness::Status CheckGolden(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
-                              const harness::SafetensorsFile& golden,
-                              const std::string& path) const override {
-    return CheckModelGolden(suite, c, ModelTask::kDecode, golden, path);
   }
 
   harness::StatusOr<harness::SafetensorsFile> ComputeGolden(

@@ -69,6 +69,25 @@ harness::Status CheckModelGolden(const harness::SuiteSpec& suite, const harness:
                                  ModelTask task, const harness::SafetensorsFile& golden,
                                  const std::string& path);
 
+// What the model kinds share before a run: CheckFiles and CheckGolden above,
+// for the kind's task.
+class ModelCaseKind : public harness::CaseKind {
+ public:
+  explicit ModelCaseKind(ModelTask task) : task_(task) {}
+  harness::Status CheckFiles(const harness::SuiteSpec& suite,
+                             const harness::CaseSpec& c) const override {
+    return CheckModelFiles(suite, c, task_);
+  }
+  harness::Status CheckGolden(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
+                              const harness::SafetensorsFile& golden,
+                              const std::string& path) const override {
+    return CheckModelGolden(suite, c, task_, golden, path);
+  }
+
+ protected:
+  const ModelTask task_;
+};
+
 // SHA-256 over every weight's name and TensorDigest (a checkpoint that
 // changes after its golden files were written is caught by it).
 std::string WeightsDigest(const Weights& weights);

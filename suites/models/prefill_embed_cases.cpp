@@ -55,8 +55,10 @@ harness::StatusOr<at::Tensor> GoldenTensor(const harness::SuiteSpec& suite,
   return *t;
 }
 
-class PrefillCaseKind : public harness::CaseKind {
+class PrefillCaseKind : public ModelCaseKind {
  public:
+  PrefillCaseKind() : ModelCaseKind(ModelTask::kPrefill) {}
+
   harness::Status Validate(const harness::SuiteSpec& suite,
                            const harness::CaseSpec& c) const override {
     auto mc = ParseModelCase(suite, c, ModelTask::kPrefill);
@@ -66,17 +68,6 @@ class PrefillCaseKind : public harness::CaseKind {
                ? harness::Status::Ok()
                : harness::ApplyToleranceOverrides(
                      mc->tolerance, c.body.value("pointer", "") + "/model/tolerance", &t);
-  }
-
-  harness::Status CheckFiles(const harness::SuiteSpec& suite,
-                             const harness::CaseSpec& c) const override {
-    return CheckModelFiles(suite, c, ModelTask::kPrefill);
-  }
-
-  harness::Status CheckGolden(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
-                              const harness::SafetensorsFile& golden,
-                              const std::string& path) const override {
-    return CheckModelGolden(suite, c, ModelTask::kPrefill, golden, path);
   }
 
   harness::StatusOr<harness::SafetensorsFile> ComputeGolden(
@@ -139,22 +130,13 @@ class PrefillCaseKind : public harness::CaseKind {
   }
 };
 
-class EmbedCaseKind : public harness::CaseKind {
+class EmbedCaseKind : public ModelCaseKind {
  public:
+  EmbedCaseKind() : ModelCaseKind(ModelTask::kEmbed) {}
+
   harness::Status Validate(const harness::SuiteSpec& suite,
                            const harness::CaseSpec& c) const override {
     return ParseModelCase(suite, c, ModelTask::kEmbed).status();
-  }
-
-  harness::Status CheckFiles(const harness::SuiteSpec& suite,
-                             const harness::CaseSpec& c) const override {
-    return CheckModelFiles(suite, c, ModelTask::kEmbed);
-  }
-
-  harness::Status CheckGolden(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
-                              const harness::SafetensorsFile& golden,
-                              const std::string& path) const override {
-    return CheckModelGolden(suite, c, ModelTask::kEmbed, golden, path);
   }
 
   harness::StatusOr<harness::SafetensorsFile> ComputeGolden(
