@@ -29,12 +29,6 @@ StatusOr<nlohmann::json> ReadJson(const fs::path& path) {
   }
 }
 
-std::string ShapeText(const std::vector<int64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
 // The safetensors files to read, in order: the index's files, or every
 // *.safetensors in the directory.
 StatusOr<std::vector<std::string>> ShardFiles(const fs::path& dir) {
@@ -128,8 +122,9 @@ StatusOr<CheckpointIndex> IndexCheckpoint(const std::string& dir_text) {
     }
     const StoredTensor& t = it->second;
     if (t.shape != shape) {
-      return InvalidInput(t.file + ": tensor '" + name + "' has shape " + ShapeText(t.shape) +
-                          ", config.json implies " + ShapeText(shape) +
+      return InvalidInput(t.file + ": tensor '" + name + "' has shape " +
+                          harness::ShapeText(t.shape) + ", config.json implies " +
+                          harness::ShapeText(shape) +
                           "; re-export the checkpoint or fix config.json");
     }
     if (!at::isFloatingType(t.dtype)) {

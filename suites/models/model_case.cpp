@@ -19,12 +19,6 @@ using harness::InvalidInput;
 using harness::Status;
 using harness::StatusOr;
 
-std::string ShapeText(at::IntArrayRef shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
 const std::map<std::string, std::vector<std::string>>& AllowedMembers() {
   static const std::map<std::string, std::vector<std::string>> kAllowed = {
       {"common", {"config", "checkpoint", "dtype", "impl", "prompts", "batch", "seq"}},
@@ -247,8 +241,9 @@ Status CheckModelGolden(const harness::SuiteSpec& suite, const harness::CaseSpec
                           (w.integral ? "an integer" : "a floating") + " dtype" + regenerate);
     }
     if (t->sizes() != at::IntArrayRef(w.shape)) {
-      return InvalidInput(path + ": tensor '" + w.name + "' has shape " + ShapeText(t->sizes()) +
-                          ", the case produces " + ShapeText(w.shape) + regenerate);
+      return InvalidInput(path + ": tensor '" + w.name + "' has shape " +
+                          harness::ShapeText(t->sizes()) + ", the case produces " +
+                          harness::ShapeText(w.shape) + regenerate);
     }
   }
   return Status::Ok();

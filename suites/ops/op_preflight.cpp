@@ -16,12 +16,6 @@ namespace {
 // (an index must be integral, a mask bool), so the probe uses these.
 at::ScalarType ReferenceDtype(at::ScalarType t) { return at::isFloatingType(t) ? at::kDouble : t; }
 
-std::string ShapeText(at::IntArrayRef shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
 std::string Regenerate(const std::string& suite) {
   return "; regenerate it with 'spyre-regress golden generate --suite " + suite + "'";
 }
@@ -133,8 +127,8 @@ harness::Status CheckGoldenOutputs(const OpCase& oc, const harness::SafetensorsF
     SPYRE_RETURN_IF_ERROR(CheckReferenceDtype(*ref, name, path, suite));
     if (ref->sizes() != at::IntArrayRef(shapes[i])) {
       return harness::InvalidInput(path + ": tensor '" + name + "' has shape " +
-                                   ShapeText(ref->sizes()) + ", the op '" + oc.op->name +
-                                   "' produces " + ShapeText(shapes[i]) +
+                                   harness::ShapeText(ref->sizes()) + ", the op '" + oc.op->name +
+                                   "' produces " + harness::ShapeText(shapes[i]) +
                                    " for this case's inputs" + Regenerate(suite));
     }
   }

@@ -62,4 +62,7 @@ StatusOr<std::string> SerializeSafetensors(const SafetensorsFile& f);
 // Writes atomically (temporary file + rename), creating parent directories.
 Status WriteSafetensors(const std::string& path, const SafetensorsFile& f);
 
+// A shape as messages about tensor files print it: "[7, 129]", "[]".
+std::string ShapeText(at::IntArrayRef shape);
+
 }  // namespace harness

@@ -254,4 +254,10 @@ Status WriteSafetensors(const std::string& path, const SafetensorsFile& f) {
   return Status::Ok();
 }
 
+std::string ShapeText(at::IntArrayRef shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
 }  // namespace harness
