@@ -10,9 +10,6 @@
 // 128x128 runs at 21 or 42 us depending on the other core's load).
 //
 //   for i in $(seq 30); do build/capture_wall_noise; done | build/capture_wall_noise --merge
-#include <algorithm>
-#include <chrono>
-#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -23,31 +20,24 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/host_probe.h"
+#include "harness/wall_sampler.h"
 
 namespace {
 
-double g_min_sample_us = 0;  // --min-sample-us: batch invocations per sample
+double g_min_sample_us = 0;  // --min-sample-us (0: one call per sample, as recorded before)
 
+// Times `f` the way every case kind does (harness/wall_sampler.h).
 template <typename F>
 void Time(nlohmann::json* run, const std::string& name, F f, int warmup, int repeat) {
-  for (int i = 0; i < warmup; ++i) f();
-  int batch = 1;
-  if (g_min_sample_us > 0) {
-    auto t0 = std::chrono::steady_clock::now();
-    f();
-    double once = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
-    batch = std::max(1, static_cast<int>(std::ceil(g_min_sample_us / std::max(once, 0.01))));
-  }
-  nlohmann::json samples = nlohmann::json::array(), probes = nlohmann::json::array();
-  for (int i = 0; i < repeat; ++i) {
-    probes.push_back(harness::HostProbeOnceUs());
-    auto t0 = std::chrono::steady_clock::now();
-    for (int k = 0; k < batch; ++k) f();
-    auto t1 = std::chrono::steady_clock::now();
-    samples.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / batch);
-  }
-  (*run)[name] = samples;
-  (*run)[name + "@probe"] = probes;
+  harness::SamplingPlan plan;
+  plan.warmup = warmup;
+  plan.repeat = repeat;
+  plan.min_sample_us = g_min_sample_us;
+  harness::CaseResult r;
+  harness::TakeWallSamples(plan, f, &r);
+  (*run)[name] = r.wall_us;
+  // detector_rates reads the median of this list.
+  (*run)[name + "@probe"] = nlohmann::json::array({harness::HostProbeUs(r)});
 }
 
 }  // namespace
