@@ -142,6 +142,12 @@ std::string EscapeMarkdownCell(const std::string& s) {
       case '\\':
         out += "\\\\";
         break;
+      case '[':
+      case ']':
+        // No link or image ([text](url), ![alt](src)) out of user text.
+        out += '\\';
+        out += c;
+        break;
       default:
         // Newlines would end the table row; other control characters are noise.
         out += static_cast<unsigned char>(c) < 0x20 || c == 0x7F ? ' ' : c;

@@ -17,6 +17,7 @@ h3 { font-size: 1.05em; margin: 18px 0 6px; }
 .verdict-passed { background: var(--ok); }
 .verdict-failed { background: var(--bad); }
 .verdict-regressed { background: var(--warn); }
+.verdict-aborted, .verdict-running, .verdict-partial { background: var(--bad); }
 .meta { color: var(--muted); margin: 6px 0 0; }
 table { border-collapse: collapse; width: 100%; margin: 6px 0; font-size: 0.93em; }
 th, td { border: 1px solid var(--line); padding: 3px 6px; text-align: left; vertical-align: top; }

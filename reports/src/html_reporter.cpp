@@ -60,7 +60,12 @@ std::string HtmlVerdict(const ReportModel& m) {
   } else {
     out << "none (no baseline)";
   }
-  out << "</div><p class=\"meta\">Run " << m.run.run_id;
+  out << "</div>";
+  if (!m.incomplete.empty()) {
+    out << "<p id=\"incomplete\"><b>Not a verdict:</b> " << Esc(m.incomplete)
+        << "; the counts cover the recorded cases only.</p>";
+  }
+  out << "<p class=\"meta\">Run " << m.run.run_id;
   if (!m.run.label.empty()) out << " &ldquo;" << Esc(m.run.label) << "&rdquo;";
   out << " of " << Esc(m.run.suite) << ", " << Esc(m.run.status) << ", started "
       << Esc(m.run.started_at);

@@ -94,6 +94,10 @@ class JsonReporter : public Reporter {
     nlohmann::json j;
     j["format"] = "spyre-regress-report/1";
     j["verdict"] = VerdictName(m.verdict);
+    // Why the run has no pass/fail verdict (aborted, running, partial); null otherwise.
+    j["incomplete"] = m.incomplete.empty() ? nlohmann::json() : nlohmann::json(m.incomplete);
+    j["planned_cases"] = m.state.planned >= 0 ? nlohmann::json(m.state.planned) : nlohmann::json();
+    j["recorded_cases"] = m.state.recorded;
     j["counts"] = CountsJson(m.counts);
     j["run"] = RunJson(m.run);
     j["baseline"] = m.baseline ? RunJson(*m.baseline) : nlohmann::json();

@@ -139,6 +139,18 @@ class JunitReporter : public Reporter {
       all.skipped += t.skipped;
       all.seconds += t.seconds;
     }
+    // A run that did not complete is an error of its own, so that no CI
+    // reporter shows its recorded cases as a clean pass.
+    if (!m.incomplete.empty()) {
+      ++all.tests;
+      ++all.errors;
+      suites << "  <testsuite name=\"spyre-regress\" tests=\"1\" failures=\"0\" errors=\"1\""
+             << " skipped=\"0\" time=\"0.000000\" timestamp=" << Attr(m.run.started_at) << ">\n"
+             << "    <testcase name=" << Attr("run " + std::to_string(m.run.run_id))
+             << " classname=\"spyre-regress\" time=\"0.000000\">\n"
+             << "      <error message=" << Attr(m.incomplete)
+             << " type=" << Attr(VerdictName(m.verdict)) << "/>\n    </testcase>\n  </testsuite>\n";
+    }
     std::ostringstream out;
     out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         << "<testsuites name=" << Attr("spyre-regress run " + std::to_string(m.run.run_id))

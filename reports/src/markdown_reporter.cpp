@@ -32,6 +32,10 @@ void Verdict(const ReportModel& m, std::ostringstream& out) {
   }
   if (c.skipped > 0) out << ", " << c.skipped << " skipped";
   out << ".  \n";
+  if (!m.incomplete.empty()) {
+    out << "**Not a verdict:** " << Cell(m.incomplete)
+        << "; the counts cover the recorded cases only.  \n";
+  }
   if (!m.comparison) {
     out << "Regressions: none (no baseline).\n\n";
     return;

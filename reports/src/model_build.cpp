@@ -122,8 +122,18 @@ const char* VerdictName(Verdict v) {
       return "failed";
     case Verdict::kRegressed:
       return "regressed";
+    case Verdict::kAborted:
+      return "aborted";
+    case Verdict::kRunning:
+      return "running";
+    case Verdict::kPartial:
+      return "partial";
   }
   return "failed";
+}
+
+bool IsIncomplete(Verdict v) {
+  return v == Verdict::kAborted || v == Verdict::kRunning || v == Verdict::kPartial;
 }
 
 int StatusCounts::Of(CaseStatus s) const {
@@ -229,6 +239,20 @@ StatusOr<ReportModel> BuildReportModel(sqlite3* db, int64_t run_id, const Report
     m.verdict = Verdict::kFailed;
   } else if (m.comparison && !m.comparison->regressions.empty()) {
     m.verdict = Verdict::kRegressed;
+  }
+  // The run's own state comes first: its recorded cases are not all it set
+  // out to do.
+  auto state = harness::ReadRunState(db, run_id);
+  if (!state.ok()) return state.status();
+  m.state = *state;
+  const std::string incomplete = state->Verdict();
+  if (!incomplete.empty()) {
+    // An abandoned run stays `running` until the next writer marks it
+    // aborted; the description says its supervisor is gone.
+    m.verdict = incomplete == "partial"   ? Verdict::kPartial
+                : incomplete == "running" ? Verdict::kRunning
+                                          : Verdict::kAborted;
+    m.incomplete = state->Describe();
   }
   SPYRE_RETURN_IF_ERROR(internal::LoadCharts(db, options, &m));
   return m;

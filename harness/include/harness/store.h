@@ -16,6 +16,10 @@
 //   by a newer schema, a file that is not a database, a corrupt file, an
 //   unwritable file or directory, a lock held past the busy timeout and a full
 //   disk are each one clear IoError; the file is never modified on failure.
+// - Opening read-write checks the store's integrity (quick_check) before it
+//   writes anything; a read-only open of a WAL store on read-only media (no
+//   -shm or -wal can be created) falls back to an immutable open when the
+//   store has no unmerged -wal.
 // - Opening read-write marks `aborted` every run left `running` on this host
 //   whose supervisor process (pid + start time) is gone.
 // - NaN values are stored as NULL (SQLite's own rule); infinities as REAL.
@@ -75,6 +79,31 @@ struct RegressionRow {
   double baseline_value = 0, candidate_value = 0, ratio = 0;
 };
 
+// Where a recorded run stands. A verdict counts only the cases a run
+// recorded, so a run that is aborted, still `running` (live, or abandoned by
+// a supervisor that was killed) or completed with fewer results than it
+// planned is not a pass, whatever its recorded cases say.
+struct RunState {
+  int64_t run_id = 0;
+  std::string status;      // running, completed, aborted
+  std::string note;        // why it was aborted, when it says
+  std::string host;        // where its supervisor ran
+  int64_t planned = -1;    // the cases it set out to record (-1: not recorded)
+  int64_t recorded = 0;    // the results in the store
+  bool abandoned = false;  // running, on this host, and its supervisor is gone
+
+  // Completed with every planned case recorded.
+  bool Complete() const;
+  // "aborted", "running" or "partial" (completed, cases missing); "" when complete.
+  std::string Verdict() const;
+  // One phrase for messages: "run 4 was aborted (interrupted by signal 15):
+  // 2 of 18 planned cases recorded".
+  std::string Describe() const;
+};
+// Reads run `run_id`'s state through a store handle (read-only access is
+// enough). NotFound for a missing run.
+StatusOr<RunState> ReadRunState(sqlite3* db, int64_t run_id);
+
 class Store {
  public:
   enum class Mode { kReadWrite, kReadOnly };
@@ -90,6 +119,9 @@ class Store {
   Store& operator=(const Store&) = delete;
 
   const std::string& path() const { return path_; }
+  // PRAGMA quick_check: a corrupt store is an IoError naming it, saying it
+  // was left untouched. Open runs it before its first write.
+  Status CheckIntegrity();
   sqlite3* handle() { return db_; }  // for readers of the views; do not close it
   StatusOr<int> SchemaVersion();
 

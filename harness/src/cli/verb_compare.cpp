@@ -2,6 +2,7 @@
 // and improvements between two recorded runs, with the environment diff.
 #include <iostream>
 #include <memory>
+#include <set>
 
 #include "cli.h"
 #include "harness/history.h"
@@ -26,12 +27,43 @@ StatusOr<int> RunCompare(const CompareOptions& o, const GlobalOptions& global) {
   SPYRE_RETURN_IF_ERROR(AttachWallNoise((*store)->handle(), &*base));
   auto cand = LoadRunRecord((*store)->handle(), o.candidate);
   if (!cand.ok()) return cand.status().WithContext("--candidate");
+  // A baseline is a completed run, as for `run --baseline`.
+  auto base_state = ReadRunState((*store)->handle(), o.baseline);
+  if (!base_state.ok()) return base_state.status();
+  if (!base_state->Complete()) {
+    return InvalidInput("--baseline " + std::to_string(o.baseline) + ": " + base_state->Describe() +
+                        "; a baseline must be a completed run: pick another");
+  }
+  std::set<std::pair<std::string, std::string>> base_cases;
+  for (const CaseResult& r : base->cases) base_cases.emplace(r.suite, r.case_id);
+  size_t shared = 0;
+  for (const CaseResult& r : cand->cases) shared += base_cases.count({r.suite, r.case_id});
+  if (shared == 0) {
+    return InvalidInput(
+        "--baseline " + std::to_string(o.baseline) + " (" + base->suite + ") and --candidate " +
+        std::to_string(o.candidate) + " (" + cand->suite +
+        ") share no case, so there is nothing to compare: pick a baseline of the same suite");
+  }
+  auto cand_state = ReadRunState((*store)->handle(), o.candidate);
+  if (!cand_state.ok()) return cand_state.status();
+  const bool complete = cand_state->Complete();
   Comparison c = CompareRuns(*base, *cand, *thresholds);
   if (o.json) {
-    std::cout << ToJson(c).dump(2) << "\n";
+    nlohmann::json j = ToJson(c);
+    j["candidate_status"] = complete ? std::string("completed") : cand_state->Verdict();
+    j["shared_cases"] = shared;
+    std::cout << j.dump(2) << "\n";
   } else {
     std::cout << FormatComparison(c);
-    std::cout << "regressions: " << c.regressions.size() << " (baseline run " << o.baseline << ")\n";
+    std::cout << "regressions: " << c.regressions.size() << " (baseline run " << o.baseline;
+    if (!complete) std::cout << "; candidate " << cand_state->Verdict() << ", recorded cases only";
+    std::cout << ")\n";
+  }
+  // Only the recorded cases were compared: a count of findings is not a verdict.
+  if (!complete) {
+    return InvalidInput(
+        "--candidate " + std::to_string(o.candidate) + ": " + cand_state->Describe() +
+        "; only those were compared, so this is not a verdict: compare a completed run");
   }
   return c.regressions.empty() ? 0 : 1;
 }

@@ -51,6 +51,12 @@ void AddReportVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
       SPYRE_RETURN_IF_ERROR(reports::WriteReportFiles(*model, opts->out));
       std::cout << "run " << *run << " " << reports::VerdictName(model->verdict) << ": wrote "
                 << opts->out << "/index.html, junit.xml, summary.md, report.json\n";
+      // The files say what happened; the exit code must not read as a pass.
+      if (reports::IsIncomplete(model->verdict)) {
+        return InvalidInput(model->incomplete + ", so it has no verdict (the reports in " +
+                            opts->out + " say '" + reports::VerdictName(model->verdict) +
+                            "'); rerun the suite, or report a completed run with --run RUN");
+      }
       return 0;
     };
   });

@@ -102,3 +102,63 @@ Status Store::RecordRegressions(int64_t run_id, int64_t baseline_run_id,
 }
 
 }  // namespace harness
+
+namespace harness {
+
+bool RunState::Complete() const {
+  return status == "completed" && (planned < 0 || recorded >= planned);
+}
+
+std::string RunState::Verdict() const {
+  if (status == "running") return "running";
+  if (status != "completed") return "aborted";
+  return Complete() ? "" : "partial";
+}
+
+std::string RunState::Describe() const {
+  std::string s = "run " + std::to_string(run_id);
+  if (status == "running") {
+    s += abandoned
+             ? " is still marked running, but its supervisor is gone (killed?)"
+             : " is still running" + (host.empty() ? std::string() : " on host '" + host + "'");
+  } else if (status == "completed") {
+    s += " completed with cases missing";
+  } else {
+    s += " was " + status + (note.empty() ? std::string() : " (" + note + ")");
+  }
+  s += ": " + std::to_string(recorded);
+  if (planned >= 0) s += " of " + std::to_string(planned) + " planned";
+  return s + " case" + (recorded == 1 && planned < 0 ? "" : "s") + " recorded";
+}
+
+StatusOr<RunState> ReadRunState(sqlite3* db, int64_t run_id) {
+  Stmt q(db,
+         "SELECT status, note, host, pid, pid_start, options_json,"
+         " (SELECT count(*) FROM results WHERE run_id = runs.id) FROM runs WHERE id = ?");
+  q.Bind(1, run_id);
+  const int rc = q.Step();
+  if (rc == SQLITE_DONE) {
+    return NotFound("run " + std::to_string(run_id) +
+                    " is not in the store (see v_runs for the run ids)");
+  }
+  if (rc != SQLITE_ROW) {
+    return IoError(std::string("reading run ") + std::to_string(run_id) + ": " +
+                   sqlite3_errmsg(db));
+  }
+  RunState st;
+  st.run_id = run_id;
+  st.status = q.Text(0);
+  st.note = q.Text(1);
+  st.host = q.Text(2);
+  st.recorded = q.Int(6);
+  const nlohmann::json options = nlohmann::json::parse(q.Text(5), nullptr, false);
+  if (options.is_object() && options.contains("cases") && options["cases"].is_number_unsigned()) {
+    st.planned = options["cases"].get<int64_t>();
+  }
+  // A read-only reader cannot mark an abandoned run aborted, but it can say so.
+  st.abandoned = st.status == "running" && st.host == store_internal::HostName() &&
+                 !store_internal::ProcessAlive(q.Int(3), q.Int(4));
+  return st;
+}
+
+}  // namespace harness

@@ -14,9 +14,9 @@ std::string EscapeHtml(const std::string& s);
 // invalid UTF-8 bytes become U+FFFD.
 std::string EscapeXml(const std::string& s);
 
-// One Markdown table cell: | ` < > & escaped or replaced by entities so the
-// cell neither splits nor opens code spans or HTML; newlines and other
-// control characters become spaces.
+// One Markdown table cell: | ` < > & [ ] escaped or replaced by entities so
+// the cell neither splits nor opens code spans, HTML, links or images;
+// newlines and other control characters become spaces.
 std::string EscapeMarkdownCell(const std::string& s);
 
 // JSON text made safe inside an HTML <script> element: < > & and U+2028/2029

@@ -25,14 +25,21 @@
 #include "harness/detect.h"
 #include "harness/history.h"
 #include "harness/status.h"
+#include "harness/store.h"
 #include "harness/thresholds.h"
 
 namespace reports {
 
-enum class Verdict { kPassed, kFailed, kRegressed };
+enum class Verdict { kPassed, kFailed, kRegressed, kAborted, kRunning, kPartial };
 // "passed", "failed" (a case failed, errored, crashed or timed out; wins over
 // regressed), "regressed" (all cases passed or skipped, regressions found).
+// A run that did not complete has no pass/fail verdict, whatever its recorded
+// cases say, and these win over the others: "aborted" (interrupted, or its
+// supervisor died), "running" (live, or abandoned and not yet marked) and
+// "partial" (completed with fewer results than it planned).
+// IsIncomplete: one of the last three.
 const char* VerdictName(Verdict v);
+bool IsIncomplete(Verdict v);
 
 struct StatusCounts {
   int passed = 0, failed = 0, error = 0, crashed = 0, timeout = 0, skipped = 0;
@@ -94,6 +101,10 @@ struct ReportModel {
   std::optional<harness::Comparison> comparison;
   std::string attribution;  // harness::Attribution, empty when nothing upstream changed
   Verdict verdict = Verdict::kPassed;
+  // For an incomplete verdict, what happened: "run 4 was aborted (interrupted
+  // by signal 15): 2 of 18 planned cases recorded"; empty otherwise.
+  std::string incomplete;
+  harness::RunState state;
   StatusCounts counts;
   std::vector<SuiteSection> suites;            // sorted by name
   std::vector<Chart> case_charts;              // history of flagged cases
