@@ -2,10 +2,9 @@
 // more safetensors files) -> config and weights, checked against the shapes
 // the config implies.
 #include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 
+#include "harness/input_file.h"
 #include "harness/safetensors.h"
 #include "suites/checkpoint.h"
 
@@ -18,12 +17,14 @@ using harness::NotFound;
 using harness::StatusOr;
 
 StatusOr<nlohmann::json> ReadJson(const fs::path& path) {
-  std::ifstream in(path);
-  if (!in) return NotFound(path.string() + ": cannot open (a checkpoint directory needs it)");
-  std::stringstream text;
-  text << in.rdbuf();
+  auto text =
+      harness::ReadInputFile(path.string(), harness::kMaxJsonFileBytes, "checkpoint JSON file");
+  if (!text.ok() && text.status().code() == harness::ErrorCode::kNotFound) {
+    return NotFound(path.string() + ": cannot open (a checkpoint directory needs it)");
+  }
+  if (!text.ok()) return text.status();
   try {
-    return nlohmann::json::parse(text.str());
+    return nlohmann::json::parse(*text);
   } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range: 1e999
     return InvalidInput(path.string() + ": not valid JSON: " + e.what());
   }
@@ -146,7 +147,8 @@ StatusOr<Checkpoint> LoadCheckpoint(const std::string& dir_text) {
   Checkpoint ck;
   ck.config = index->config;
   for (const auto& [path, names] : by_file) {
-    auto st = harness::ReadSafetensors(path);
+    // The weights were counted against the case memory budget already.
+    auto st = harness::ReadSafetensors(path, harness::kCaseMemoryBudget);
     if (!st.ok()) return st.status();
     ck.files.push_back(path);
     for (const auto& [name, stored] : names) {

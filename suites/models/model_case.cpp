@@ -2,11 +2,13 @@
 #include "model_case.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 
 #include "harness/confined_path.h"
 #include "harness/generator.h"
 #include "harness/golden.h"
+#include "harness/input_file.h"
 #include "harness/sha256.h"
 
 namespace suites {
@@ -103,6 +105,39 @@ Status NumberMember(const nlohmann::json& m, const char* key, const std::string&
   return Status::Ok();
 }
 
+// A model case builds its weights (float32), their float64 reference copy
+// and the device's fp16 copy, then the activations: all bounded before any
+// of it is allocated, so a full-size configuration (timing only) or an
+// oversized checkpoint is a load error, not an exhausted host.
+Status CheckMemoryBudget(const ModelConfig& cfg, const nlohmann::json& m, const std::string& p) {
+  double batch = 1, length = 1;
+  if (m.contains("prompts") && m["prompts"].is_array() && !m["prompts"].empty()) {
+    batch = static_cast<double>(m["prompts"].size());
+    if (m["prompts"][0].is_array()) length = static_cast<double>(m["prompts"][0].size());
+  } else {
+    if (m.contains("batch") && m["batch"].is_number_integer())
+      batch = std::max(1.0, m["batch"].get<double>());
+    if (m.contains("seq") && m["seq"].is_number_integer())
+      length = std::max(1.0, m["seq"].get<double>());
+  }
+  if (m.contains("steps") && m["steps"].is_number_integer())
+    length += std::max(0.0, m["steps"].get<double>());
+  const double params = static_cast<double>(cfg.Parameters());
+  const double need =
+      params * (4 + 8 + 2) + batch * length * static_cast<double>(cfg.vocab) * 8 * 2 +
+      static_cast<double>(cfg.layers) * 2 * batch * length * static_cast<double>(cfg.hidden) * 8 +
+      batch * static_cast<double>(cfg.heads) * length * length * 8;
+  if (need <= static_cast<double>(harness::kCaseMemoryBudget)) return Status::Ok();
+  char count[32];
+  std::snprintf(count, sizeof(count), "%.3g", params);
+  return InvalidInput(
+      p + ": model '" + cfg.name + "' (" + count + " parameters) needs about " +
+      harness::ByteSizeText(static_cast<uint64_t>(std::min(need, 1.8e19))) +
+      " of host memory for its weights, their reference copy and activations, over the " +
+      harness::ByteSizeText(harness::kCaseMemoryBudget) +
+      " budget of one case; full-size configurations are for \"kind\": \"timing\" cases");
+}
+
 }  // namespace
 
 StatusOr<ModelCase> ParseModelCase(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
@@ -147,6 +182,7 @@ StatusOr<ModelCase> ParseModelCase(const harness::SuiteSpec& suite, const harnes
     if (!cfg.ok()) return InvalidInput(p + "/checkpoint: " + cfg.status().message());
     mc.config = *cfg;
   }
+  SPYRE_RETURN_IF_ERROR(CheckMemoryBudget(mc.config, m, p + " (case '" + c.id + "')"));
   const bool want_encoder = task == ModelTask::kEmbed;
   if ((mc.config.family == ModelFamily::kEncoder) != want_encoder) {
     return InvalidInput(p + ": model '" + mc.config.name + "' is " +

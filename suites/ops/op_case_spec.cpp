@@ -1,6 +1,8 @@
+#include <algorithm>
 #include <filesystem>
 
 #include "harness/confined_path.h"
+#include "harness/input_file.h"
 #include "harness/safetensors.h"
 #include "harness/tolerance.h"
 #include "op_case.h"
@@ -18,6 +20,10 @@ harness::StatusOr<OpInput> ParseInput(const harness::SuiteSpec& suite, const nlo
     auto path = harness::ResolveInsideRoot(suite.root, j["file"].get<std::string>(), pointer + "/file");
     if (!path.ok()) return path.status();
     std::error_code ec;
+    if (const std::string kind = harness::NotRegularFileKind(*path); !kind.empty()) {
+      return InvalidInput(pointer + "/file: input file " + *path + " is " + kind +
+                          ", not a regular file; name a safetensors file");
+    }
     if (!std::filesystem::is_regular_file(*path, ec)) {
       return harness::NotFound(pointer + "/file: input file " + *path + " does not exist");
     }
@@ -64,6 +70,22 @@ harness::StatusOr<OpCase> ParseOpCase(const harness::SuiteSpec& suite, const har
     if (!in.ok()) return in.status();
     oc.inputs.push_back(std::move(*in));
   }
+  // The generated inputs, their float64 reference copies and the yardstick's
+  // own are all built before the op runs: bounded before anything is allocated.
+  double need = 0;
+  for (const OpInput& in : oc.inputs) {
+    if (!in.file.empty()) continue;  // bounded by the file-size limit
+    double numel = 1;
+    for (int64_t d : in.spec.shape) numel *= static_cast<double>(d);
+    need += numel * static_cast<double>(c10::elementSize(in.spec.dtype) + 8 + 4);
+  }
+  if (need > static_cast<double>(harness::kCaseMemoryBudget)) {
+    return InvalidInput(ptr + "/inputs: the inputs need about " +
+                        harness::ByteSizeText(static_cast<uint64_t>(std::min(need, 1.8e19))) +
+                        " of host memory (with their reference copies), over the " +
+                        harness::ByteSizeText(harness::kCaseMemoryBudget) +
+                        " budget of one case; use smaller shapes");
+  }
   auto attrs = ResolveAttrs(*oc.op, b.value("attrs", nlohmann::json()), ptr + "/attrs");
   if (!attrs.ok()) return attrs.status();
   oc.attrs = std::move(*attrs);
@@ -77,6 +99,10 @@ harness::StatusOr<OpCase> ParseOpCase(const harness::SuiteSpec& suite, const har
     auto path = harness::ResolveInsideRoot(suite.root, b["golden"].get<std::string>(), ptr + "/golden");
     if (!path.ok()) return path.status();
     std::error_code ec;
+    if (const std::string kind = harness::NotRegularFileKind(*path); !kind.empty()) {
+      return InvalidInput(ptr + "/golden: imported golden file " + *path + " is " + kind +
+                          ", not a regular file; name a safetensors file");
+    }
     if (!std::filesystem::is_regular_file(*path, ec)) {
       return harness::NotFound(ptr + "/golden: missing imported golden file " + *path);
     }

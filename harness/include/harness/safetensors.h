@@ -36,13 +36,18 @@ struct SafetensorsFile {
 
 // Parses a whole file's bytes; `where` (usually the path) prefixes errors.
 StatusOr<SafetensorsFile> ParseSafetensors(std::string_view bytes, const std::string& where);
-StatusOr<SafetensorsFile> ReadSafetensors(const std::string& path);
+// Reads a regular file of at most `max_bytes` (harness/input_file.h): a
+// directory, FIFO or device, or a larger file, is an error before any data
+// is read; each tensor's bytes are read straight into its storage.
+StatusOr<SafetensorsFile> ReadSafetensors(const std::string& path,
+                                          uint64_t max_bytes = uint64_t{256} << 20);
 
 // What a file holds, without its data: for checks that run before anything
 // is computed (a checkpoint's names, dtypes and shapes), where reading
 // megabytes of weights per case would cost more than the check is worth.
 // The header is validated exactly as ReadSafetensors does, offsets against
-// the file's size; only the data bytes themselves are not read.
+// the file's size; only the data bytes themselves are not read, so the
+// file's size needs no limit (the header's is 16 MiB).
 struct SafetensorsEntry {
   std::string name;
   at::ScalarType dtype = at::kFloat;

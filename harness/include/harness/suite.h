@@ -33,6 +33,13 @@ struct SuiteSpec {
   std::vector<CaseSpec> cases;
 };
 
+// Limits of a suite file, each an error naming the file and the place:
+// nesting of arrays and objects (the suites need about 8 levels), and cases
+// after sweep expansion (checked before a sweep is expanded). The file's
+// size is bounded by kMaxJsonFileBytes (harness/input_file.h).
+constexpr int kMaxSuiteDepth = 32;
+constexpr size_t kMaxSuiteCases = 100000;
+
 // Loads and validates suites/<name>.json under `suites_dir`, expanding sweeps.
 // Errors name the file, the JSON pointer and the problem.
 StatusOr<SuiteSpec> LoadSuite(const std::string& suites_dir, const std::string& name);

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include <c10/util/Exception.h>
 #include <torch/csrc/api/include/torch/version.h>
 
 #include "cli.h"
@@ -29,6 +30,8 @@ std::string VersionLine() {
   return std::string("spyre-regress ") + harness::HarnessVersion() + " (libtorch " + TORCH_VERSION +
          ", spyre-emu " + spyre_emu::Version() + ")";
 }
+
+std::string FirstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
 
 int Fail(const std::string& message) {
   std::cerr << "spyre-regress: error: " << message << "\n";
@@ -100,7 +103,10 @@ int main(int argc, char** argv) {
     harness::StatusOr<int> code = action();
     if (!code.ok()) return Fail(code.status().message());
     return *code;
+  } catch (const c10::Error& e) {
+    // libtorch's message carries a backtrace after its first line.
+    return Fail("unexpected failure in libtorch: " + FirstLine(e.what_without_backtrace()));
   } catch (const std::exception& e) {
-    return Fail(std::string("unexpected failure: ") + e.what());
+    return Fail("unexpected failure: " + FirstLine(e.what()));
   }
 }

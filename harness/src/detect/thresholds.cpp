@@ -1,5 +1,7 @@
 #include "harness/thresholds.h"
 
+#include "harness/input_file.h"
+
 #include <cstdlib>
 #include <fstream>
 #include <regex>
@@ -85,9 +87,13 @@ StatusOr<Thresholds> Thresholds::FromJson(const nlohmann::json& j, const std::st
 }
 
 StatusOr<Thresholds> Thresholds::FromFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return NotFound(path + ": cannot read the thresholds file; check the path or use the defaults");
-  nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false, /*ignore_comments=*/true);
+  StatusOr<std::string> text = ReadInputFile(path, kMaxJsonFileBytes, "thresholds file");
+  if (!text.ok() && text.status().code() == ErrorCode::kNotFound) {
+    return NotFound(path + ": cannot read the thresholds file; check the path or use the defaults");
+  }
+  if (!text.ok()) return text.status();
+  nlohmann::json j =
+      nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false, /*ignore_comments=*/true);
   if (j.is_discarded()) return InvalidInput(path + ": not valid JSON");
   return FromJson(j, path);
 }

@@ -1,5 +1,7 @@
 #include "harness/golden.h"
 
+#include "harness/input_file.h"
+
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -172,6 +174,12 @@ StatusOr<SafetensorsFile> LoadGolden(const std::string& path, const SuiteSpec& s
   if (!std::filesystem::exists(path, ec)) {
     return NotFound("missing golden file " + path + " for case '" + c.id + "' (run 'spyre-regress golden generate --suite " +
                     suite.name + "')");
+  }
+  if (const std::string kind = NotRegularFileKind(path); !kind.empty()) {
+    return InvalidInput(
+        "golden file " + path + " for case '" + c.id + "' is " + kind +
+        ", not a regular file: remove it and run 'spyre-regress golden generate --suite " +
+        suite.name + "'");
   }
   return ReadSafetensors(path);
 }

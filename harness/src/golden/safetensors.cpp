@@ -9,12 +9,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/input_file.h"
+
 namespace harness {
 namespace {
 
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "safetensors data is little-endian");
 
-constexpr uint64_t kMaxHeaderBytes = 100u << 20;  // same cap as the reference implementation
+// A header describes tensors, a few hundred bytes each: 16 MiB is room for
+// tens of thousands of them, and its JSON parses in bounded memory.
+constexpr uint64_t kMaxHeaderBytes = 16u << 20;
 
 struct DtypeCode {
   const char* code;
@@ -41,6 +45,7 @@ Status Bad(const std::string& where, const std::string& what) {
 // (offsets[i] belongs to header.tensors[i]).
 struct ParsedHeader {
   SafetensorsHeader header;
+  uint64_t header_len = 0;  // the JSON's length; data starts at 8 + header_len
   std::vector<std::pair<uint64_t, uint64_t>> offsets;
 };
 
@@ -179,31 +184,59 @@ StatusOr<SafetensorsFile> ParseSafetensors(std::string_view bytes, const std::st
   return out;
 }
 
-StatusOr<SafetensorsFile> ReadSafetensors(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
+namespace {
+
+// The header of an open file: length, JSON, and the checks against the
+// file's size. Only the header's bytes are read.
+StatusOr<ParsedHeader> ReadHeader(const InputFile& f, const std::string& path) {
+  char first8[8] = {};
+  if (f.size() >= 8) SPYRE_RETURN_IF_ERROR(f.ReadAt(0, first8, 8));
+  auto header_len = HeaderLength(std::string_view(first8, f.size() >= 8 ? 8 : 0), f.size(), path);
+  if (!header_len.ok()) return header_len.status();
+  std::string json(*header_len, '\0');
+  SPYRE_RETURN_IF_ERROR(f.ReadAt(8, json.data(), json.size()));
+  auto parsed = ParseHeader(json, f.size() - 8 - *header_len, path);
+  if (parsed.ok()) parsed->header_len = *header_len;
+  return parsed;
+}
+
+StatusOr<InputFile> OpenTensorFile(const std::string& path, uint64_t max_bytes) {
+  StatusOr<InputFile> f = OpenInputFile(path, max_bytes, "safetensors file");
+  if (!f.ok() && f.status().code() == ErrorCode::kNotFound) {
     return NotFound(path +
                     ": cannot open (missing golden file? run 'spyre-regress golden generate')");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ParseSafetensors(ss.str(), path);
+  }
+  return f;
+}
+
+}  // namespace
+
+StatusOr<SafetensorsFile> ReadSafetensors(const std::string& path, uint64_t max_bytes) {
+  StatusOr<InputFile> f = OpenTensorFile(path, max_bytes);
+  if (!f.ok()) return f.status();
+  auto parsed = ReadHeader(*f, path);
+  if (!parsed.ok()) return parsed.status();
+  // Each tensor's bytes go straight into its storage: the file is never
+  // held in memory twice.
+  const uint64_t data_start = 8 + parsed->header_len;
+  SafetensorsFile out;
+  out.metadata = std::move(parsed->header.metadata);
+  for (size_t i = 0; i < parsed->header.tensors.size(); ++i) {
+    SafetensorsEntry& e = parsed->header.tensors[i];
+    const auto [begin, end] = parsed->offsets[i];
+    at::Tensor tensor = at::empty(e.shape, e.dtype);
+    if (end > begin)
+      SPYRE_RETURN_IF_ERROR(f->ReadAt(data_start + begin, tensor.data_ptr(), end - begin));
+    out.tensors.emplace_back(std::move(e.name), std::move(tensor));
+  }
+  return out;
 }
 
 StatusOr<SafetensorsHeader> ReadSafetensorsHeader(const std::string& path) {
-  std::error_code ec;
-  const uint64_t file_size = std::filesystem::file_size(path, ec);
-  std::ifstream in(path, std::ios::binary);
-  if (ec || !in) return NotFound(path + ": cannot open");
-  std::string first8(8, '\0');
-  in.read(first8.data(), 8);
-  first8.resize(static_cast<size_t>(in.gcount()));
-  auto header_len = HeaderLength(first8, file_size, path);
-  if (!header_len.ok()) return header_len.status();
-  std::string json(*header_len, '\0');
-  in.read(json.data(), static_cast<std::streamsize>(json.size()));
-  if (static_cast<uint64_t>(in.gcount()) != *header_len)
-    return Bad(path, "the header could not be read");
-  auto parsed = ParseHeader(json, file_size - 8 - *header_len, path);
+  // Only the header is read, so the file's size needs no limit here.
+  StatusOr<InputFile> f = OpenTensorFile(path, UINT64_MAX);
+  if (!f.ok()) return f.status();
+  auto parsed = ReadHeader(*f, path);
   if (!parsed.ok()) return parsed.status();
   return std::move(parsed->header);
 }

@@ -1,7 +1,8 @@
 #include "schema_check.h"
 
+#include "harness/input_file.h"
+
 #include <filesystem>
-#include <fstream>
 #include <regex>
 
 namespace harness {
@@ -30,6 +31,9 @@ class Validator {
       const double x = v.get<double>();
       if (s.contains("minimum") && x < s["minimum"].get<double>()) {
         return At(ptr) + "must be >= " + s["minimum"].dump();
+      }
+      if (s.contains("maximum") && x > s["maximum"].get<double>()) {
+        return At(ptr) + Short(v) + " is out of range: at most " + s["maximum"].dump();
       }
       if (s.contains("exclusiveMinimum") && x <= s["exclusiveMinimum"].get<double>()) {
         return At(ptr) + "must be > " + s["exclusiveMinimum"].dump();
@@ -136,9 +140,9 @@ Status CheckAgainstSchema(const nlohmann::json& doc, const std::string& suites_d
   fs::path path = fs::path(suites_dir) / "schema.json";
   std::error_code ec;
   if (!fs::exists(path, ec)) path = fs::path(SPYRE_SOURCE_DIR) / "suites" / "schema.json";
-  std::ifstream in(path);
-  if (!in) return NotFound(path.string() + ": the suite schema is missing");
-  nlohmann::json schema = nlohmann::json::parse(in, nullptr, false);
+  StatusOr<std::string> text = ReadInputFile(path.string(), kMaxJsonFileBytes, "suite schema");
+  if (!text.ok()) return text.status();
+  nlohmann::json schema = nlohmann::json::parse(*text, nullptr, false);
   if (schema.is_discarded()) return InternalError(path.string() + ": the suite schema is not valid JSON");
   return ValidateJsonSchema(doc, schema);
 }

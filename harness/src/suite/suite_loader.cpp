@@ -3,12 +3,11 @@
 // each case's kind validate its body, so that a bad suite fails before
 // anything runs.
 #include <filesystem>
-#include <fstream>
 #include <regex>
 #include <set>
-#include <sstream>
 
 #include "harness/execute.h"
+#include "harness/input_file.h"
 #include "harness/suite.h"
 #include "schema_check.h"
 #include "sweep.h"
@@ -51,6 +50,134 @@ std::vector<std::string> Tags(const nlohmann::json& doc, const nlohmann::json& c
   return {tags.begin(), tags.end()};
 }
 
+// Where `text` first nests arrays and objects deeper than `limit` (a byte
+// offset), or npos. A scan of the text, before it is parsed: a document
+// nested 10^5 deep parses, but printing or freeing it recurses once per level.
+size_t TooDeepAt(const std::string& text, int limit) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > limit) return i;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return std::string::npos;
+}
+
+std::string LineColumn(const std::string& text, size_t at) {
+  size_t line = 1, column = 1;
+  for (size_t i = 0; i < at && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return "line " + std::to_string(line) + ", column " + std::to_string(column);
+}
+
+// Counts, from the text alone, the cases each entry of "cases" expands into
+// (the sizes of its sweep's "shapes" or "shape" times "dtypes"), and stops
+// at the first entry that takes the suite past kMaxSuiteCases. A SAX pass,
+// about half the cost of building the JSON tree: a sweep of 10^6 cases is
+// refused before it is built. Malformed JSON is left to the real parse.
+class CaseCounter : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  bool over = false;
+  size_t case_index = 0;  // of the entry that went over
+  uint64_t case_count = 0, total = 0;
+
+  bool null() override { return Value(); }
+  bool boolean(bool) override { return Value(); }
+  bool number_integer(number_integer_t) override { return Value(); }
+  bool number_unsigned(number_unsigned_t) override { return Value(); }
+  bool number_float(number_float_t, const string_t&) override { return Value(); }
+  bool string(string_t&) override { return Value(); }
+  bool binary(binary_t&) override { return Value(); }
+  bool start_object(std::size_t) override { return Open(); }
+  bool start_array(std::size_t) override { return Open(); }
+  bool key(string_t& k) override {
+    key_ = k;
+    return true;
+  }
+  bool end_array() override { return Close(); }
+  bool end_object() override { return Close(); }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+    return false;
+  }
+
+ private:
+  struct Frame {
+    std::string key;  // the member it is the value of ("" in an array)
+    uint64_t items = 0;
+  };
+  bool Value() {
+    if (!stack_.empty()) ++stack_.back().items;
+    key_.clear();
+    return true;
+  }
+  bool Open() {
+    if (!stack_.empty()) ++stack_.back().items;
+    stack_.push_back({key_, 0});
+    key_.clear();
+    return true;
+  }
+  bool At(size_t depth, const char* key) const {
+    return stack_.size() > depth && stack_[depth].key == key;
+  }
+  bool Close() {
+    const Frame f = stack_.back();
+    stack_.pop_back();
+    // root{} / "cases"[] / case{} / "sweep"{} / "shape"|"shapes"|"dtypes"[]
+    if (stack_.size() == 4 && At(1, "cases") && At(3, "sweep") &&
+        (f.key == "shape" || f.key == "shapes" || f.key == "dtypes") && f.items > 0) {
+      factor_ = factor_ > UINT64_MAX / f.items ? UINT64_MAX : factor_ * f.items;
+    } else if (stack_.size() == 2 && At(1, "cases")) {
+      total += factor_;
+      if (factor_ > kMaxSuiteCases || total > kMaxSuiteCases) {
+        over = true;
+        case_index = stack_.back().items - 1;
+        case_count = factor_;
+        return false;  // stop here
+      }
+      factor_ = 1;
+    }
+    return true;
+  }
+  std::vector<Frame> stack_;
+  std::string key_;
+  uint64_t factor_ = 1;
+};
+
+Status CheckCaseCount(const std::string& text, const std::string& file) {
+  CaseCounter counter;
+  try {
+    nlohmann::json::sax_parse(text, &counter);
+  } catch (const nlohmann::json::exception&) {
+    return Status::Ok();  // the real parse names the problem
+  }
+  if (!counter.over) return Status::Ok();
+  const uint64_t n = counter.case_count;
+  return Bad(file, "/cases/" + std::to_string(counter.case_index) + (n > 1 ? "/sweep" : ""),
+             (n > 1 ? "this sweep expands into " + std::to_string(n) + " cases"
+                    : "the suite reaches " + std::to_string(counter.total) + " cases") +
+                 ", over the " + std::to_string(kMaxSuiteCases) +
+                 " one suite may hold; narrow the sweep or split the suite");
+}
+
 }  // namespace
 
 StatusOr<SuiteSpec> LoadSuite(const std::string& suites_dir, const std::string& name) {
@@ -59,19 +186,25 @@ StatusOr<SuiteSpec> LoadSuite(const std::string& suites_dir, const std::string& 
     return UsageError("'" + name + "' is not a suite name (see 'spyre-regress list')");
   }
   const std::string file = (fs::path(suites_dir) / (name + ".json")).string();
-  std::ifstream in(file);
-  if (!in) {
+  StatusOr<std::string> text = ReadInputFile(file, kMaxJsonFileBytes, "suite file");
+  if (!text.ok() && text.status().code() == ErrorCode::kNotFound) {
     return NotFound(file + ": no such suite file (see 'spyre-regress list' for the suites in " +
                     suites_dir + ")");
   }
-  std::stringstream text;
-  text << in.rdbuf();
+  if (!text.ok()) return text.status();
+  if (const size_t at = TooDeepAt(*text, kMaxSuiteDepth); at != std::string::npos) {
+    return InvalidInput(file + ": arrays and objects nested more than " +
+                        std::to_string(kMaxSuiteDepth) + " deep at " + LineColumn(*text, at) +
+                        " (a suite needs about 8 levels): is it the file you meant?");
+  }
+  SPYRE_RETURN_IF_ERROR(CheckCaseCount(*text, file));
   nlohmann::json doc;
   try {
-    doc = nlohmann::json::parse(text.str());
+    doc = nlohmann::json::parse(*text);
   } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range: 1e999
     return Bad(file, "", std::string("not valid JSON: ") + e.what());
   }
+  text->clear();
   Status schema = CheckAgainstSchema(doc, suites_dir);
   if (!schema.ok()) return InvalidInput(file + ": " + schema.message());
   if (doc.value("name", name) != name) {

@@ -88,13 +88,18 @@ StatusOr<std::vector<nlohmann::json>> ExpandSweep(const nlohmann::json& c,
       {"int64", "i64"},   {"int32", "i32"},     {"bool", "b"}};
 
   std::vector<nlohmann::json> out;
+  out.reserve(shape_items.size() * dtypes.size());
   const std::string base = c.value("id", std::string());
+  // The case without its sweep, copied once per expanded case: copying the
+  // sweep too would make expansion quadratic in its size.
+  nlohmann::json templ = nlohmann::json::object();
+  for (const auto& [key, value] : c.items()) {
+    if (key != "sweep" && key != "dtype") templ[key] = value;
+  }
   for (const auto& shapes : shape_items) {
     for (size_t di = 0; di < dtypes.size(); ++di) {
       const nlohmann::json& dtype = dtypes[di];
-      nlohmann::json one = c;
-      one.erase("sweep");
-      one.erase("dtype");
+      nlohmann::json one = templ;
       std::string id = base;
       if (!shapes.is_null()) {
         std::string text;
