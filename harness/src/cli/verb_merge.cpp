@@ -105,6 +105,13 @@ void AddMergeVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
       if (opts->baseline != "auto" && opts->group.empty()) {
         return UsageError("merge --baseline needs --group: only a shard group's run is compared");
       }
+      // Every source is opened and checked before the target is opened (or
+      // created): a bad source must leave no target behind.
+      for (const std::string& src : opts->sources) {
+        StatusOr<std::unique_ptr<Store>> source = Store::Open(src, Store::Mode::kReadOnly);
+        if (!source.ok()) return source.status().WithContext("merge source");
+        SPYRE_RETURN_IF_ERROR((*source)->CheckIntegrity().WithContext("merge source"));
+      }
       StatusOr<std::unique_ptr<Store>> into = Store::Open(opts->into);
       if (!into.ok()) return into.status();
       if (!opts->group.empty()) return MergeGroup(**into, *opts, global);

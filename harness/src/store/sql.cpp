@@ -75,7 +75,10 @@ std::string Stmt::Text(int col) const {
 }
 
 Status SqlStatus(sqlite3* db, int rc, const std::string& path, const std::string& doing) {
-  const std::string detail = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+  // The handle's message describes its last call, which may not be the one
+  // that gave `rc` ("not an error"): then the code's own text.
+  std::string detail = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+  if (db != nullptr && sqlite3_errcode(db) == SQLITE_OK) detail = sqlite3_errstr(rc);
   const std::string where = "store '" + path + "'";
   switch (rc & 0xff) {  // primary code; extended codes share its meaning here
     case SQLITE_BUSY:

@@ -161,6 +161,7 @@ StatusOr<std::vector<GroupRun>> Store::MergeGroupFrom(const std::string& src_pat
   StatusOr<std::unique_ptr<Store>> opened = Open(src_path, Mode::kReadOnly);
   if (!opened.ok()) return opened.status();
   Store& src = **opened;
+  SPYRE_RETURN_IF_ERROR(src.CheckIntegrity());
   const std::string doing = "merging '" + src_path + "' into shard group " + group;
 
   store_internal::Transaction tx(db_);

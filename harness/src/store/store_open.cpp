@@ -2,6 +2,8 @@
 // before anything is written, and forward migrations.
 #include <sys/stat.h>
 
+#include <cstdio>
+
 #include "harness/store.h"
 #include "store/schema.h"
 #include "store/sql.h"
@@ -28,6 +30,14 @@ StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path, Mode mode,
   if (!write && ::stat(path.c_str(), &st) != 0) {
     return NotFound("store '" + path + "' does not exist: run `spyre-regress run` first or pass --db");
   }
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    return InvalidInput("store '" + path +
+                        "' is a directory, not a store file: pass --db with a file name, e.g. " +
+                        path + "/spyre-regress.db");
+  }
+  if (!write && !S_ISREG(st.st_mode)) {
+    return InvalidInput("store '" + path + "' is not a regular file: pass --db with a store file");
+  }
   sqlite3* raw = nullptr;
   int flags = write ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
   int rc = sqlite3_open_v2(path.c_str(), &raw, flags | SQLITE_OPEN_NOMUTEX, nullptr);
@@ -42,9 +52,40 @@ StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path, Mode mode,
   }
   // Reading the schema first fails cleanly on a file that is not a database,
   // before the WAL switch could touch it.
-  if (Status s = store->Exec("SELECT count(*) FROM sqlite_master", "reading its schema"); !s.ok()) {
-    return s;
+  rc = sqlite3_exec(raw, "SELECT count(*) FROM sqlite_master", nullptr, nullptr, nullptr);
+  if (!write && ((rc & 0xff) == SQLITE_CANTOPEN || (rc & 0xff) == SQLITE_READONLY)) {
+    // A WAL store on a read-only directory or mount: its -shm cannot be
+    // created. Without unmerged changes in a -wal file, the database file
+    // alone is the whole store and can be read as immutable.
+    struct stat wal {};
+    if (::stat((path + "-wal").c_str(), &wal) == 0 && wal.st_size > 0) {
+      return IoError("store '" + path + "' is in WAL mode with changes not yet merged into it (" +
+                     path +
+                     "-wal), and its directory is read-only, so it cannot be read here: run any "
+                     "spyre-regress command that writes it once where it is writable, or copy it");
+    }
+    store.reset();
+    raw = nullptr;
+    std::string uri = "file:";
+    for (char c : path) {
+      if (c == '?' || c == '#' || c == '%') {
+        char buf[4];
+        std::snprintf(buf, sizeof(buf), "%%%02X", static_cast<unsigned char>(c));
+        uri += buf;
+      } else {
+        uri += c;
+      }
+    }
+    uri += "?immutable=1";
+    rc = sqlite3_open_v2(uri.c_str(), &raw,
+                         SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr);
+    store.reset(new Store(raw, path));
+    if (rc != SQLITE_OK) return SqlStatus(raw, rc, path, "opening it read-only");
+    sqlite3_extended_result_codes(raw, 1);
+    rc = sqlite3_exec(raw, "SELECT count(*) FROM sqlite_master", nullptr, nullptr, nullptr);
   }
+  if (rc != SQLITE_OK) return store->Error(rc, "reading its schema");
+  if (write) SPYRE_RETURN_IF_ERROR(store->CheckIntegrity());
   if (write) {
     SPYRE_RETURN_IF_ERROR(store->Exec("PRAGMA journal_mode=WAL", "switching it to WAL"));
     SPYRE_RETURN_IF_ERROR(store->Exec("PRAGMA synchronous=NORMAL", "setting synchronous"));
@@ -58,9 +99,17 @@ StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path, Mode mode,
     StatusOr<int> version = store->SchemaVersion();
     if (!version.ok()) return version.status();
     if (*version != LatestSchemaVersion()) {
+      if (*version > LatestSchemaVersion()) {
+        return IoError("store '" + path + "' has schema version " + std::to_string(*version) +
+                       ", newer than this spyre-regress reads (" +
+                       std::to_string(LatestSchemaVersion()) +
+                       "): use the newer spyre-regress that wrote it");
+      }
       return IoError("store '" + path + "' has schema version " + std::to_string(*version) +
-                     ", this spyre-regress reads version " + std::to_string(LatestSchemaVersion()) +
-                     ": open it read-write once to migrate it");
+                     ", older than this spyre-regress reads (" +
+                     std::to_string(LatestSchemaVersion()) +
+                     "): a command that writes it (`run` or `merge --into` with this store) "
+                     "migrates it first");
     }
   }
   return store;
@@ -87,6 +136,19 @@ Status Store::Exec(const char* sql, const char* doing) {
   int rc = sqlite3_exec(db_, sql, nullptr, nullptr, nullptr);
   if (rc != SQLITE_OK) return Error(rc, doing);
   return Status::Ok();
+}
+
+Status Store::CheckIntegrity() {
+  Stmt check(db_, "PRAGMA quick_check(1)");
+  const int rc = check.Step();
+  if (rc == SQLITE_ROW && check.Text(0) == "ok") return Status::Ok();
+  const std::string detail = rc == SQLITE_ROW ? check.Text(0) : std::string(sqlite3_errmsg(db_));
+  if (rc != SQLITE_ROW && (rc & 0xff) != SQLITE_CORRUPT && (rc & 0xff) != SQLITE_NOTADB) {
+    return Error(rc, "checking its integrity");
+  }
+  return IoError("store '" + path_ + "' is corrupt (" + detail +
+                 "): it was left untouched; move it aside or use another --db (`sqlite3 " + path_ +
+                 " .recover` may save its rows)");
 }
 
 Status Store::Error(int rc, const std::string& doing) { return SqlStatus(db_, rc, path_, doing); }
