@@ -33,7 +33,13 @@ struct Entry {
   std::map<std::string, std::string> env;  // added to the environment
   std::vector<std::string> expect;         // fragments the stderr line must hold
   const char* gap = nullptr;               // a known gap: why it does not pass yet
+  const char* untouched = nullptr;         // a file ({ws}/...) whose bytes must not change
+  const char* absent = nullptr;            // a path ({ws}/...) that must not exist afterwards
 };
+
+// Peak resident memory any entry may reach: bad input must be refused
+// before it is read whole or built.
+constexpr long kMaxRssKb = 1024 * 1024;
 
 // clang-format off
 const std::vector<Entry>& Catalogue() {
@@ -65,7 +71,7 @@ const std::vector<Entry>& Catalogue() {
     {"golden_verify_corrupt", {"golden", "verify", "--suite", "gold", "--suites", "{ws}/suites", "--golden", "{ws}/golden-corrupt"}, {}, {"gold/mul_scalar.safetensors", "malformed safetensors"}},
     // Stores
     {"store_corrupt", {"run", "--suite", "smoke", "--filter", "^smoke/mul_scalar$", "--db", "{ws}/corrupt.db"}, {}, {"corrupt.db", "not a SQLite database"}},
-    {"store_is_a_directory", {"run", "--suite", "smoke", "--filter", "^smoke/mul_scalar$", "--db", "{ws}/dir.db"}, {}, {"dir.db"}},
+    {"store_is_a_directory", {"run", "--suite", "smoke", "--filter", "^smoke/mul_scalar$", "--db", "{ws}/dir.db"}, {}, {"dir.db", "is a directory"}},
     {"store_dir_unusable", {"run", "--suite", "smoke", "--filter", "^smoke/mul_scalar$", "--db", "{ws}/plain-file/x.db"}, {}, {"plain-file/x.db"}},
     {"store_locked", {"run", "--suite", "smoke", "--filter", "^smoke/mul_scalar$"}, {}, {"store-store_locked.db", "locked"}},
     {"compare_corrupt_store", {"compare", "--baseline", "1", "--candidate", "1", "--db", "{ws}/corrupt.db"}, {}, {"corrupt.db", "not a SQLite database"}},
@@ -115,6 +121,38 @@ const std::vector<Entry>& Catalogue() {
     {"report_out_unwritable", {"report", "--out", "{ws}/plain-file/report"}, {}, {"plain-file/report"}},
     {"history_unknown_suite", {"history", "--suite", "nosuch"}, {}, {"nosuch", "spyre-regress list"}},
     {"merge_missing_source", {"merge", "--into", "{ws}/merged.db", "{ws}/no-such-shard.db"}, {}, {"no-such-shard.db"}},
+    // Runs that did not complete have no verdict
+    {"report_aborted_run", {"report", "--out", "{ws}/report-aborted", "--db", "{ws}/aborted.db"}, {}, {"run 1 was aborted", "interrupted by signal 15", "no verdict", "'aborted'"}},
+    {"report_latest_dead_running_run", {"report", "--out", "{ws}/report-running", "--db", "{ws}/running.db"}, {}, {"run 1", "supervisor is gone", "no verdict", "'running'"}},
+    {"compare_dead_partial_candidate", {"compare", "--baseline", "1", "--candidate", "2", "--db", "{ws}/runs.db"}, {}, {"--candidate 2", "supervisor is gone", "1 of ", "not a verdict"}},
+    {"compare_running_baseline", {"compare", "--baseline", "2", "--candidate", "1", "--db", "{ws}/runs.db"}, {}, {"--baseline 2", "must be a completed run"}},
+    {"compare_no_shared_case", {"compare", "--baseline", "3", "--candidate", "1", "--db", "{ws}/runs.db"}, {}, {"--baseline 3", "share no case"}},
+    // Files that are not regular files, or too large to read
+    {"golden_dev_zero", {"run", "--suite", "gold", "--suites", "{ws}/suites", "--golden", "{ws}/golden-devzero"}, {}, {"gold/mul_scalar.safetensors", "character device", "golden generate --suite gold"}},
+    {"golden_dev_urandom", {"run", "--suite", "gold", "--suites", "{ws}/suites", "--golden", "{ws}/golden-urandom"}, {}, {"gold/mul_scalar.safetensors", "character device"}},
+    {"golden_fifo", {"run", "--suite", "gold", "--suites", "{ws}/suites", "--golden", "{ws}/golden-fifo"}, {}, {"gold/mul_scalar.safetensors", "a FIFO"}},
+    {"golden_directory", {"run", "--suite", "gold", "--suites", "{ws}/suites", "--golden", "{ws}/golden-dir"}, {}, {"gold/mul_scalar.safetensors", "a directory"}},
+    {"golden_sparse_1gb", {"run", "--suite", "gold", "--suites", "{ws}/suites", "--golden", "{ws}/golden-sparse"}, {}, {"gold/mul_scalar.safetensors", "1.0 GiB", "over the 256 MiB"}},
+    {"golden_verify_dev_zero", {"golden", "verify", "--suite", "gold", "--suites", "{ws}/suites", "--golden", "{ws}/golden-devzero"}, {}, {"gold/mul_scalar.safetensors", "character device"}},
+    {"suite_dev_zero", {"list", "--suite", "devzero", "--suites", "{ws}/suites"}, {}, {"devzero.json", "character device"}},
+    {"suite_dev_urandom", {"run", "--suite", "urandom", "--suites", "{ws}/suites"}, {}, {"urandom.json", "character device"}},
+    {"suite_fifo", {"run", "--suite", "fifo", "--suites", "{ws}/suites"}, {}, {"fifo.json", "a FIFO"}},
+    {"suite_directory", {"list", "--suite", "dirsuite", "--suites", "{ws}/suites"}, {}, {"dirsuite.json", "a directory"}},
+    {"suite_input_fifo", {"run", "--suite", "fifoinput", "--suites", "{ws}/suites"}, {}, {"fifo.safetensors", "a FIFO", "not a regular file"}},
+    // Limits
+    {"suite_nested_1e5_list", {"list", "--suite", "deep", "--suites", "{ws}/suites"}, {}, {"deep.json", "nested more than 32 deep", "line 1"}},
+    {"suite_nested_1e5_run", {"run", "--suite", "deep", "--suites", "{ws}/suites"}, {}, {"deep.json", "nested more than 32 deep"}},
+    {"suite_sweep_1e6", {"run", "--suite", "sweep1e6", "--suites", "{ws}/suites"}, {}, {"sweep1e6.json", "/cases/0/sweep", "1000000 cases", "100000"}},
+    {"suite_repeat_past_int", {"run", "--suite", "repeatwrap", "--suites", "{ws}/suites"}, {}, {"repeatwrap.json", "/defaults/repeat", "at most 1000000"}},
+    {"model_full_size_decode_generate", {"golden", "generate", "--suite", "bigmodel", "--suites", "{ws}/suites", "--golden", "{ws}/golden-big"}, {}, {"bigmodel.json", "case 'decode8b'", "granite-3.3-8b", "budget", "timing"}},
+    {"model_full_size_decode_run", {"run", "--suite", "bigmodel", "--suites", "{ws}/suites"}, {}, {"bigmodel.json", "granite-3.3-8b", "GiB"}},
+    {"op_oversized_shape_generate", {"golden", "generate", "--suite", "bigshape", "--suites", "{ws}/suites", "--golden", "{ws}/golden-big"}, {}, {"bigshape.json", "case 'huge'", "budget"}},
+    // Stores that must be left as they are, and messages that must be true
+    {"store_corrupt_pages", {"run", "--suite", "smoke", "--filter", "^smoke/mul_scalar$", "--db", "{ws}/corrupt-pages.db"}, {}, {"corrupt-pages.db", "corrupt", "left untouched"}, nullptr, "{ws}/corrupt-pages.db"},
+    {"merge_corrupt_source", {"merge", "--into", "{ws}/merged-new.db", "{ws}/corrupt-pages.db"}, {}, {"merge source", "corrupt-pages.db", "corrupt"}, nullptr, "{ws}/corrupt-pages.db", "{ws}/merged-new.db"},
+    {"store_newer_schema_read", {"report", "--out", "{ws}/report-newer", "--db", "{ws}/newer.db"}, {}, {"newer.db", "newer than this spyre-regress", "use the newer"}, nullptr, "{ws}/newer.db"},
+    {"store_newer_schema_write", {"run", "--suite", "smoke", "--filter", "^smoke/mul_scalar$", "--db", "{ws}/newer.db"}, {}, {"newer.db", "newer than this spyre-regress"}, nullptr, "{ws}/newer.db"},
+    {"history_store_is_a_directory", {"history", "--suite", "smoke", "--db", "{ws}/dir.db"}, {}, {"dir.db", "is a directory"}},
   };
   return entries;
 }
@@ -187,6 +225,8 @@ TEST_P(BadInputTest, ExitsTwoWithOneLineAndLeavesTheStore) {
   if (!has_db) args.insert(args.end(), {"--db", Db()});
   args.push_back("--quiet");
 
+  const std::string untouched = e.untouched != nullptr ? Expand(e.untouched) : "";
+  const std::string bytes_before = untouched.empty() ? "" : spyre_test::ReadFile(untouched);
   spyre_test::CommandResult r;
   {
     std::unique_ptr<StoreLock> lock;
@@ -208,6 +248,18 @@ TEST_P(BadInputTest, ExitsTwoWithOneLineAndLeavesTheStore) {
   }
   if (!(after == before_)) problems.push_back("store changed: " + Describe(after));
   if (r.err.find("unexpected failure") != std::string::npos) problems.push_back("an exception escaped");
+  if (!untouched.empty() && spyre_test::ReadFile(untouched) != bytes_before) {
+    problems.push_back(untouched + " was modified");
+  }
+  if (e.absent != nullptr && std::filesystem::exists(Expand(e.absent))) {
+    problems.push_back(Expand(e.absent) + " was left behind");
+  }
+  // Measured for every entry (the figure goes to bench/README.md).
+  std::cout << "peak RSS " << e.name << ": " << r.max_rss_kb << " KB\n";
+  if (r.max_rss_kb >= kMaxRssKb) {
+    problems.push_back("peak RSS " + std::to_string(r.max_rss_kb) + " KB, over " +
+                       std::to_string(kMaxRssKb));
+  }
 
   std::string report;
   for (const std::string& p : problems) report += "\n  - " + p;

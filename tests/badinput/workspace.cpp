@@ -1,5 +1,11 @@
 #include "workspace.h"
 
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -108,6 +114,132 @@ std::string WriteGoldenVariants(const std::string& ws) {
   return s.ok() ? "" : s.message();
 }
 
+std::string Sql(const std::string& db_path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  std::string error;
+  if (sqlite3_open(db_path.c_str(), &db) != SQLITE_OK) {
+    error = db_path + ": cannot open";
+  } else {
+    char* msg = nullptr;
+    if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &msg) != SQLITE_OK) {
+      error = db_path + ": " + (msg != nullptr ? msg : "error") + " in " + sql;
+    }
+    sqlite3_free(msg);
+  }
+  sqlite3_close(db);
+  return error;
+}
+
+// Copies of the seed store in states a run can leave behind or a disk can
+// cause: an aborted run, a run whose supervisor was killed (still `running`,
+// its pid gone), a store with a partial dead run and a run of another suite,
+// a store written by a newer schema, and one with corrupt pages behind an
+// intact header and schema.
+std::string WriteStores(const std::string& ws) {
+  const std::string seed = ws + "/seed.db";
+  for (const char* name : {"aborted.db", "running.db", "runs.db", "newer.db", "corrupt-pages.db"}) {
+    fs::copy_file(seed, ws + "/" + name);
+  }
+  std::string e = Sql(ws + "/aborted.db",
+                      "UPDATE runs SET status = 'aborted', note = 'interrupted by signal 15'");
+  if (e.empty()) {
+    e = Sql(
+        ws + "/running.db",
+        "UPDATE runs SET status = 'running', finished_at = NULL, pid = 2147483646, pid_start = 1");
+  }
+  if (e.empty()) {
+    // Run 2: the seed run's first case only, its supervisor gone. Run 3: a
+    // completed run of another suite, sharing no case with run 1.
+    e = Sql(ws + "/runs.db", R"sql(
+      INSERT INTO runs (uuid, suite, label, status, started_at, fingerprint, env_json, shard, jobs,
+                        threads, options_json, host, pid, pid_start)
+        SELECT uuid || '-2', suite, label, 'running', started_at, fingerprint, env_json, shard, jobs,
+               threads, options_json, host, 2147483646, 1 FROM runs WHERE id = 1;
+      INSERT INTO results (run_id, suite, case_name, status, message, recorded_at, extra_json)
+        SELECT 2, suite, case_name, status, message, recorded_at, extra_json FROM results
+        WHERE run_id = 1 ORDER BY id LIMIT 1;
+      INSERT INTO runs (uuid, suite, label, status, started_at, finished_at, fingerprint, env_json,
+                        options_json, host)
+        SELECT uuid || '-3', 'other', '', 'completed', started_at, finished_at, fingerprint, env_json,
+               '{"cases": 1}', host FROM runs WHERE id = 1;
+      INSERT INTO results (run_id, suite, case_name, status, recorded_at)
+        SELECT 3, 'other', 'x', 'passed', recorded_at FROM results WHERE run_id = 1 LIMIT 1;
+    )sql");
+  }
+  if (e.empty()) e = Sql(ws + "/newer.db", "INSERT INTO schema_version VALUES (99, '2030-01-01')");
+  if (!e.empty()) return e;
+  // Every page from the second on, but for the last, becomes noise: the
+  // header and schema (page 1) still read, the tables do not.
+  const std::string corrupt = ws + "/corrupt-pages.db";
+  std::string bytes = spyre_test::ReadFile(corrupt);
+  const size_t page = 4096;
+  if (bytes.size() < 4 * page) return corrupt + ": the seed store is smaller than expected";
+  std::mt19937 rng(11);
+  for (size_t i = page; i + page < bytes.size(); ++i) bytes[i] = static_cast<char>(rng());
+  WriteFile(corrupt, bytes);
+  return "";
+}
+
+// Files that are not what their name says: devices, a FIFO, a directory, a
+// 1 GiB sparse golden file whose header is consistent with its size.
+std::string WriteSpecialFiles(const std::string& ws) {
+  const std::string suites = ws + "/suites";
+  std::error_code ec;
+  fs::create_symlink("/dev/zero", suites + "/devzero.json", ec);
+  if (!ec) fs::create_symlink("/dev/urandom", suites + "/urandom.json", ec);
+  if (ec) return "symlink: " + ec.message();
+  if (::mkfifo((suites + "/fifo.json").c_str(), 0644) != 0 ||
+      ::mkfifo((suites + "/fifo.safetensors").c_str(), 0644) != 0) {
+    return std::string("mkfifo: ") + std::strerror(errno);
+  }
+  fs::create_directories(suites + "/dirsuite.json");
+  WriteFile(suites + "/fifoinput.json", R"({"name": "fifoinput", "cases": [{"id": "a", "op": "neg",
+    "inputs": [{"file": "fifo.safetensors", "tensor": "x", "dtype": "float32"}]}]})");
+  auto golden = [&](const std::string& what) {
+    fs::create_directories(ws + "/golden-" + what + "/gold");
+    return ws + "/golden-" + what + "/gold/mul_scalar.safetensors";
+  };
+  fs::create_symlink("/dev/zero", golden("devzero"), ec);
+  if (!ec) fs::create_symlink("/dev/urandom", golden("urandom"), ec);
+  if (ec) return "symlink: " + ec.message();
+  if (::mkfifo(golden("fifo").c_str(), 0644) != 0)
+    return std::string("mkfifo: ") + std::strerror(errno);
+  fs::create_directories(golden("dir"));
+  // out0: F32 [268435456], 1 GiB of data that was never written.
+  std::string header =
+      R"({"out0":{"dtype":"F32","shape":[268435456],"data_offsets":[0,1073741824]}})";
+  header.append((8 - header.size() % 8) % 8, ' ');
+  std::string head(8, '\0');
+  const uint64_t len = header.size();
+  std::memcpy(head.data(), &len, 8);
+  const std::string sparse = golden("sparse");
+  WriteFile(sparse, head + header);
+  if (::truncate(sparse.c_str(), static_cast<off_t>(8 + len + (uint64_t{1} << 30))) != 0) {
+    return sparse + ": truncate: " + std::strerror(errno);
+  }
+  return "";
+}
+
+// Suites that abuse a limit: nesting, sweep size, integer range, memory.
+void WriteLimitSuites(const std::string& suites) {
+  const size_t depth = 100000;
+  WriteFile(suites + "/deep.json", R"({"name": "deep", "cases": )" + std::string(depth, '[') +
+                                       std::string(depth, ']') + "}");
+  std::string shapes;
+  for (int i = 0; i < 1000000; ++i) shapes += (i ? ",[" : "[") + std::to_string(i % 97 + 1) + "]";
+  WriteFile(suites + "/sweep1e6.json", R"({"name": "sweep1e6", "cases": [{"id": "neg", "op": "neg",
+    "inputs": [{"dtype": "float32"}], "sweep": {"shape": [)" +
+                                           shapes + "]}}]}");
+  WriteFile(suites + "/repeatwrap.json",
+            R"({"name": "repeatwrap", "defaults": {"repeat": 4294967298},
+    "cases": [{"id": "a", "op": "neg", "inputs": [{"shape": [2], "dtype": "float32"}]}]})");
+  WriteFile(suites + "/bigmodel.json",
+            R"({"name": "bigmodel", "cases": [{"id": "decode8b", "kind": "decode",
+    "model": {"config": "granite-3.3-8b", "prompts": [[1, 2, 3]], "steps": 2}}]})");
+  WriteFile(suites + "/bigshape.json", R"({"name": "bigshape", "cases": [{"id": "huge", "op": "neg",
+    "inputs": [{"shape": [100000, 100000], "dtype": "float32"}]}]})");
+}
+
 }  // namespace
 
 std::string BuildWorkspace(const std::string& ws) {
@@ -172,7 +304,10 @@ std::string BuildWorkspace(const std::string& ws) {
   WriteFile(ws + "/corrupt.db", "SQLite format 3" + noise);
   fs::create_directories(ws + "/dir.db");
   WriteFile(ws + "/plain-file", "a file, not a directory\n");
-  return "";
+  WriteLimitSuites(suites);
+  problem = WriteSpecialFiles(ws);
+  if (problem.empty()) problem = WriteStores(ws);
+  return problem;
 }
 
 }  // namespace badinput

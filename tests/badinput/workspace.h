@@ -14,6 +14,16 @@
 //                                dtype, other (another case's file)
 //   {ws}/thresholds-<what>.json  thresholds files: json, key, type
 //   {ws}/corrupt.db, {ws}/dir.db/, {ws}/plain-file   bad stores
+//   {ws}/corrupt-pages.db        intact header and schema, corrupt tables
+//   {ws}/aborted.db, running.db  the seed run aborted / left running by a
+//                                supervisor that is gone
+//   {ws}/runs.db                 run 1 (seed), 2 (partial, supervisor gone),
+//                                3 (completed, another suite)
+//   {ws}/newer.db                written by a newer schema
+//   {ws}/suites/{devzero,urandom,fifo,dirsuite}.json  devices, FIFO, directory
+//   {ws}/suites/{deep,sweep1e6,repeatwrap,bigmodel,bigshape}.json  limits
+//   {ws}/golden-{devzero,urandom,fifo,dir,sparse}/    golden files that are
+//                                devices, a FIFO, a directory, 1 GiB sparse
 #include <string>
 
 namespace badinput {

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -63,7 +64,9 @@ CommandResult RunCommand(const std::vector<std::string>& argv,
   }
   for (auto& f : fds) if (f.fd >= 0) ::close(f.fd);
   int status = 0;
-  ::waitpid(pid, &status, 0);
+  struct rusage usage {};
+  ::wait4(pid, &status, 0, &usage);
+  r.max_rss_kb = usage.ru_maxrss;
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
   else if (WIFSIGNALED(status)) r.exit_code = 128 + WTERMSIG(status);
   if (killed) r.err += "\n[run_command: killed after timeout]\n";

@@ -11,6 +11,7 @@ struct CommandResult {
   int exit_code = -1;  // the exit status, or 128 + signal when killed
   std::string out;     // stdout
   std::string err;     // stderr
+  long max_rss_kb = 0;  // the child's peak resident set (its own, not its children's)
 };
 
 // Runs `argv` (argv[0] is a path) with extra environment variables added to the
