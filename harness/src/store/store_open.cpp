@@ -108,8 +108,8 @@ StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path, Mode mode,
       return IoError("store '" + path + "' has schema version " + std::to_string(*version) +
                      ", older than this spyre-regress reads (" +
                      std::to_string(LatestSchemaVersion()) +
-                     "): a command that writes it (`run` or `merge --into` with this store) "
-                     "migrates it first");
+                     "): open it read-write once to migrate it (`run`, or `merge --into` "
+                     "this store, where it is writable)");
     }
   }
   return store;
