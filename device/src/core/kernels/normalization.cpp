@@ -92,6 +92,9 @@ void RunLayerNorm(const void* in, const void* weight, const void* bias, void* ou
       float mu = 0, inv = NAN;
       if (cols > 0) {
         mu = kernels::CanonicalSum(row.data(), cols) / static_cast<float>(cols);
+        // The fp32 mean of a row far from zero is off by up to half its
+        // spacing: the deviations' sum corrects it before x - mean is taken.
+        mu += kernels::CanonicalDeviation(row.data(), cols, mu) / static_cast<float>(cols);
         const float var = kernels::CanonicalSquaredDeviation(row.data(), cols, mu) / cols;
         inv = 1.0f / std::sqrt(var + eps);
         Normalize(row.data(), cols, mu, inv, w.data(), b.data());
