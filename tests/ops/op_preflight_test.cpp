@@ -84,9 +84,10 @@ TEST(OpPreflightTest, ShapesOfOpsWithAndWithoutMetaKernels) {
   EXPECT_EQ(ShapesOf(MakeCase("sum", {{4, 6, 8}}, {at::kFloat}, {{"dim", {1}}, {"keepdim", true}})),
             (suites::Shapes{{4, 1, 8}}));
   // layer_norm, var and embedding have no meta kernel in libtorch 1.13 and
-  // take the CPU path on zeros; the shapes come out all the same.
+  // take the CPU path on zeros; the shapes come out all the same (layer_norm:
+  // the result, then its mean and rstd with the normalized dims kept as 1).
   EXPECT_EQ(ShapesOf(MakeCase("layer_norm", {{3, 5, 16}}, {at::kBFloat16})),
-            (suites::Shapes{{3, 5, 16}}));
+            (suites::Shapes{{3, 5, 16}, {3, 5, 1}, {3, 5, 1}}));
   EXPECT_EQ(ShapesOf(MakeCase("var", {{9, 20}}, {at::kFloat}, {{"dim", {0}}})),
             (suites::Shapes{{20}}));
   EXPECT_EQ(ShapesOf(MakeCase("embedding", {{50, 8}, {2, 3}}, {at::kHalf, at::kLong})),
