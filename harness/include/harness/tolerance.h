@@ -43,7 +43,7 @@ struct Tolerance {
   double floor = 0;                   // aggregate yardstick floor on rel_l2
   bool yardstick = true;              // false: criteria 2-3 ignore the CPU's error
   double max_fraction_outside = 0;    // of finite elements
-  double max_ulp = std::numeric_limits<double>::infinity();  // DL16 ULPs; inf = no limit
+  double max_ulp = std::numeric_limits<double>::infinity();  // format ULPs; inf = no limit
   double min_cosine = -std::numeric_limits<double>::infinity();
 };
 
