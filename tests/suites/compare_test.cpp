@@ -259,7 +259,7 @@ TEST(CompareTest, AWrongGoldenCannotWidenItsOwnBound) {
 
 TEST(ToleranceTest, DefaultsFollowTheDeviceFormatAndGrowWithTheReduction) {
   const Tolerance f32 = harness::DefaultTolerance(at::kFloat, 1);
-  EXPECT_EQ(f32.rtol, 4 * std::ldexp(1.0, -23));
+  EXPECT_EQ(f32.rtol, 8 * std::ldexp(1.0, -23));
   EXPECT_EQ(harness::DefaultTolerance(at::kLong, 1).yardstick, false);
   const Tolerance f16 = harness::DefaultTolerance(at::kHalf, 1);
   EXPECT_EQ(f16.rtol, 1.0 / 512);

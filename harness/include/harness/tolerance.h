@@ -13,7 +13,7 @@
 //     device does: fp32 ops in fp32, fp16/bf16 ops through DL16) and ref64
 //     a fresh fp64 computation of it, and
 //       atol = atol_abs + atol_rms * rms(ref),
-//       fp32/fp64: rtol = 4u, atol_rms = u * (1 + log2(K)),
+//       fp32/fp64: rtol = 8u, atol_rms = u * (1 + log2(K)),
 //       fp16/bf16: rtol = u,  atol_rms = u * (1 + log2(K)) / 4,
 //     u = DeviceRelativeSpacing(dtype) (fp32 2^-23, fp16 2^-9, bf16 2^-7),
 //     K = reduction length (1 for element-wise ops);

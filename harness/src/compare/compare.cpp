@@ -38,10 +38,8 @@ const char* CriterionName(Criterion c) {
     case Criterion::kYardstickRelL2: return "yardstick_rel_l2";
     case Criterion::kMaxUlp: return "max_ulp";
     case Criterion::kMinCosine: return "min_cosine";
-    case Criterion::kDtype:
-      return "dtype";
-    case Criterion::kExact:
-      return "exact";
+    case Criterion::kDtype: return "dtype";
+    case Criterion::kExact: return "exact";
   }
   return "none";
 }

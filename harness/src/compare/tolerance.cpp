@@ -7,7 +7,7 @@
 namespace harness {
 namespace {
 
-constexpr double kIeeeElementUlps = 4;
+constexpr double kIeeeElementUlps = 8;
 constexpr double kIeeeFloorUlps = 1;
 
 }  // namespace
@@ -26,8 +26,8 @@ Tolerance DefaultTolerance(at::ScalarType dtype, int64_t reduction_length) {
   // At the element, in ULPs of the output's format: DL16 results are the
   // correctly rounded value or its neighbour (one spacing: ties, the
   // rounding mode); fp32 results of the device's special functions are
-  // within a few fp32 ULPs of the correctly rounded value where the CPU's
-  // are within one (kIeeeElementUlps).
+  // within 2 to 8 fp32 ULPs of the correctly rounded value (erf's 8 is the
+  // worst, special_math.h) where the CPU's are within one (kIeeeElementUlps).
   t.rtol = (dl16 ? 1.0 : kIeeeElementUlps) * u;
   // fp32 partial sums reduced in another order (or across cores) differ by a
   // few spacings of the typical magnitude, growing with log2 of the length:
