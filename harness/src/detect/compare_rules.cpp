@@ -250,6 +250,7 @@ void CompareRoundValues(const CaseResult& base, const CaseResult& cand, const Th
   const std::string host_note =
       std::fabs(host) >= 0.005 ? Fmt(", corrected for host speed (probe %+.1f%%)", 100 * std::expm1(host)) : "";
   const double mb = std::exp(Median(a));
+  if (std::fabs(std::exp(Median(b)) - mb) < v.wall_min_abs_us) return;
   MannWhitneyResult mw = MannWhitneyU(a, b);
   if (mw.p_value >= v.wall_alpha) return;
   // The shift must plausibly reach the minimum effect: the confidence bound
@@ -283,6 +284,28 @@ void CompareRoundValues(const CaseResult& base, const CaseResult& cand, const Th
             ? "; within what this case moves between runs, so not attributed to the environment "
               "change"
             : "; no between-run history of this case, so not attributed to the environment change";
+  }
+  if (slower) {
+    // Per-op wall time per round, where the rounds recorded it.
+    const auto ops_of = [](const CaseResult& r) {
+      std::map<std::string, std::vector<double>> ops;
+      const nlohmann::json j = r.extra.value("rounds", nlohmann::json::object()).value("op_wall_us", nlohmann::json());
+      if (!j.is_object()) return ops;
+      for (const auto& [op, values] : j.items()) {
+        if (!values.is_array()) continue;
+        for (const nlohmann::json& x : values) {
+          if (x.is_number()) ops[op].push_back(x.get<double>());
+        }
+      }
+      return ops;
+    };
+    const std::map<std::string, std::vector<double>> base_ops = ops_of(base), cand_ops = ops_of(cand);
+    ProcessEvidence e;
+    e.interleaved = true;  // both sides are sets of processes: Mann-Whitney
+    e.base_ops = &base_ops;
+    e.cand_ops = &cand_ops;
+    f.blamed_ops = BlameWallOps(e, v);
+    if (!f.blamed_ops.empty()) f.detail += "; grew most: " + f.blamed_ops.front();
   }
   (slower ? out->regressions : out->improvements).push_back(f);
 }
@@ -345,6 +368,7 @@ void CompareWall(const CaseResult& base, const CaseResult& cand, const Threshold
     return;
   }
   const std::vector<double> a = Logs(e.base), b = Logs(e.cand);
+  if (std::fabs(std::exp(Median(b)) - std::exp(Median(a))) < v.wall_min_abs_us) return;
   const Verdict verdict = JudgeLevels(a, b, e.interleaved, v);
   const std::string level =
       e.interleaved ? Fmt("%g fresh processes each, interleaved with the baseline's configuration",
