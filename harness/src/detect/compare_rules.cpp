@@ -480,6 +480,10 @@ void CompareCase(const CaseResult& base, const CaseResult& cand, const Threshold
 
 namespace harness {
 
+namespace {
+constexpr double kSuspectAlpha = 0.1;
+}  // namespace
+
 bool WallSuspect(const CaseResult& base, const CaseResult& cand, const ThresholdValues& v) {
   std::vector<double> a = detect_rules::LogsOf(base.wall_us),
                       b = detect_rules::LogsOf(cand.wall_us);
@@ -490,10 +494,12 @@ bool WallSuspect(const CaseResult& base, const CaseResult& cand, const Threshold
   const double pb = HostProbeUs(base), pc = HostProbeUs(cand);
   const double host = std::isfinite(pb) && std::isfinite(pc) ? std::log(pc / pb) : 0;
   for (double& x : b) x -= host;
-  if (MannWhitneyU(a, b).p_value >= v.wall_alpha) return false;
-  const ShiftEstimate s = HodgesLehmannShift(a, b, v.wall_alpha);
-  const double effect = std::log1p(v.wall_min_effect);
-  return (s.estimate > 0 && s.upper >= effect) || (s.estimate < 0 && s.lower <= -effect);
+  // Lenient on purpose: a suspect costs a few fresh processes, a missed one
+  // a missed regression. Under load one sample in five is often an outlier
+  // of 20x or more, so complete separation (p < 0.01 with 5 a side) would
+  // let real 2x shifts through; the confirmation holds the false alarms.
+  if (MannWhitneyU(a, b).p_value >= kSuspectAlpha) return false;
+  return std::fabs(HodgesLehmannShift(a, b, v.wall_alpha).estimate) >= std::log1p(v.wall_min_effect);
 }
 
 }  // namespace harness
