@@ -83,23 +83,26 @@ TEST(RunE2E, RoundsTimeEveryCaseInFreshWorkersAndStoreOneValuePerRound) {
 TEST(RunE2E, SuspectsAreReTimedInFreshProcessesBesideTheBaselinesConfiguration) {
   TempDir dir;
   const std::string db = dir.File("s.db");
+  // Five processes a side is the fewest a verdict can rest on (p < 0.01);
+  // nine samples and a tenfold slowdown keep the suspect test clear of the
+  // outliers a busy host throws into single samples.
   const std::vector<std::string> common = {"run", "--suite", "smoke", "--filter", "^smoke/mm\\.128x256", "--db", db,
-                                           "--confirm-rounds", "3", "--confirm-max-rounds", "3"};
+                                           "--repeat", "9", "--confirm-rounds", "5"};
   auto base = RunCli(common);
   ASSERT_EQ(base.exit_code, 0) << base.out << base.err;
   std::vector<std::string> slow = common;
-  slow.insert(slow.end(), {"--inject", "mm:slow=6"});
+  slow.insert(slow.end(), {"--inject", "mm:slow=10"});
   auto r = RunCli(slow);
   ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("baseline: run 1, the latest completed run of smoke with no injected faults"),
             std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("re-timed in 3 fresh process(es) per side, interleaved"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("fresh process(es) per side, interleaved"), std::string::npos) << r.out;
   EXPECT_NE(r.err.find("budget 120 s"), std::string::npos) << r.err;
   const std::string cases = One(db, "SELECT count(*) FROM results WHERE run_id = 2");
   ASSERT_NE(cases, "0");
   EXPECT_EQ(One(db, "SELECT count(*) FROM results WHERE run_id = 2 AND json_extract(extra_json, '$.confirm.baseline_run') = 1"
-                    " AND json_array_length(json_extract(extra_json, '$.confirm.values')) = 3"
-                    " AND json_array_length(json_extract(extra_json, '$.confirm.baseline_values')) = 3"),
+                    " AND json_array_length(json_extract(extra_json, '$.confirm.values')) >= 5"
+                    " AND json_array_length(json_extract(extra_json, '$.confirm.baseline_values')) >= 5"),
             cases);
   EXPECT_EQ(One(db, "SELECT count(*) FROM v_regressions WHERE run_id = 2 AND kind = 'latency'"), cases);
 }
