@@ -98,6 +98,11 @@ BlasInfo DetectBlas() {
     info.name = "OpenBLAS";
     info.config = get_config();
     info.version = SecondWord(info.config);
+    // The core name says which kernels run: on another CPU (or under
+    // OPENBLAS_CORETYPE) the same library rounds float32 products differently.
+    if (auto core = reinterpret_cast<char* (*)()>(lookup("openblas_get_corename"))) {
+      info.core = core();
+    }
     if (auto threads = reinterpret_cast<int (*)()>(lookup("openblas_get_num_threads"))) {
       info.threads = threads();
     }
@@ -158,7 +163,7 @@ StatusOr<nlohmann::json> CollectFingerprint(const std::map<std::string, std::str
   nlohmann::json j;
   j["libtorch"] = TORCH_VERSION;
   j["blas"] = {{"name", blas.name}, {"version", blas.version}, {"path", blas.path},
-               {"config", blas.config}, {"threads", blas.threads}};
+               {"config", blas.config}, {"core", blas.core}, {"threads", blas.threads}};
   j["compiler"] = CompilerName();
   j["spyre_emu"] = spyre_emu::Version();
   j["profile"] = spyre_emu::ProfileName(config.profile);

@@ -30,17 +30,19 @@ struct DecodeTiming {
 
 // Runs the prompt and N - 1 steps. teacher [B, N] gives the token fed after
 // each step; when undefined, the argmax is fed (greedy; the golden run).
-// Returns logits [B, N, V] on the CPU as fp32.
+// Returns logits [B, N, V] on the CPU as `out_dtype` (fp32 on the device;
+// the float64 golden run keeps its logits in float64, so the greedy tokens
+// are chosen from them).
 at::Tensor RunDecode(DecoderModel& model, const at::Tensor& prompts, const at::Tensor& teacher,
-                     int64_t steps, DecodeTiming* timing) {
+                     int64_t steps, DecodeTiming* timing, at::ScalarType out_dtype = at::kFloat) {
   std::vector<at::Tensor> outs;
   const auto t0 = Clock::now();
-  outs.push_back(model.Prefill(prompts).select(1, -1).to(at::kCPU).to(at::kFloat));
+  outs.push_back(model.Prefill(prompts).select(1, -1).to(at::kCPU).to(out_dtype));
   const auto t1 = Clock::now();
   for (int64_t i = 1; i < steps; ++i) {
     const at::Tensor next =
         teacher.defined() ? teacher.narrow(1, i - 1, 1) : outs.back().argmax(-1, /*keepdim=*/true);
-    outs.push_back(model.Step(next).to(at::kCPU).to(at::kFloat));
+    outs.push_back(model.Step(next).to(at::kCPU).to(out_dtype));
   }
   const auto t2 = Clock::now();
   if (timing != nullptr) *timing = {Us(t0, t1), Us(t1, t2)};
@@ -76,11 +78,13 @@ class DecodeCaseKind : public ModelCaseKind {
     auto weights = LoadModelWeights(*mc);
     if (!weights.ok()) return weights.status();
     const int64_t max_len = mc->prompts.size(1) + mc->steps;
-    DecoderModel cpu(mc->config, *weights, at::kCPU, at::kFloat, LayerImpl::kPortable, max_len);
-    const at::Tensor logits = RunDecode(cpu, mc->prompts, at::Tensor(), mc->steps, nullptr);
+    DecoderModel cpu(mc->config, *weights, at::kCPU, kModelReferenceDtype, LayerImpl::kPortable,
+                     max_len);
+    const at::Tensor logits =
+        RunDecode(cpu, mc->prompts, at::Tensor(), mc->steps, nullptr, kModelReferenceDtype);
     harness::SafetensorsFile f;
     f.tensors.emplace_back("tokens", logits.argmax(-1));
-    f.tensors.emplace_back("logprobs", at::log_softmax(logits.to(at::kDouble), -1).to(at::kFloat));
+    f.tensors.emplace_back("logprobs", at::log_softmax(logits, -1).to(at::kFloat));
     f.metadata = ModelGoldenMetadata(suite, c, *mc, *weights);
     return f;
   }

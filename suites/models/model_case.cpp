@@ -4,12 +4,9 @@
 #include <algorithm>
 #include <map>
 
-#include <torch/csrc/api/include/torch/version.h>
-
-#include "harness/build_info.h"
 #include "harness/confined_path.h"
-#include "harness/env.h"
 #include "harness/generator.h"
+#include "harness/golden.h"
 #include "harness/sha256.h"
 
 namespace suites {
@@ -259,20 +256,18 @@ std::map<std::string, std::string> ModelGoldenMetadata(const harness::SuiteSpec&
                                                        const harness::CaseSpec& c,
                                                        const ModelCase& mc,
                                                        const Weights& weights) {
-  const harness::BlasInfo blas = harness::DetectBlas();
-  return {{"format", "spyre-regress-golden/1"},
-          {"suite", suite.name},
-          {"case", c.id},
-          {"kind", c.kind},
-          {"model", c.body["model"].dump()},
-          {"config", mc.config.name},
-          {"seed", std::to_string(mc.seed)},
-          {"input_digests", harness::TensorDigest(mc.prompts)},
-          {"weights_digest", WeightsDigest(weights)},
-          {"reference_dtype", "float32"},
-          {"libtorch", TORCH_VERSION},
-          {"blas", blas.name + " " + blas.version},
-          {"harness", harness::HarnessVersion()}};
+  std::map<std::string, std::string> m = harness::GeneratorMetadata();
+  m.insert({{"format", "spyre-regress-golden/1"},
+            {"suite", suite.name},
+            {"case", c.id},
+            {"kind", c.kind},
+            {"model", c.body["model"].dump()},
+            {"config", mc.config.name},
+            {"seed", std::to_string(mc.seed)},
+            {"input_digests", harness::TensorDigest(mc.prompts)},
+            {"weights_digest", WeightsDigest(weights)},
+            {"reference_dtype", "float64"}});
+  return m;
 }
 
 Status CheckGoldenInputs(const harness::SafetensorsFile& golden, const ModelCase& mc,

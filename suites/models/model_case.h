@@ -92,6 +92,13 @@ class ModelCaseKind : public harness::CaseKind {
 // changes after its golden files were written is caught by it).
 std::string WeightsDigest(const Weights& weights);
 
+// The CPU model computes golden outputs in float64, stored as float32. In
+// float32 the logits would carry the BLAS's sgemm rounding, which depends on
+// the kernel OpenBLAS picks for the CPU; float64 keeps that difference some
+// 2^29 times below a float32 step, so the stored values are the same on
+// every CPU and BLAS that has been tried (see `golden verify`).
+inline constexpr at::ScalarType kModelReferenceDtype = at::kDouble;
+
 // Golden metadata common to the model kinds (with "weights_digest").
 std::map<std::string, std::string> ModelGoldenMetadata(const harness::SuiteSpec& suite,
                                                        const harness::CaseSpec& c,

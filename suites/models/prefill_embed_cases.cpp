@@ -77,10 +77,10 @@ class PrefillCaseKind : public ModelCaseKind {
     if (!mc.ok()) return mc.status();
     auto weights = LoadModelWeights(*mc);
     if (!weights.ok()) return weights.status();
-    DecoderModel cpu(mc->config, *weights, at::kCPU, at::kFloat, LayerImpl::kPortable,
+    DecoderModel cpu(mc->config, *weights, at::kCPU, kModelReferenceDtype, LayerImpl::kPortable,
                      mc->prompts.size(1));
     harness::SafetensorsFile f;
-    f.tensors.emplace_back("logits", cpu.Prefill(mc->prompts).contiguous());
+    f.tensors.emplace_back("logits", cpu.Prefill(mc->prompts).to(at::kFloat).contiguous());
     f.metadata = ModelGoldenMetadata(suite, c, *mc, *weights);
     return f;
   }
@@ -146,9 +146,9 @@ class EmbedCaseKind : public ModelCaseKind {
     if (!mc.ok()) return mc.status();
     auto weights = LoadModelWeights(*mc);
     if (!weights.ok()) return weights.status();
-    EncoderModel cpu(mc->config, *weights, at::kCPU, at::kFloat);
+    EncoderModel cpu(mc->config, *weights, at::kCPU, kModelReferenceDtype);
     harness::SafetensorsFile f;
-    f.tensors.emplace_back("embeddings", cpu.Embed(mc->prompts).contiguous());
+    f.tensors.emplace_back("embeddings", cpu.Embed(mc->prompts).to(at::kFloat).contiguous());
     f.metadata = ModelGoldenMetadata(suite, c, *mc, *weights);
     return f;
   }

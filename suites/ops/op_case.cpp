@@ -2,11 +2,7 @@
 // device under test and judged against golden outputs (harness/compare.h).
 #include <cmath>
 
-#include <torch/csrc/api/include/torch/version.h>
-
-#include "harness/build_info.h"
 #include "harness/compare.h"
-#include "harness/env.h"
 #include "harness/execute.h"
 #include "harness/golden.h"
 #include "harness/wall_sampler.h"
@@ -84,19 +80,16 @@ class OpCaseKind : public harness::CaseKind {
     harness::SafetensorsFile f;
     Outputs outs = RunReference(*oc, *inputs);
     for (size_t i = 0; i < outs.size(); ++i) f.tensors.emplace_back("out" + std::to_string(i), outs[i]);
-    const harness::BlasInfo blas = harness::DetectBlas();
-    f.metadata = {{"format", "spyre-regress-golden/1"},
-                  {"suite", suite.name},
-                  {"case", c.id},
-                  {"op", oc->op->name},
-                  {"attrs", oc->attrs.dump()},
-                  {"seed", std::to_string(oc->seed)},
-                  {"inputs", c.body["inputs"].dump()},
-                  {"input_digests", InputDigests(*inputs)},
-                  {"reference_dtype", "float64"},
-                  {"libtorch", TORCH_VERSION},
-                  {"blas", blas.name + " " + blas.version},
-                  {"harness", harness::HarnessVersion()}};
+    f.metadata = harness::GeneratorMetadata();
+    f.metadata.insert({{"format", "spyre-regress-golden/1"},
+                       {"suite", suite.name},
+                       {"case", c.id},
+                       {"op", oc->op->name},
+                       {"attrs", oc->attrs.dump()},
+                       {"seed", std::to_string(oc->seed)},
+                       {"inputs", c.body["inputs"].dump()},
+                       {"input_digests", InputDigests(*inputs)},
+                       {"reference_dtype", "float64"}});
     return f;
   }
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <thread>
 
@@ -164,6 +165,55 @@ TEST(StoreTest, TwoWritersOnOneStoreBothComplete) {
   auto store = OpenOrDie(dir.File("s.db"));
   EXPECT_EQ(QueryInt(store->handle(), "SELECT count(*) FROM v_results"), 600);
   EXPECT_EQ(QueryText(store->handle(), "PRAGMA integrity_check"), "ok");
+}
+
+// Eight processes that each open the same store which does not exist yet,
+// as eight `run`s started at once on a new --db do: every one must create or
+// join the store, record its run and finish it. Twenty rounds, each on a new
+// file, because the race is in the first moments of the file's life.
+TEST(StoreTest, EightProcessesCreatingOneNewStoreAllComplete) {
+  constexpr int kProcesses = 8, kRounds = 20;
+  TempDir dir;
+  for (int round = 0; round < kRounds; ++round) {
+    const std::string path = dir.File("new" + std::to_string(round) + ".db");
+    std::vector<pid_t> children;
+    for (int p = 0; p < kProcesses; ++p) {
+      const pid_t pid = ::fork();
+      ASSERT_GE(pid, 0);
+      if (pid == 0) {
+        // The child reports one byte of outcome through its exit status.
+        auto store = Store::Open(path);
+        if (!store.ok()) {
+          std::fprintf(stderr, "open: %s\n", store.status().message().c_str());
+          ::_exit(10);
+        }
+        NewRun run;
+        run.suite = "s" + std::to_string(p);
+        auto id = (*store)->BeginRun(run);
+        if (!id.ok()) {
+          std::fprintf(stderr, "begin: %s\n", id.status().message().c_str());
+          ::_exit(11);
+        }
+        if (!(*store)->RecordResult(*id, MakeResult(run.suite, "c", CaseStatus::kPassed, 3)).ok()) {
+          ::_exit(12);
+        }
+        ::_exit((*store)->FinishRun(*id, RunStatus::kCompleted).ok() ? 0 : 13);
+      }
+      children.push_back(pid);
+    }
+    for (pid_t pid : children) {
+      int status = 0;
+      ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+      ASSERT_TRUE(WIFEXITED(status)) << "round " << round << ": a child died of a signal";
+      EXPECT_EQ(WEXITSTATUS(status), 0) << "round " << round << " (10 open, 11 begin, 12 record, 13 finish)";
+    }
+    auto store = OpenOrDie(path);
+    EXPECT_EQ(QueryInt(store->handle(), "SELECT count(*) FROM v_runs WHERE status = 'completed'"), kProcesses)
+        << "round " << round;
+    EXPECT_EQ(QueryInt(store->handle(), "SELECT count(*) FROM schema_version"), Store::LatestSchemaVersion());
+    EXPECT_EQ(QueryText(store->handle(), "PRAGMA journal_mode"), "wal");
+    EXPECT_EQ(QueryText(store->handle(), "PRAGMA integrity_check"), "ok");
+  }
 }
 
 TEST(StoreTest, LockedStoreIsOneClearError) {

@@ -85,37 +85,96 @@ TEST(SuitesCliTest, CommittedGoldenFilesVerifyWithoutDrift) {
   }
 }
 
-TEST(SuitesCliTest, OneUlpInOneStoredValueIsDriftForExactlyThatCase) {
-  TempDir tmp;
-  fs::copy(kGolden + "/smoke", tmp.File("smoke"), fs::copy_options::recursive);
-  const std::string victim = tmp.File("smoke/mm.64x33-33x17.f16.safetensors");
-  std::string bytes = spyre_test::ReadFile(victim);
-  uint64_t header = 0;
-  std::memcpy(&header, bytes.data(), 8);
-  // out0 is the only tensor; bump the last value's fp32 bits by one ULP.
+// Bumps the fp32 bits of the last value of the (single-output) smoke golden
+// file `victim` by `ulps` and verifies the suite.
+spyre_test::CommandResult VerifyWithLastValueMoved(const TempDir& tmp, const std::string& victim,
+                                               uint32_t ulps, bool json) {
+  const std::string path = tmp.File("smoke/" + victim + ".safetensors");
+  std::string bytes = spyre_test::ReadFile(path);
   const size_t at = bytes.size() - 4;
   uint32_t bits = 0;
   std::memcpy(&bits, bytes.data() + at, 4);
-  ++bits;
+  bits += ulps;
   std::memcpy(bytes.data() + at, &bits, 4);
-  WriteFile(victim, bytes);
-  auto r = RunCli({"golden", "verify", "--suite", "smoke", "--json", "--suites", kSuites, "--golden", tmp.path()});
-  EXPECT_EQ(r.exit_code, 1) << r.err;
+  WriteFile(path, bytes);
+  std::vector<std::string> args = {"golden", "verify", "--suite", "smoke",
+                                   "--suites", kSuites, "--golden", tmp.path()};
+  if (json) args.push_back("--json");
+  return RunCli(args);
+}
+
+// One float32 step is what a float64 reference that rounded the other way
+// looks like: listed as "rounding", not drift, exit 0.
+TEST(SuitesCliTest, OneUlpInOneStoredValueIsRoundingForExactlyThatCase) {
+  TempDir tmp;
+  fs::copy(kGolden + "/smoke", tmp.File("smoke"), fs::copy_options::recursive);
+  auto r = VerifyWithLastValueMoved(tmp, "mm.64x33-33x17.f16", 1, /*json=*/true);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
-  EXPECT_EQ(j["drifted"], 1);
+  EXPECT_EQ(j["drifted"], 0);
+  EXPECT_EQ(j["rounding"], 1);
   for (const auto& c : j["cases"]) {
     if (c["case"] == "mm.64x33-33x17.f16") {
-      EXPECT_EQ(c["status"], "drift");
+      EXPECT_EQ(c["status"], "rounding");
       EXPECT_EQ(c["differing"], 1);
+      EXPECT_EQ(c["max_ulp_diff"], 1.0);
+      EXPECT_EQ(c["above_rounding"], false);
       EXPECT_EQ(c["first_index"], 64 * 17 - 1);
     } else {
       EXPECT_EQ(c["status"], "ok") << c.dump();
     }
   }
-  // Human output names the case.
-  r = RunCli({"golden", "verify", "--suite", "smoke", "--suites", kSuites, "--golden", tmp.path()});
+}
+
+// Two float32 steps are more than rounding: drift, exit 1, with the count,
+// the distance in ULPs and the BLAS the reference ran on.
+TEST(SuitesCliTest, TwoUlpsInOneStoredValueIsDriftForExactlyThatCase) {
+  TempDir tmp;
+  fs::copy(kGolden + "/smoke", tmp.File("smoke"), fs::copy_options::recursive);
+  auto r = VerifyWithLastValueMoved(tmp, "mm.64x33-33x17.f16", 2, /*json=*/true);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["drifted"], 1);
+  EXPECT_EQ(j["rounding"], 0);
+  EXPECT_TRUE(j["blas"].contains("core")) << j["blas"].dump();
+  for (const auto& c : j["cases"]) {
+    if (c["case"] == "mm.64x33-33x17.f16") {
+      EXPECT_EQ(c["status"], "drift");
+      EXPECT_EQ(c["differing"], 1);
+      EXPECT_EQ(c["max_ulp_diff"], 2.0);
+      EXPECT_EQ(c["above_rounding"], true);
+    } else {
+      EXPECT_EQ(c["status"], "ok") << c.dump();
+    }
+  }
+  // Human output names the case, the count, the distance and the BLAS.
+  TempDir tmp2;
+  fs::copy(kGolden + "/smoke", tmp2.File("smoke"), fs::copy_options::recursive);
+  r = VerifyWithLastValueMoved(tmp2, "mm.64x33-33x17.f16", 2, /*json=*/false);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.out.find("drift  mm.64x33-33x17.f16  out0: 1 of 1088 values differ"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("max 2 ULP of Float"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("reference computed with "), std::string::npos) << r.out;
+}
+
+// A golden file's JSON header, without the metadata that names the machine
+// that wrote it (BLAS and its kernel set, libtorch, harness version), and
+// its tensor bytes.
+struct GoldenBytes {
+  nlohmann::json header;
+  std::string data;
+};
+
+GoldenBytes SplitGolden(const std::string& bytes) {
+  uint64_t n = 0;
+  if (bytes.size() < 8) return {};
+  std::memcpy(&n, bytes.data(), 8);
+  if (n > bytes.size() - 8) return {};
+  GoldenBytes g{nlohmann::json::parse(bytes.substr(8, n), nullptr, false), bytes.substr(8 + n)};
+  if (g.header.contains("__metadata__")) {
+    for (const char* k : {"blas", "blas_core", "libtorch", "harness"}) g.header["__metadata__"].erase(k);
+  }
+  return g;
 }
 
 TEST(SuitesCliTest, GenerateReproducesTheCommittedFilesBitForBit) {
@@ -125,9 +184,11 @@ TEST(SuitesCliTest, GenerateReproducesTheCommittedFilesBitForBit) {
   int files = 0;
   for (const auto& e : fs::directory_iterator(kGolden + "/smoke")) {
     ++files;
-    EXPECT_EQ(spyre_test::ReadFile(e.path().string()),
-              spyre_test::ReadFile(tmp.File("smoke/" + e.path().filename().string())))
-        << e.path();
+    const GoldenBytes committed = SplitGolden(spyre_test::ReadFile(e.path().string()));
+    const GoldenBytes fresh =
+        SplitGolden(spyre_test::ReadFile(tmp.File("smoke/" + e.path().filename().string())));
+    EXPECT_EQ(committed.header, fresh.header) << e.path();
+    EXPECT_TRUE(committed.data == fresh.data) << e.path() << ": the tensor bytes differ";
   }
   EXPECT_GT(files, 10);
 }

@@ -3,7 +3,7 @@
 // everything upstream of a result that could move it. Stored with every run
 // (v_runs.env_json) and diffed between runs to attribute regressions.
 //
-// Keys: libtorch, blas {name, version, path, config, threads}, compiler,
+// Keys: libtorch, blas {name, version, path, config, core, threads}, compiler,
 // spyre_emu, profile, rounding, cores, faults, os, cpu, threads,
 // harness {version, git}, tags {K: V} (every --tag K=V).
 #include <map>
@@ -21,6 +21,9 @@ struct BlasInfo {
   std::string version;  // e.g. "0.3.21"; empty when the library does not say
   std::string path;     // the resolved file, symlinks followed
   std::string config;   // openblas_get_config() text when available
+  std::string core;     // the kernel set OpenBLAS chose for this CPU
+                        // (openblas_get_corename(): "Haswell", "SkylakeX",
+                        // "Zen", "Prescott"...); empty for other libraries
   int threads = 0;      // the BLAS library's own thread count, 0 when unknown
 };
 BlasInfo DetectBlas();

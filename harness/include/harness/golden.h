@@ -3,10 +3,14 @@
 // computed on the CPU from the generated inputs in reference precision
 // (fp64, stored as fp32) by the case's kind, with metadata in the header's
 // __metadata__: format, suite, case, op, attrs, seed, inputs, input_digests,
-// reference_dtype, libtorch, blas, harness.
+// reference_dtype, libtorch, blas, blas_core, harness.
 //
 // `golden verify` recomputes every case under the current upstream versions
 // and compares bit for bit: a CPU-side upstream change is itself a finding.
+// Each drifted output is also classed by how far it moved: within the float64
+// reference's own rounding (see DriftStatus) or beyond it (a real change of
+// the CPU reference).
+#include <map>
 #include <string>
 #include <vector>
 
@@ -27,6 +31,11 @@ std::string GoldenPath(const std::string& golden_dir, const std::string& suite,
 StatusOr<SafetensorsFile> LoadGolden(const std::string& path, const SuiteSpec& suite,
                                      const CaseSpec& c);
 
+// The metadata that says what produced a golden file: "libtorch", "blas"
+// (name and version), "blas_core" (the OpenBLAS kernel set, empty for other
+// libraries) and "harness" (version). Merged into every kind's metadata.
+std::map<std::string, std::string> GeneratorMetadata();
+
 struct GoldenGenerateResult {
   int written = 0;
   int imported = 0;  // cases with an imported golden file, left alone
@@ -38,8 +47,16 @@ struct GoldenGenerateResult {
 StatusOr<GoldenGenerateResult> GenerateGolden(const SuiteSpec& suite, const ExecOptions& options,
                                               const std::string& filter = "");
 
-enum class DriftStatus { kOk, kDrift, kImported, kNoGolden };
-const char* DriftStatusName(DriftStatus s);  // "ok", "drift", "imported"
+// kOk: bit for bit the same. kRounding: some values moved, each by at most
+// one step of the stored format (one float32 ULP) or by at most 2^-40 of the
+// output's largest |value|: the float64 reference moved in its last bits (a
+// sum reordered by another BLAS kernel or CPU path) and a value next to a
+// rounding boundary tipped; reported, not counted as drift. kDrift: a value
+// moved further, changed class (finite, NaN, Inf), an integer output
+// changed, or the inputs, names, shapes or dtypes differ: the CPU reference
+// itself changed.
+enum class DriftStatus { kOk, kDrift, kRounding, kImported, kNoGolden };
+const char* DriftStatusName(DriftStatus s);  // "ok", "drift", "rounding", "imported", "no-golden"
 
 struct CaseDrift {
   std::string case_id;
@@ -47,6 +64,7 @@ struct CaseDrift {
   std::string detail;          // what moved, e.g. "out0: 1 of 64 values differ, ..."
   int64_t differing = 0;       // values that differ bitwise
   double max_abs_diff = 0;
+  double max_ulp_diff = 0;     // in steps of the stored format; +inf: see kDrift
   int64_t first_index = -1;
 };
 // Recomputes every case and compares with its stored golden file. A missing

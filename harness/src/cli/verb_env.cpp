@@ -16,9 +16,10 @@ struct EnvOptions {
 void PrintHuman(const nlohmann::json& fp) {
   for (const auto& [key, value] : fp.items()) {
     if (key == "blas") {
+      const std::string core = value.value("core", "");
       std::cout << "blas: " << value["name"].get<std::string>() << " "
-                << value["version"].get<std::string>() << " (" << value["path"].get<std::string>()
-                << ")\n";
+                << value["version"].get<std::string>() << (core.empty() ? "" : ", core " + core)
+                << " (" << value["path"].get<std::string>() << ")\n";
     } else if (value.is_object()) {
       for (const auto& [k, v] : value.items()) {
         std::cout << key << "." << k << ": " << (v.is_string() ? v.get<std::string>() : v.dump())

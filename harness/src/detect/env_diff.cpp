@@ -24,12 +24,14 @@ std::string Describe(const nlohmann::json& v) {
   return v.dump();
 }
 
-// BLAS is identified by name, version and the file it resolved to; its thread
-// count is a setting, reported separately.
+// BLAS is identified by name, version, the kernel set it chose for the CPU
+// and the file it resolved to; its thread count is a setting, reported
+// separately.
 std::string DescribeBlas(const nlohmann::json& b) {
   if (!b.is_object()) return Describe(b);
   std::string s = b.value("name", "?");
   if (!b.value("version", "").empty()) s += " " + b.value("version", "");
+  if (!b.value("core", "").empty()) s += " " + b.value("core", "");
   if (!b.value("path", "").empty()) s += " (" + b.value("path", "") + ")";
   return s;
 }

@@ -1,20 +1,78 @@
 #include "harness/golden.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <regex>
+#include <type_traits>
+
+#include <torch/csrc/api/include/torch/version.h>
+
+#include "harness/build_info.h"
+#include "harness/env.h"
 
 namespace harness {
 namespace {
 
 // Bitwise comparison (NaN equal to NaN of the same bits): golden files are
 // recomputed from the same inputs by the same code, so any moved bit is drift.
+// How far a value moved is also counted in steps of its own format (ULPs),
+// which tells a reference that rounded the other way (one step) from one
+// that changed.
 struct BitDiff {
   int64_t differing = 0;
   int64_t first = -1;
   double max_abs = 0;
+  double max_steps = 0;  // +inf when a value changed class (NaN, Inf) or an integer moved
+  // Some value moved by more than one step of its format and by more than
+  // kReferenceNoise of the output's magnitude.
+  bool beyond_rounding = false;
 };
+
+// How far a float64 reference can move in its last bits when a sum is
+// reordered (another BLAS kernel, another vector width), relative to the
+// output's largest value: a value that cancels to near zero keeps the
+// absolute error of its terms, which is many of its own ULPs. 2^-40 leaves
+// 2^12 of room above float64's 2^-52 and is still 2^17 below a float32 step
+// of that largest value, so a real change of the reference lies far above it.
+constexpr double kReferenceNoise = 0x1p-40;
+
+// The position of a float's bit pattern on a line where adjacent floats are
+// one apart (negative values mirrored below zero), so that the distance of
+// two positions is their distance in ULPs.
+template <typename Bits, typename Float>
+int64_t OrderedPosition(Float v) {
+  static_assert(sizeof(Bits) == sizeof(Float));
+  Bits b;
+  std::memcpy(&b, &v, sizeof b);
+  using Signed = std::make_signed_t<Bits>;
+  const Signed s = static_cast<Signed>(b);
+  return s >= 0 ? static_cast<int64_t>(s)
+                : -static_cast<int64_t>(static_cast<Bits>(b & ~(Bits(1) << (8 * sizeof(Bits) - 1))));
+}
+
+double StepsApart(const at::Tensor& x, const at::Tensor& y, int64_t i) {
+  if (x.scalar_type() == at::kFloat) {
+    const float a = x.data_ptr<float>()[i], b = y.data_ptr<float>()[i];
+    if (!std::isfinite(a) || !std::isfinite(b)) return INFINITY;
+    return std::fabs(static_cast<double>(OrderedPosition<uint32_t>(a) -
+                                         OrderedPosition<uint32_t>(b)));
+  }
+  if (x.scalar_type() == at::kDouble) {
+    const double a = x.data_ptr<double>()[i], b = y.data_ptr<double>()[i];
+    if (!std::isfinite(a) || !std::isfinite(b)) return INFINITY;
+    const int64_t pa = OrderedPosition<uint64_t>(a), pb = OrderedPosition<uint64_t>(b);
+    return std::fabs(static_cast<double>(pa) - static_cast<double>(pb));
+  }
+  return INFINITY;  // integers and other formats: any change is a change
+}
+
+std::string FormatNumber(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
 
 BitDiff CompareBits(const at::Tensor& a, const at::Tensor& b) {
   BitDiff d;
@@ -25,12 +83,18 @@ BitDiff CompareBits(const at::Tensor& a, const at::Tensor& b) {
   const at::Tensor xd = x.to(at::kDouble), yd = y.to(at::kDouble);
   const double* vx = xd.data_ptr<double>();
   const double* vy = yd.data_ptr<double>();
+  double scale = 0;  // the output's magnitude: its largest finite |value|
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    if (std::isfinite(vx[i])) scale = std::max(scale, std::fabs(vx[i]));
+  }
   for (int64_t i = 0; i < x.numel(); ++i) {
     if (std::memcmp(px + i * es, py + i * es, es) == 0) continue;
     if (d.differing++ == 0) d.first = i;
     const double diff = std::fabs(vx[i] - vy[i]);
     if (!std::isnan(diff)) d.max_abs = std::max(d.max_abs, diff);
     else d.max_abs = diff;
+    d.max_steps = std::max(d.max_steps, StepsApart(x, y, i));
+    if (!(diff <= kReferenceNoise * scale) && StepsApart(x, y, i) > 1) d.beyond_rounding = true;
   }
   return d;
 }
@@ -54,6 +118,7 @@ CaseDrift Diff(const std::string& case_id, const SafetensorsFile& stored,
                " outputs, the recomputation " + std::to_string(fresh.tensors.size());
     return r;
   }
+  bool beyond_rounding = false;
   for (const auto& [name, tensor] : fresh.tensors) {
     const at::Tensor* old = stored.Find(name);
     if (old == nullptr || old->sizes() != tensor.sizes() ||
@@ -64,20 +129,37 @@ CaseDrift Diff(const std::string& case_id, const SafetensorsFile& stored,
     }
     BitDiff d = CompareBits(*old, tensor);
     if (d.differing == 0) continue;
-    r.status = DriftStatus::kDrift;
     r.differing += d.differing;
     if (r.first_index < 0) r.first_index = d.first;
     r.max_abs_diff = std::max(r.max_abs_diff, d.max_abs);
-    if (r.detail.empty()) {
-      r.detail = name + ": " + std::to_string(d.differing) + " of " +
-                 std::to_string(tensor.numel()) + " values differ, first at index " +
-                 std::to_string(d.first) + ", max abs diff " + std::to_string(d.max_abs);
-    }
+    r.max_ulp_diff = std::max(r.max_ulp_diff, d.max_steps);
+    beyond_rounding |= d.beyond_rounding;
+    if (!r.detail.empty()) r.detail += "; ";
+    r.detail += name + ": " + std::to_string(d.differing) + " of " +
+                std::to_string(tensor.numel()) + " values differ, first at index " +
+                std::to_string(d.first) + ", max abs diff " + FormatNumber(d.max_abs) +
+                ", max " + (std::isinf(d.max_steps) ? std::string("-") : FormatNumber(d.max_steps)) +
+                " ULP of " + std::string(c10::toString(tensor.scalar_type()));
+  }
+  if (r.differing > 0) {
+    r.status = beyond_rounding ? DriftStatus::kDrift : DriftStatus::kRounding;
+    r.detail += r.status == DriftStatus::kRounding
+                    ? " (within the float64 reference's own rounding: another BLAS kernel or "
+                      "CPU path reordered a sum)"
+                    : " (beyond the rounding of the reference: the CPU reference changed)";
   }
   return r;
 }
 
 }  // namespace
+
+std::map<std::string, std::string> GeneratorMetadata() {
+  const BlasInfo blas = DetectBlas();
+  return {{"libtorch", TORCH_VERSION},
+          {"blas", blas.name + " " + blas.version},
+          {"blas_core", blas.core},
+          {"harness", HarnessVersion()}};
+}
 
 std::string GoldenPath(const std::string& golden_dir, const std::string& suite,
                        const std::string& case_id) {
@@ -98,6 +180,7 @@ const char* DriftStatusName(DriftStatus s) {
   switch (s) {
     case DriftStatus::kOk: return "ok";
     case DriftStatus::kDrift: return "drift";
+    case DriftStatus::kRounding: return "rounding";
     case DriftStatus::kImported: return "imported";
     case DriftStatus::kNoGolden: return "no-golden";
   }
@@ -164,9 +247,12 @@ StatusOr<std::vector<CaseDrift>> VerifyGolden(const SuiteSpec& suite, const Exec
 nlohmann::json ToJson(const CaseDrift& d) {
   nlohmann::json j = {{"case", d.case_id}, {"status", DriftStatusName(d.status)}};
   if (!d.detail.empty()) j["detail"] = d.detail;
-  if (d.status == DriftStatus::kDrift) {
+  if (d.status == DriftStatus::kDrift || d.status == DriftStatus::kRounding) {
     j["differing"] = d.differing;
     j["max_abs_diff"] = d.max_abs_diff;
+    // null when a value changed class (finite <-> NaN/Inf) or an integer moved
+    j["max_ulp_diff"] = std::isinf(d.max_ulp_diff) ? nlohmann::json() : nlohmann::json(d.max_ulp_diff);
+    j["above_rounding"] = d.status == DriftStatus::kDrift;
     j["first_index"] = d.first_index;
   }
   return j;

@@ -121,6 +121,34 @@ double CounterRng::Normal(uint64_t counter) const {
   return static_cast<double>(centred) * (1.0 / 4294967296.0);
 }
 
+namespace {
+
+// double -> float -> dtype, both steps correctly rounded, element by element
+// with c10's scalar conversions. ATen's tensor casts are vectorised per CPU
+// (AVX-512, AVX2, scalar), and the paths disagree on NaN: a bfloat16 NaN is
+// 0xFFFF on the vector paths and 0x7FC0 on the scalar one, which would move
+// the input digests, and so the golden files, between machines.
+template <typename Half>
+at::Tensor CastThroughFloat(const at::Tensor& values, at::ScalarType dtype) {
+  at::Tensor out = at::empty(values.sizes(), values.options().dtype(dtype));
+  const double* in = values.data_ptr<double>();
+  Half* o = out.data_ptr<Half>();
+  for (int64_t i = 0; i < values.numel(); ++i) o[i] = Half(static_cast<float>(in[i]));
+  return out;
+}
+
+at::Tensor CastGenerated(const at::Tensor& values, at::ScalarType dtype) {
+  switch (dtype) {
+    case at::kDouble: return values;
+    case at::kHalf: return CastThroughFloat<at::Half>(values, dtype);
+    case at::kBFloat16: return CastThroughFloat<at::BFloat16>(values, dtype);
+    case at::kFloat: return CastThroughFloat<float>(values, dtype);
+    default: return values.to(at::kFloat).to(dtype);  // integers and bool: whole values, exact
+  }
+}
+
+}  // namespace
+
 uint64_t StreamKey(uint64_t seed, int input_index) {
   return Mix(Mix(seed) ^ (static_cast<uint64_t>(input_index) + 1) * kGamma);
 }
@@ -139,8 +167,7 @@ at::Tensor GenerateInput(const InputSpec& spec, uint64_t seed, int input_index) 
   const CounterRng rng(StreamKey(seed, input_index));
   const int64_t n = values.numel();
   for (int64_t i = 0; i < n; ++i) p[i] = DrawValue(rng, static_cast<uint64_t>(i), spec);
-  // double -> float -> dtype: both steps are correctly rounded conversions.
-  at::Tensor out = spec.dtype == at::kDouble ? values : values.to(at::kFloat).to(spec.dtype);
+  at::Tensor out = CastGenerated(values, spec.dtype);
   if (spec.permute.empty()) return out;
   // Inverse permutation: storage dim permute[d] becomes logical dim d.
   return out.permute(spec.permute);
