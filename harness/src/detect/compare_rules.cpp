@@ -188,11 +188,13 @@ Verdict JudgeLevels(const std::vector<double>& base_logs, const std::vector<doub
   Verdict out;
   const double effect = std::log1p(v.wall_min_effect);
   if (interleaved) {
+    // The estimate itself must reach the minimum effect: a handful of
+    // processes a side is evidence of a change, not of its size, and
+    // between-process drift of a few percent is common on a shared host
+    // (an unchanged rerun was confirmed at +2.4% with the far bound).
     out.p = MannWhitneyU(base_logs, cand_logs).p_value;
-    ShiftEstimate s = HodgesLehmannShift(base_logs, cand_logs, v.wall_alpha);
-    out.shift = s.estimate;
-    out.changed = out.p < v.wall_alpha &&
-                  ((s.estimate > 0 && s.upper >= effect) || (s.estimate < 0 && s.lower <= -effect));
+    out.shift = HodgesLehmannShift(base_logs, cand_logs, v.wall_alpha).estimate;
+    out.changed = out.p < v.wall_alpha && std::fabs(out.shift) >= effect;
     return out;
   }
   const double n = static_cast<double>(base_logs.size());
