@@ -29,8 +29,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <random>
@@ -226,7 +226,9 @@ int main(int argc, char** argv) {
     if (std::string(argv[i]) == "--shift" && i + 1 < argc) {
       g_shift = std::atof(argv[++i]);
       if (!(g_shift > 0)) {
-        std::fprintf(stderr, "detector_rates: --shift %s is not a positive fraction (0.05 for 5%%)\n", argv[i]);
+        std::fprintf(stderr,
+                     "detector_rates: --shift %s is not a positive fraction (0.05 for 5%%)\n",
+                     argv[i]);
         return 2;
       }
       continue;
@@ -250,8 +252,9 @@ int main(int argc, char** argv) {
     }
   }
   const std::string pct = std::to_string(static_cast<int>(std::lround(100 * g_shift))) + "%";
-  std::printf("%-30s %11s %11s %11s %11s %11s %11s %11s\n", "workload", "A/A within", (pct + " within").c_str(),
-              "A/A betw.", (pct + " betw.").c_str(), "A/A hist.", (pct + " hist.").c_str(), "25% hist.");
+  std::printf("%-30s %11s %11s %11s %11s %11s %11s %11s\n", "workload", "A/A within",
+              (pct + " within").c_str(), "A/A betw.", (pct + " betw.").c_str(), "A/A hist.",
+              (pct + " hist.").c_str(), "25% hist.");
   for (const std::string& path : paths) {
     auto fixture = LoadFixture(path);
     if (fixture.empty()) {

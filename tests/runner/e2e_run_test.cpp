@@ -1,8 +1,8 @@
 // End-to-end tests of `spyre-regress run` and `merge` on the smoke suite,
 // running the built binary.
 #include <fstream>
-#include <sstream>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -86,44 +86,58 @@ TEST(RunE2E, SuspectsAreReTimedInFreshProcessesBesideTheBaselinesConfiguration) 
   // Five processes a side is the fewest a verdict can rest on (p < 0.01);
   // nine samples and a tenfold slowdown keep the suspect test clear of the
   // outliers a busy host throws into single samples.
-  const std::vector<std::string> common = {"run", "--suite", "smoke", "--filter", "^smoke/mm\\.128x256", "--db", db,
-                                           "--repeat", "9", "--confirm-rounds", "5"};
+  const std::vector<std::string> common = {
+      "run", "--suite",          "smoke", "--filter", "^smoke/mm\\.128x256", "--db", db, "--repeat",
+      "9",   "--confirm-rounds", "5"};
   auto base = RunCli(common);
   ASSERT_EQ(base.exit_code, 0) << base.out << base.err;
   std::vector<std::string> slow = common;
   slow.insert(slow.end(), {"--inject", "mm:slow=10"});
   auto r = RunCli(slow);
   ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
-  EXPECT_NE(r.out.find("baseline: run 1, the latest completed run of smoke with no injected faults"),
-            std::string::npos) << r.out;
+  EXPECT_NE(
+      r.out.find("baseline: run 1, the latest completed run of smoke with no injected faults"),
+      std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("fresh process(es) per side, interleaved"), std::string::npos) << r.out;
   EXPECT_NE(r.err.find("budget 120 s"), std::string::npos) << r.err;
   const std::string cases = One(db, "SELECT count(*) FROM results WHERE run_id = 2");
   ASSERT_NE(cases, "0");
-  EXPECT_EQ(One(db, "SELECT count(*) FROM results WHERE run_id = 2 AND json_extract(extra_json, '$.confirm.baseline_run') = 1"
-                    " AND json_array_length(json_extract(extra_json, '$.confirm.values')) >= 5"
-                    " AND json_array_length(json_extract(extra_json, '$.confirm.baseline_values')) >= 5"),
+  EXPECT_EQ(
+      One(db,
+          "SELECT count(*) FROM results WHERE run_id = 2 AND json_extract(extra_json, "
+          "'$.confirm.baseline_run') = 1"
+          " AND json_array_length(json_extract(extra_json, '$.confirm.values')) >= 5"
+          " AND json_array_length(json_extract(extra_json, '$.confirm.baseline_values')) >= 5"),
+      cases);
+  EXPECT_EQ(One(db, "SELECT count(*) FROM v_regressions WHERE run_id = 2 AND kind = 'latency'"),
             cases);
-  EXPECT_EQ(One(db, "SELECT count(*) FROM v_regressions WHERE run_id = 2 AND kind = 'latency'"), cases);
 }
 
 TEST(RunE2E, InjectNamesAreCheckedAndAFaultThatMatchedNoCallIsAWarning) {
   TempDir dir;
   const std::string db = dir.File("s.db");
-  auto mapped = RunCli({"run", "--suite", "smoke", "--filter", "^smoke/softmax$", "--inject", "softmax:slow=1.5",
-                        "--db", db, "--baseline", "none"});
+  auto mapped = RunCli({"run", "--suite", "smoke", "--filter", "^smoke/softmax$", "--inject",
+                        "softmax:slow=1.5", "--db", db, "--baseline", "none"});
   ASSERT_EQ(mapped.exit_code, 0) << mapped.out << mapped.err;
-  EXPECT_EQ(One(db, "SELECT json_extract(env_json, '$.faults') FROM runs WHERE id = 1"), "_softmax:slow=1.5");
+  EXPECT_EQ(One(db, "SELECT json_extract(env_json, '$.faults') FROM runs WHERE id = 1"),
+            "_softmax:slow=1.5");
   EXPECT_EQ(mapped.out.find("warning:"), std::string::npos) << mapped.out;
-  auto unmatched = RunCli({"run", "--suite", "smoke", "--filter", "^smoke/add\\.", "--inject", "mm:slow=2", "--db",
-                           db, "--baseline", "none", "--report", dir.File("report")});
+  auto unmatched =
+      RunCli({"run", "--suite", "smoke", "--filter", "^smoke/add\\.", "--inject", "mm:slow=2",
+              "--db", db, "--baseline", "none", "--report", dir.File("report")});
   ASSERT_EQ(unmatched.exit_code, 0) << unmatched.out << unmatched.err;
-  EXPECT_NE(unmatched.out.find("warning: injected fault on 'mm' matched no call"), std::string::npos) << unmatched.out;
-  EXPECT_NE(One(db, "SELECT note FROM runs WHERE id = 2").find("'mm' matched no call"), std::string::npos);
+  EXPECT_NE(unmatched.out.find("warning: injected fault on 'mm' matched no call"),
+            std::string::npos)
+      << unmatched.out;
+  EXPECT_NE(One(db, "SELECT note FROM runs WHERE id = 2").find("'mm' matched no call"),
+            std::string::npos);
   std::ifstream summary(dir.File("report") + "/summary.md");
   std::stringstream text;
   text << summary.rdbuf();
-  EXPECT_NE(text.str().find("**Warning:** injected fault on 'mm' matched no call"), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find("**Warning:** injected fault on 'mm' matched no call"),
+            std::string::npos)
+      << text.str();
 }
 
 TEST(RunE2E, ACaseThatGaveNoTimingInRoundOneIsLeftToTheMainPass) {

@@ -291,7 +291,8 @@ void CompareRoundValues(const CaseResult& base, const CaseResult& cand, const Th
     // Per-op wall time per round, where the rounds recorded it.
     const auto ops_of = [](const CaseResult& r) {
       std::map<std::string, std::vector<double>> ops;
-      const nlohmann::json j = r.extra.value("rounds", nlohmann::json::object()).value("op_wall_us", nlohmann::json());
+      const nlohmann::json j =
+          r.extra.value("rounds", nlohmann::json::object()).value("op_wall_us", nlohmann::json());
       if (!j.is_object()) return ops;
       for (const auto& [op, values] : j.items()) {
         if (!values.is_array()) continue;
@@ -301,7 +302,8 @@ void CompareRoundValues(const CaseResult& base, const CaseResult& cand, const Th
       }
       return ops;
     };
-    const std::map<std::string, std::vector<double>> base_ops = ops_of(base), cand_ops = ops_of(cand);
+    const std::map<std::string, std::vector<double>> base_ops = ops_of(base),
+                                                     cand_ops = ops_of(cand);
     ProcessEvidence e;
     e.interleaved = true;  // both sides are sets of processes: Mann-Whitney
     e.base_ops = &base_ops;
@@ -501,7 +503,8 @@ bool WallSuspect(const CaseResult& base, const CaseResult& cand, const Threshold
   // of 20x or more, so complete separation (p < 0.01 with 5 a side) would
   // let real 2x shifts through; the confirmation holds the false alarms.
   if (MannWhitneyU(a, b).p_value >= kSuspectAlpha) return false;
-  return std::fabs(HodgesLehmannShift(a, b, v.wall_alpha).estimate) >= std::log1p(v.wall_min_effect);
+  return std::fabs(HodgesLehmannShift(a, b, v.wall_alpha).estimate) >=
+         std::log1p(v.wall_min_effect);
 }
 
 }  // namespace harness

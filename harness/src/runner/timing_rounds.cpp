@@ -46,8 +46,10 @@ void TimingRounds::MergeInto(CaseResult* r, int planned, bool include_own) const
   for (const std::vector<OpSummary>& round : rounds.ops) {
     for (const OpSummary& o : round) op_wall[o.op].push_back(o.wall_us);
   }
-  r->extra["rounds"] = {
-      {"count", rounds.samples.size()}, {"planned", planned}, {"samples", sizes}, {"op_wall_us", op_wall}};
+  r->extra["rounds"] = {{"count", rounds.samples.size()},
+                        {"planned", planned},
+                        {"samples", sizes},
+                        {"op_wall_us", op_wall}};
 }
 
 }  // namespace harness::runner_internal
