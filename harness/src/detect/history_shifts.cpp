@@ -87,6 +87,7 @@ StatusOr<BaselineChoice> ChooseBaseline(sqlite3* db, const std::string& spec, in
   if (rc == SQLITE_DONE) return NotFound("run " + std::to_string(candidate) + " is not in the store");
   if (rc != SQLITE_ROW) return QueryError(db, rc, "reading the candidate run");
   std::string suite = cand.Text(0), started = cand.Text(1), cpu = CpuOf(cand.Text(2));
+  const std::string own_faults = FaultsOf(cand.Text(2));
   Stmt s(db,
          "SELECT b.id, b.env_json,"
          " (SELECT count(*) FROM results e WHERE e.run_id = b.id AND e.status IN ('error', "
@@ -105,7 +106,9 @@ StatusOr<BaselineChoice> ChooseBaseline(sqlite3* db, const std::string& spec, in
     const int64_t id = s.Int(0);
     const std::string faults = FaultsOf(s.Text(1));
     std::string why;
-    if (!faults.empty()) {
+    // Faults other than the candidate's own: a clean run must not be judged
+    // against a slowed one (a run with the very same faults is like for like).
+    if (!faults.empty() && faults != own_faults) {
       why = "injected faults '" + faults + "'";
     } else if (s.Int(2) > 0) {
       why = std::to_string(s.Int(2)) + " case(s) errored, crashed or timed out";
@@ -156,10 +159,12 @@ double LogSpread(const std::vector<SeriesPoint>& points) {
   return logs.size() >= 3 ? std::sqrt(Variance(logs)) : std::nan("");
 }
 
-// Whether a run's fingerprint is the baseline's (how many workers ran aside).
+// Whether a run's wall time was taken in the baseline's environment: the
+// same fingerprint but for how many workers ran aside and the emulator
+// settings that only change the cost model (profile, cores).
 bool SameEnvironment(const nlohmann::json& a, const nlohmann::json& b) {
   for (const EnvChange& e : DiffEnvironments(a, b)) {
-    if (e.component != "jobs") return false;
+    if (e.component != "jobs" && e.component != "profile" && e.component != "cores") return false;
   }
   return true;
 }
