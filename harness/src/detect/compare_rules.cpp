@@ -184,7 +184,7 @@ struct Verdict {
 // outside the history's between-run spread (prediction interval, Student t
 // with n - 1 degrees of freedom) by at least the minimum effect.
 Verdict JudgeLevels(const std::vector<double>& base_logs, const std::vector<double>& cand_logs,
-                    bool interleaved, const ThresholdValues& v) {
+                    bool interleaved, const ThresholdValues& v, bool robust = false) {
   Verdict out;
   const double effect = std::log1p(v.wall_min_effect);
   if (interleaved) {
@@ -199,7 +199,9 @@ Verdict JudgeLevels(const std::vector<double>& base_logs, const std::vector<doub
   }
   const double n = static_cast<double>(base_logs.size());
   out.shift = Median(cand_logs) - Median(base_logs);
-  const double sd = std::sqrt(Variance(base_logs));
+  // `robust`: the spread of the history as its MAD, so that one wild run
+  // (a single traced pass per run is noisy) does not hide an op's change.
+  const double sd = robust ? RobustSigma(base_logs) : std::sqrt(Variance(base_logs));
   const double scale = sd * std::sqrt(1 + 1 / n);
   out.p = scale > 0 ? 2 * (1 - StudentTCdf(std::fabs(out.shift) / scale, n - 1))
                     : (out.shift != 0 ? 0 : 1);
@@ -220,7 +222,7 @@ std::vector<std::string> BlameWallOps(const ProcessEvidence& e, const ThresholdV
     // Interleaved: processes against processes. History: the candidate's
     // value(s) as one new run against the op's earlier runs.
     if (a.size() < (e.interleaved ? 3u : 5u) || b.size() < (e.interleaved ? 3u : 1u)) continue;
-    const Verdict verdict = JudgeLevels(a, b, e.interleaved, v);
+    const Verdict verdict = JudgeLevels(a, b, e.interleaved, v, /*robust=*/true);
     if (!verdict.changed || verdict.shift <= 0) continue;
     growth.emplace_back(Median(cand_values) - Median(it->second), op);
   }
