@@ -70,6 +70,12 @@ class OpCaseKind : public harness::CaseKind {
     return c.body.contains("golden");
   }
 
+  std::string ImportedGoldenPath(const harness::SuiteSpec& suite,
+                                 const harness::CaseSpec& c) const override {
+    auto oc = ParseOpCase(suite, c);
+    return oc.ok() ? oc->imported_golden : std::string();
+  }
+
   harness::StatusOr<harness::SafetensorsFile> ComputeGolden(
       const harness::SuiteSpec& suite, const harness::CaseSpec& c,
       const harness::ExecOptions&) const override {
@@ -127,26 +133,49 @@ class OpCaseKind : public harness::CaseKind {
     r.peak_device_bytes = profile.peak_device_bytes;
     r.ops = profile.ops;
 
+    // The yardstick's outputs have the number, shapes and dtypes the device
+    // must return: a golden file that disagrees with them is the file's
+    // fault (a case error naming it), a device output that does is a failure.
     const Outputs yard = RunYardstick(*oc, *inputs);
-    if (golden->tensors.size() != device_outs.size()) {
+    const Outputs fresh = RunReferenceInDouble(*oc, *inputs);
+    const std::string hint = GoldenFixHint(*oc, suite.name);
+    if (golden->tensors.size() != yard.size()) {
       return Errored(golden_path + ": holds " + std::to_string(golden->tensors.size()) +
-                     " outputs, the op produced " + std::to_string(device_outs.size()));
+                     " tensors, the op produces " + std::to_string(yard.size()) + " outputs" +
+                     hint);
     }
     const int64_t k = oc->op->reduction_length ? oc->op->reduction_length(*inputs, oc->attrs) : 1;
-    for (size_t i = 0; i < device_outs.size(); ++i) {
+    for (size_t i = 0; i < yard.size(); ++i) {
       const std::string name = "out" + std::to_string(i);
       const at::Tensor* ref = golden->Find(name);
-      if (ref == nullptr) return Errored(golden_path + ": has no tensor '" + name + "'");
-      const harness::Status typed = CheckReferenceDtype(*ref, name, golden_path, suite.name);
+      if (ref == nullptr) return Errored(golden_path + ": has no tensor '" + name + "'" + hint);
+      const at::ScalarType expected = yard[i].scalar_type();
+      const harness::Status typed = CheckReferenceDtype(*ref, expected, name, golden_path, hint);
       if (!typed.ok()) return Errored(typed.message());
+      if (ref->sizes() != yard[i].sizes()) {
+        return Errored(golden_path + ": tensor '" + name + "' has shape " +
+                       harness::ShapeText(ref->sizes()) + ", the op produces " +
+                       harness::ShapeText(yard[i].sizes()) + hint);
+      }
+    }
+    if (device_outs.size() != yard.size()) {
+      r.status = CaseStatus::kFailed;
+      r.message = "the device returned " + std::to_string(device_outs.size()) +
+                  " outputs, the op has " + std::to_string(yard.size());
+    }
+    for (size_t i = 0; i < device_outs.size() && i < yard.size(); ++i) {
+      const std::string name = "out" + std::to_string(i);
       const at::Tensor out = device_outs[i].cpu();
-      harness::Tolerance tol = harness::DefaultTolerance(out.scalar_type(), k);
+      const at::ScalarType expected = yard[i].scalar_type();
+      harness::Tolerance tol = harness::DefaultTolerance(expected, k);
       if (!oc->tolerance.is_null()) {
         harness::Status s = harness::ApplyToleranceOverrides(oc->tolerance, "tolerance", &tol);
         if (!s.ok()) return Errored(s.message());
       }
-      const at::Tensor y = yard[i].to(out.scalar_type());
-      Accumulate(harness::CompareOutput(name, out, *ref, &y, tol), tol, &r);
+      const at::Tensor* yard_ref = i < fresh.size() ? &fresh[i] : nullptr;
+      Accumulate(
+          harness::CompareOutput(name, out, *golden->Find(name), &yard[i], tol, expected, yard_ref),
+          tol, &r);
     }
     r.extra["op"] = oc->op->name;
     r.extra["reduction_length"] = k;

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <filesystem>
 
 #include "harness/confined_path.h"
@@ -26,6 +27,28 @@ harness::StatusOr<OpInput> ParseInput(const harness::SuiteSpec& suite, const nlo
       return InvalidInput(pointer + ": a file input needs \"tensor\", the tensor's name in the file");
     }
     in.tensor = j["tensor"].get<std::string>();
+    in.pointer = pointer;
+    for (const auto& [key, value] : j.items()) {
+      const std::string where = pointer + "/" + key;
+      if (key == "file" || key == "tensor") continue;
+      if (key == "dtype" || key == "case_dtype") {
+        if (!value.is_string()) return InvalidInput(where + ": expected a dtype name");
+        auto dtype = harness::ParseDtypeName(value.get<std::string>());
+        if (!dtype.ok()) return InvalidInput(where + ": " + dtype.status().message());
+        (key == "dtype" ? in.dtype : in.case_dtype) = *dtype;
+      } else if (key == "permute") {
+        if (!value.is_array()) return InvalidInput(where + ": expected an array of dims");
+        for (const auto& d : value) {
+          if (!d.is_number_integer()) return InvalidInput(where + ": expected an array of dims");
+          in.permute.push_back(d.get<int64_t>());
+        }
+      } else {
+        return InvalidInput(where +
+                            ": a file input takes \"file\", \"tensor\", \"dtype\" and "
+                            "\"permute\"; '" +
+                            key + "' is for generated inputs");
+      }
+    }
     return in;
   }
   auto spec = harness::ParseInputSpec(j, pointer);
@@ -85,6 +108,33 @@ harness::StatusOr<OpCase> ParseOpCase(const harness::SuiteSpec& suite, const har
   return oc;
 }
 
+harness::StatusOr<at::ScalarType> FileInputDtype(const OpInput& in, at::ScalarType stored,
+                                                 int64_t rank) {
+  const std::string what = in.pointer + ": tensor '" + in.tensor + "' of " + in.file + " is " +
+                           harness::DtypeName(stored);
+  if (!in.permute.empty()) {
+    std::vector<int64_t> sorted = in.permute;
+    std::sort(sorted.begin(), sorted.end());
+    bool is_perm = static_cast<int64_t>(sorted.size()) == rank;
+    for (size_t i = 0; is_perm && i < sorted.size(); ++i) is_perm = sorted[i] == int64_t(i);
+    if (!is_perm) {
+      return InvalidInput(in.pointer + "/permute: expected a permutation of the dims of tensor '" +
+                          in.tensor + "' (rank " + std::to_string(rank) + ")");
+    }
+  }
+  const bool floating = at::isFloatingType(stored);
+  if (in.dtype.has_value()) {
+    if (*in.dtype == stored || (floating && at::isFloatingType(*in.dtype))) return *in.dtype;
+    return InvalidInput(what + ", \"dtype\" asks for " + harness::DtypeName(*in.dtype) +
+                        ": a file tensor is converted only between floating dtypes; fix the "
+                        "input's \"dtype\" or the file");
+  }
+  if (in.case_dtype.has_value() && floating && at::isFloatingType(*in.case_dtype)) {
+    return *in.case_dtype;
+  }
+  return stored;
+}
+
 harness::StatusOr<Inputs> BuildInputs(const OpCase& oc) {
   Inputs out;
   for (size_t i = 0; i < oc.inputs.size(); ++i) {
@@ -97,7 +147,18 @@ harness::StatusOr<Inputs> BuildInputs(const OpCase& oc) {
     if (!file.ok()) return file.status();
     const at::Tensor* t = file->Find(in.tensor);
     if (t == nullptr) return harness::NotFound(in.file + ": has no tensor '" + in.tensor + "'");
-    out.push_back(*t);
+    auto dtype = FileInputDtype(in, t->scalar_type(), t->dim());
+    if (!dtype.ok()) return dtype.status();
+    at::Tensor x = t->to(*dtype);
+    if (!in.permute.empty()) {
+      // The same logical tensor, stored so that permuting the storage by
+      // `permute` gives it back: a strided view, as a generated input's.
+      std::vector<int64_t> inverse(in.permute.size());
+      for (size_t d = 0; d < in.permute.size(); ++d)
+        inverse[in.permute[d]] = static_cast<int64_t>(d);
+      x = x.permute(inverse).contiguous().permute(in.permute);
+    }
+    out.push_back(x);
   }
   return out;
 }

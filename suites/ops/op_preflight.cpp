@@ -5,6 +5,7 @@
 
 #include <c10/util/Exception.h>
 
+#include "harness/compare.h"
 #include "harness/safetensors.h"
 #include "op_case.h"
 
@@ -15,10 +16,6 @@ namespace {
 // inputs in fp64, the rest as they are. Shape rules may depend on the dtype
 // (an index must be integral, a mask bool), so the probe uses these.
 at::ScalarType ReferenceDtype(at::ScalarType t) { return at::isFloatingType(t) ? at::kDouble : t; }
-
-std::string Regenerate(const std::string& suite) {
-  return "; regenerate it with 'spyre-regress golden generate --suite " + suite + "'";
-}
 
 // Ops this libtorch (1.13) has no Meta kernel for, as measured over the ops
 // suite: probing them on meta tensors throws, and every c10::Error records a
@@ -62,12 +59,14 @@ harness::StatusOr<std::vector<InputShape>> InputShapes(const OpCase& oc) {
           in.file + ": has no tensor '" + in.tensor +
           "', which the case's inputs name; fix the suite's \"tensor\" or the file");
     }
-    out.push_back({e->shape, e->dtype});
+    auto dtype = FileInputDtype(in, e->dtype, static_cast<int64_t>(e->shape.size()));
+    if (!dtype.ok()) return dtype.status();
+    out.push_back({e->shape, *dtype});
   }
   return out;
 }
 
-harness::StatusOr<std::optional<Shapes>> ExpectedOutputShapes(const OpCase& oc) {
+harness::StatusOr<std::optional<std::vector<OutputInfo>>> ExpectedOutputs(const OpCase& oc) {
   auto inputs = InputShapes(oc);
   if (!inputs.ok()) return inputs.status();
   // Meta tensors carry shapes and dtypes but no data: the op's own shape
@@ -82,54 +81,77 @@ harness::StatusOr<std::optional<Shapes>> ExpectedOutputShapes(const OpCase& oc) 
     } catch (const c10::Error&) {
       // The op rejects these inputs on the CPU too: it will say why when the
       // case runs, which is a case error, not something a golden file caused.
-      if (!meta) return std::optional<Shapes>();
+      if (!meta) return std::optional<std::vector<OutputInfo>>();
     }
   }
+  std::vector<at::ScalarType> in_dtypes;
+  for (const InputShape& in : *inputs) in_dtypes.push_back(in.dtype);
+  const std::vector<at::ScalarType> dtypes = ExpectedOutputDtypes(in_dtypes, outs);
+  std::vector<OutputInfo> info;
+  for (size_t i = 0; i < outs.size(); ++i) info.push_back({outs[i].sizes().vec(), dtypes[i]});
+  return std::optional(std::move(info));
+}
+
+harness::StatusOr<std::optional<Shapes>> ExpectedOutputShapes(const OpCase& oc) {
+  auto outs = ExpectedOutputs(oc);
+  if (!outs.ok()) return outs.status();
+  if (!outs->has_value()) return std::optional<Shapes>();
   Shapes shapes;
-  for (const at::Tensor& t : outs) shapes.push_back(t.sizes().vec());
+  for (const OutputInfo& o : **outs) shapes.push_back(o.shape);
   return std::optional(std::move(shapes));
 }
 
-harness::Status CheckReferenceDtype(const at::Tensor& ref, const std::string& name,
-                                    const std::string& path, const std::string& suite) {
-  if (ref.scalar_type() == at::kFloat || ref.scalar_type() == at::kDouble) {
-    return harness::Status::Ok();
+std::string GoldenFixHint(const OpCase& oc, const std::string& suite) {
+  if (!oc.imported_golden.empty()) {
+    return "; it is the case's imported \"golden\" file: fix or re-export it ('golden generate' "
+           "leaves imported files alone)";
   }
-  return harness::InvalidInput(path + ": tensor '" + name + "' is " +
-                               std::string(c10::toString(ref.scalar_type())) +
-                               ", a golden output is float32 or float64" + Regenerate(suite));
+  return "; regenerate it with 'spyre-regress golden generate --suite " + suite + "'";
+}
+
+harness::Status CheckReferenceDtype(const at::Tensor& ref, at::ScalarType expected,
+                                    const std::string& name, const std::string& path,
+                                    const std::string& hint) {
+  const std::string problem = harness::ReferenceDtypeProblem(ref.scalar_type(), expected);
+  if (problem.empty()) return harness::Status::Ok();
+  return harness::InvalidInput(path + ": tensor '" + name +
+                               "' cannot serve as the golden output: " + problem + hint);
 }
 
 harness::Status CheckGoldenOutputs(const OpCase& oc, const harness::SafetensorsFile& golden,
                                    const std::string& path, const std::string& suite) {
-  auto expected = ExpectedOutputShapes(oc);
+  auto expected = ExpectedOutputs(oc);
   if (!expected.ok()) return expected.status();
+  const std::string hint = GoldenFixHint(oc, suite);
   if (!expected->has_value()) {
-    // Shapes unknown until the case runs (and errors): the dtypes still are.
+    // Shapes and dtypes unknown until the case runs (and errors): a golden
+    // output is still never fp16 or bf16, less precise than any judge needs.
     for (const auto& [name, tensor] : golden.tensors) {
       if (name.rfind("out", 0) != 0) continue;
-      SPYRE_RETURN_IF_ERROR(CheckReferenceDtype(tensor, name, path, suite));
+      const at::ScalarType t = tensor.scalar_type();
+      if (t == at::kHalf || t == at::kBFloat16) {
+        return CheckReferenceDtype(tensor, at::kFloat, name, path, hint);
+      }
     }
     return harness::Status::Ok();
   }
-  const Shapes& shapes = **expected;
+  const std::vector<OutputInfo>& outs = **expected;
   const std::string produces = "the op '" + oc.op->name + "' produces " +
-                               std::to_string(shapes.size()) + " output(s) for this case's inputs";
+                               std::to_string(outs.size()) + " output(s) for this case's inputs";
   std::set<std::string> names;
-  for (size_t i = 0; i < shapes.size(); ++i) {
+  for (size_t i = 0; i < outs.size(); ++i) {
     const std::string name = "out" + std::to_string(i);
     names.insert(name);
     const at::Tensor* ref = golden.Find(name);
     if (ref == nullptr) {
-      return harness::InvalidInput(path + ": has no tensor '" + name + "'; " + produces +
-                                   Regenerate(suite));
+      return harness::InvalidInput(path + ": has no tensor '" + name + "'; " + produces + hint);
     }
-    SPYRE_RETURN_IF_ERROR(CheckReferenceDtype(*ref, name, path, suite));
-    if (ref->sizes() != at::IntArrayRef(shapes[i])) {
+    SPYRE_RETURN_IF_ERROR(CheckReferenceDtype(*ref, outs[i].dtype, name, path, hint));
+    if (ref->sizes() != at::IntArrayRef(outs[i].shape)) {
       return harness::InvalidInput(path + ": tensor '" + name + "' has shape " +
                                    harness::ShapeText(ref->sizes()) + ", the op '" + oc.op->name +
-                                   "' produces " + harness::ShapeText(shapes[i]) +
-                                   " for this case's inputs" + Regenerate(suite));
+                                   "' produces " + harness::ShapeText(outs[i].shape) +
+                                   " for this case's inputs" + hint);
     }
   }
   // The run compares output i with out<i> and counts the file's tensors: one
@@ -137,7 +159,7 @@ harness::Status CheckGoldenOutputs(const OpCase& oc, const harness::SafetensorsF
   for (const auto& [name, tensor] : golden.tensors) {
     if (names.count(name) == 0) {
       return harness::InvalidInput(path + ": holds tensor '" + name +
-                                   "', which is not an output; " + produces + Regenerate(suite));
+                                   "', which is not an output; " + produces + hint);
     }
   }
   return harness::Status::Ok();

@@ -32,7 +32,30 @@ void AddArith(const std::string& name, bool with_alpha) {
               nullptr, "at::" + name + "(a, b or scalar `other`)"});
 }
 
+// Comparisons: two tensors (broadcasting) or a tensor and the scalar
+// `other`; a bool output.
+void AddComparison(const std::string& name,
+                   at::Tensor (*tensor_fn)(const at::Tensor&, const at::Tensor&),
+                   at::Tensor (*scalar_fn)(const at::Tensor&, const at::Scalar&)) {
+  RegisterOp({name,
+              1,
+              2,
+              {{"other", AttrType::kNumber, nullptr, true}},
+              [tensor_fn, scalar_fn](const Inputs& x, const Attrs& a) {
+                if (x.size() == 2) return Outputs{tensor_fn(x[0], x[1])};
+                return Outputs{scalar_fn(x[0], at::Scalar(a["other"].get<double>()))};
+              },
+              nullptr,
+              "at::" + name + "(a, b or scalar `other`): bool"});
+}
+
 void RegisterElementwise() {
+  AddComparison(
+      "gt", [](const at::Tensor& a, const at::Tensor& b) { return at::gt(a, b); },
+      [](const at::Tensor& a, const at::Scalar& b) { return at::gt(a, b); });
+  AddComparison(
+      "eq", [](const at::Tensor& a, const at::Tensor& b) { return at::eq(a, b); },
+      [](const at::Tensor& a, const at::Scalar& b) { return at::eq(a, b); });
   AddArith("add", true);
   AddArith("sub", true);
   AddArith("mul", false);
@@ -57,7 +80,11 @@ void RegisterElementwise() {
   RegisterOp({"pow", 1, 2, {{"exponent", AttrType::kNumber, nullptr, true}},
               [](const Inputs& x, const Attrs& a) {
                 if (x.size() == 2) return Outputs{at::pow(x[0], x[1])};
-                return Outputs{at::pow(x[0], at::Scalar(a["exponent"].get<double>()))};
+                // An integer exponent stays an integer Scalar: pow of an
+                // integer tensor is then integer, as in libtorch.
+                const nlohmann::json& e = a["exponent"];
+                return Outputs{at::pow(x[0], e.is_number_integer() ? at::Scalar(e.get<int64_t>())
+                                                                   : at::Scalar(e.get<double>()))};
               },
               nullptr, "at::pow(x, exponent tensor or scalar)"});
   RegisterOp({"clamp", 1, 1,

@@ -1,4 +1,4 @@
-// Reductions and normalisations: sum, mean, amax, max, var along dims;
+// Reductions and normalisations: sum, mean, amax, max, any, var along dims;
 // softmax, log_softmax, layer_norm.
 #include "suites/op_registry.h"
 
@@ -31,14 +31,26 @@ void RegisterReductions() {
                 return Outputs{at::amax(x[0], IntList(a["dim"]), a["keepdim"].get<bool>())};
               },
               nullptr, "at::amax(x, dim, keepdim)"});
-  RegisterOp({"max", 1, 1, {{"dim", AttrType::kInt, -1}, {"keepdim", AttrType::kBool, false}},
+  RegisterOp({"max",
+              1,
+              1,
+              {{"dim", AttrType::kInt, -1}, {"keepdim", AttrType::kBool, false}},
               [](const Inputs& x, const Attrs& a) {
-                // Values only: the index of a maximum is ambiguous once two
-                // candidates round to the same DL16 value.
-                return Outputs{std::get<0>(
-                    at::max(x[0], a["dim"].get<int64_t>(), a["keepdim"].get<bool>()))};
+                auto [values, indices] =
+                    at::max(x[0], a["dim"].get<int64_t>(), a["keepdim"].get<bool>());
+                return Outputs{values, indices};
               },
-              nullptr, "values of at::max(x, dim, keepdim)"});
+              nullptr,
+              "at::max(x, dim, keepdim): values and indices (int64)"});
+  RegisterOp({"any",
+              1,
+              1,
+              {{"dim", AttrType::kInt, -1}, {"keepdim", AttrType::kBool, false}},
+              [](const Inputs& x, const Attrs& a) {
+                return Outputs{at::any(x[0], a["dim"].get<int64_t>(), a["keepdim"].get<bool>())};
+              },
+              nullptr,
+              "at::any(x, dim, keepdim): bool"});
   std::vector<AttrSpec> var_attrs = dims;
   var_attrs.push_back({"correction", AttrType::kInt, 1});
   RegisterOp({"var", 1, 1, var_attrs,
@@ -58,7 +70,9 @@ void RegisterReductions() {
                 return Outputs{at::_log_softmax(x[0], a["dim"].get<int64_t>(), false)};
               },
               RowLength, "at::_log_softmax(x, dim)"});
-  RegisterOp({"layer_norm", 1, 3,
+  RegisterOp({"layer_norm",
+              1,
+              3,
               {{"normalized_dims", AttrType::kInt, 1}, {"eps", AttrType::kNumber, 1e-5}},
               [](const Inputs& x, const Attrs& a) {
                 const int64_t k = a["normalized_dims"].get<int64_t>();
@@ -66,8 +80,9 @@ void RegisterReductions() {
                 c10::optional<at::Tensor> w, b;
                 if (x.size() > 1) w = x[1];
                 if (x.size() > 2) b = x[2];
-                return Outputs{std::get<0>(
-                    at::native_layer_norm(x[0], shape, w, b, a["eps"].get<double>()))};
+                auto [out, mean, rstd] =
+                    at::native_layer_norm(x[0], shape, w, b, a["eps"].get<double>());
+                return Outputs{out, mean, rstd};
               },
               [](const Inputs& x, const Attrs& a) {
                 const int64_t k = a["normalized_dims"].get<int64_t>();
@@ -75,7 +90,8 @@ void RegisterReductions() {
                 for (int64_t d = x[0].dim() - k; d < x[0].dim(); ++d) n *= x[0].size(d);
                 return n;
               },
-              "at::native_layer_norm(x, last normalized_dims dims, [weight], [bias], eps)"});
+              "at::native_layer_norm(x, last normalized_dims dims, [weight], [bias], eps): "
+              "out, mean, rstd"});
 }
 
 SPYRE_REGISTER_OPS(RegisterReductions);

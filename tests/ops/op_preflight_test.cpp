@@ -84,9 +84,10 @@ TEST(OpPreflightTest, ShapesOfOpsWithAndWithoutMetaKernels) {
   EXPECT_EQ(ShapesOf(MakeCase("sum", {{4, 6, 8}}, {at::kFloat}, {{"dim", {1}}, {"keepdim", true}})),
             (suites::Shapes{{4, 1, 8}}));
   // layer_norm, var and embedding have no meta kernel in libtorch 1.13 and
-  // take the CPU path on zeros; the shapes come out all the same.
+  // take the CPU path on zeros; the shapes come out all the same (layer_norm:
+  // the result, then its mean and rstd with the normalized dims kept as 1).
   EXPECT_EQ(ShapesOf(MakeCase("layer_norm", {{3, 5, 16}}, {at::kBFloat16})),
-            (suites::Shapes{{3, 5, 16}}));
+            (suites::Shapes{{3, 5, 16}, {3, 5, 1}, {3, 5, 1}}));
   EXPECT_EQ(ShapesOf(MakeCase("var", {{9, 20}}, {at::kFloat}, {{"dim", {0}}})),
             (suites::Shapes{{20}}));
   EXPECT_EQ(ShapesOf(MakeCase("embedding", {{50, 8}, {2, 3}}, {at::kHalf, at::kLong})),
@@ -144,12 +145,55 @@ TEST_F(GoldenCheckTest, AnExtraTensorIsNamed) {
       << s.message();
 }
 
-TEST_F(GoldenCheckTest, AnIntegerOutputIsNamedBeforeItsShape) {
-  const harness::Status s = Check(Golden({{"out0", at::zeros({100}, at::kInt)}}));
-  ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("tensor 'out0' is Int, a golden output is float32 or float64"),
+TEST_F(GoldenCheckTest, AWrongDtypeIsNamedBeforeItsShape) {
+  // An fp16 output needs an fp32 or fp64 reference: int and fp16 are refused.
+  for (at::ScalarType t : {at::kInt, at::kHalf, at::kLong}) {
+    const harness::Status s = Check(Golden({{"out0", at::zeros({100}, t)}}));
+    ASSERT_FALSE(s.ok()) << t;
+    EXPECT_NE(
+        s.message().find("tensor 'out0' cannot serve as the golden output: the reference is " +
+                         std::string(c10::toString(t)) + ", the output Half"),
+        std::string::npos)
+        << s.message();
+  }
+}
+
+TEST(OpPreflightTest, IntegerAndBoolOutputsNeedAGoldenOfTheirOwnDtype) {
+  // max: values (float) and indices (int64); gt: bool.
+  const suites::OpCase max = MakeCase("max", {{9, 4}}, {at::kFloat}, {{"dim", 0}});
+  auto outs = suites::ExpectedOutputs(max);
+  ASSERT_TRUE(outs.ok() && outs->has_value());
+  ASSERT_EQ((*outs)->size(), 2u);
+  EXPECT_EQ((**outs)[0].dtype, at::kFloat);
+  EXPECT_EQ((**outs)[1].dtype, at::kLong);
+  harness::SafetensorsFile f;
+  f.tensors = {{"out0", at::zeros({4})}, {"out1", at::zeros({4}, at::kLong)}};
+  EXPECT_TRUE(suites::CheckGoldenOutputs(max, f, "g.safetensors", "s").ok());
+  f.tensors[1].second = at::zeros({4});
+  const harness::Status s = suites::CheckGoldenOutputs(max, f, "g.safetensors", "s");
+  EXPECT_NE(s.message().find("tensor 'out1' cannot serve as the golden output: the reference is "
+                             "Float, the output Long"),
             std::string::npos)
       << s.message();
+  const suites::OpCase gt = MakeCase("gt", {{3}, {3}}, {at::kHalf, at::kHalf});
+  auto b = suites::ExpectedOutputs(gt);
+  ASSERT_TRUE(b.ok() && b->has_value());
+  EXPECT_EQ((**b)[0].dtype, at::kBool);
+  // A floating output takes the dtype of its floating inputs (fp16 here).
+  auto h = suites::ExpectedOutputs(MakeCase("exp", {{3}}, {at::kHalf}));
+  ASSERT_TRUE(h.ok() && h->has_value());
+  EXPECT_EQ((**h)[0].dtype, at::kHalf);
+}
+
+TEST(OpPreflightTest, AnImportedGoldenIsToldToBeFixedNotRegenerated) {
+  suites::OpCase oc = MakeCase("neg", {{7}}, {at::kFloat});
+  oc.imported_golden = "suites/theirs/neg.safetensors";
+  harness::SafetensorsFile f;
+  f.tensors = {{"out0", at::zeros({8})}};
+  const harness::Status s = suites::CheckGoldenOutputs(oc, f, oc.imported_golden, "s");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("fix or re-export it"), std::string::npos) << s.message();
+  EXPECT_EQ(s.message().find("golden generate --suite"), std::string::npos) << s.message();
 }
 
 // A file input is sized from its header; a file without the named tensor is
@@ -168,6 +212,28 @@ TEST(OpPreflightTest, FileInputsAreSizedFromTheHeaderAndAMissingTensorIsNamed) {
   EXPECT_EQ((*shapes)[0].dtype, at::kBFloat16);
   EXPECT_EQ(ShapesOf(oc), (suites::Shapes{{6, 10}}));
 
+  // A dtype converts a floating file tensor (the case's only a floating one);
+  // an integer tensor is not converted to a float.
+  oc.inputs[0].dtype = at::kHalf;
+  EXPECT_EQ((*suites::InputShapes(oc))[0].dtype, at::kHalf);
+  auto built = suites::BuildInputs(oc);
+  ASSERT_TRUE(built.ok()) << built.status().message();
+  EXPECT_EQ((*built)[0].scalar_type(), at::kHalf);
+  oc.inputs[0].dtype.reset();
+  oc.inputs[0].case_dtype = at::kFloat;
+  EXPECT_EQ((*suites::InputShapes(oc))[0].dtype, at::kFloat);
+  // permute: the same logical tensor as a strided view.
+  oc.inputs[0].permute = {1, 0};
+  built = suites::BuildInputs(oc);
+  ASSERT_TRUE(built.ok()) << built.status().message();
+  EXPECT_FALSE((*built)[0].is_contiguous());
+  EXPECT_EQ((*built)[0].sizes(), at::IntArrayRef({6, 10}));
+  oc.inputs[0].permute = {0, 1, 2};
+  auto bad_perm = suites::InputShapes(oc);
+  ASSERT_FALSE(bad_perm.ok());
+  EXPECT_NE(bad_perm.status().message().find("permute: expected a permutation"), std::string::npos);
+  oc.inputs[0].permute.clear();
+
   oc.inputs[0].tensor = "y";
   auto missing = suites::InputShapes(oc);
   ASSERT_FALSE(missing.ok());
@@ -175,6 +241,34 @@ TEST(OpPreflightTest, FileInputsAreSizedFromTheHeaderAndAMissingTensorIsNamed) {
   EXPECT_NE(missing.status().message().find(dir.File("in.safetensors") + ": has no tensor 'y'"),
             std::string::npos)
       << missing.status().message();
+}
+
+TEST(OpPreflightTest, AnIntegerFileTensorIsNeverConvertedToAFloat) {
+  TempDir dir;
+  harness::SafetensorsFile f;
+  const at::Tensor values = at::arange(12, at::kLong).reshape({3, 4});
+  f.tensors.emplace_back("idx", values);
+  ASSERT_TRUE(harness::WriteSafetensors(dir.File("in.safetensors"), f).ok());
+  suites::OpCase oc = MakeCase("neg", {{1}}, {at::kFloat});
+  oc.inputs[0].file = dir.File("in.safetensors");
+  oc.inputs[0].tensor = "idx";
+  oc.inputs[0].pointer = "/cases/0 (case 'n')/inputs/0";
+  oc.inputs[0].case_dtype = at::kHalf;  // a sweep's dtype leaves indices alone
+  EXPECT_EQ((*suites::InputShapes(oc))[0].dtype, at::kLong);
+  oc.inputs[0].dtype = at::kHalf;  // asked for explicitly: refused, naming the case
+  auto s = suites::InputShapes(oc);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().code(), harness::ErrorCode::kInvalidInput);
+  EXPECT_NE(s.status().message().find("/cases/0 (case 'n')/inputs/0: tensor 'idx'"),
+            std::string::npos)
+      << s.status().message();
+  // permute of a file tensor keeps every logical element in place.
+  oc.inputs[0].dtype.reset();
+  oc.inputs[0].permute = {1, 0};
+  auto built = suites::BuildInputs(oc);
+  ASSERT_TRUE(built.ok());
+  EXPECT_TRUE(at::equal((*built)[0], values));
+  EXPECT_EQ((*built)[0].stride(0), 1);
 }
 
 }  // namespace

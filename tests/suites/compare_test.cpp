@@ -29,15 +29,21 @@ Tolerance Loose() {
 
 TEST(CompareTest, MetricsMatchHandComputedValues) {
   // ref (3, 4), out (3, 5): err (0, 1); ||err|| = 1, ||ref|| = 5.
-  auto c = CompareOutput("out0", T({3, 5}), T({3, 4}), nullptr, Loose());
+  auto c = CompareOutput("out0", T({3, 5}).to(at::kHalf), T({3, 4}), nullptr, Loose());
   EXPECT_TRUE(c.passed) << c.message;
   EXPECT_DOUBLE_EQ(c.max_abs_err, 1.0);
   EXPECT_DOUBLE_EQ(c.max_rel_err, 0.25);
   EXPECT_DOUBLE_EQ(c.rel_l2, 0.2);
   EXPECT_DOUBLE_EQ(c.cosine, (9.0 + 20.0) / (std::sqrt(34.0) * 5.0));
-  // DL16 ULP at 4 is 2^-7, so an error of 1 is 128 ULPs.
+  // An fp16 output lives as DL16: the ULP at 4 is 2^-7, so an error of 1 is 128 ULPs.
   EXPECT_DOUBLE_EQ(c.max_ulp, 128.0);
   EXPECT_EQ(c.elements, 2);
+  // In fp32 the ULP at 4 is 2^-21; in bf16 2^-5 (coarser than DL16).
+  EXPECT_DOUBLE_EQ(
+      CompareOutput("o", T({3, 5}).to(at::kFloat), T({3, 4}), nullptr, Loose()).max_ulp,
+      std::ldexp(1.0, 21));
+  EXPECT_DOUBLE_EQ(
+      CompareOutput("o", T({3, 5}).to(at::kBFloat16), T({3, 4}), nullptr, Loose()).max_ulp, 32.0);
 }
 
 TEST(CompareTest, EdgeCasesOfEmptyAndZeroReferences) {
@@ -62,8 +68,18 @@ TEST(CompareTest, ShapeMismatchFails) {
 TEST(CompareTest, NonFiniteDisagreementNamesTheFirstIndex) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();
-  auto agree = CompareOutput("o", T({1, nan, inf}), T({1, inf, nan}), nullptr, Loose());
+  auto agree =
+      CompareOutput("o", T({1, nan, inf}).to(at::kHalf), T({1, inf, nan}), nullptr, Loose());
   EXPECT_TRUE(agree.passed) << "DL16 has one NaN/Inf code";
+  // fp32 and fp64 tell NaN, +Inf and -Inf apart.
+  for (at::ScalarType t : {at::kFloat, at::kDouble}) {
+    auto told = CompareOutput("o", T({1, nan, inf}).to(t), T({1, inf, nan}), nullptr, Loose());
+    EXPECT_EQ(told.failed, Criterion::kNonFinite) << t;
+    EXPECT_EQ(told.nonfinite_mismatches, 2) << t;
+    auto sign = CompareOutput("o", T({-inf}).to(t), T({inf}), nullptr, Loose());
+    EXPECT_EQ(sign.failed, Criterion::kNonFinite) << t;
+    EXPECT_TRUE(CompareOutput("o", T({-inf, nan}).to(t), T({-inf, nan}), nullptr, Loose()).passed);
+  }
   auto c = CompareOutput("o", T({1, 2, nan, nan}), T({1, 2, 3, nan}), nullptr, Loose());
   EXPECT_FALSE(c.passed);
   EXPECT_EQ(c.failed, Criterion::kNonFinite);
@@ -134,7 +150,7 @@ TEST(CompareTest, AggregateYardstickCatchesAUniformSmallError) {
 TEST(CompareTest, OptionalUlpAndCosineLimits) {
   Tolerance t = Loose();
   t.max_ulp = 1;
-  auto c = CompareOutput("o", T({1 + 2.0 / 512}), T({1}), nullptr, t);
+  auto c = CompareOutput("o", T({1 + 2.0 / 512}).to(at::kHalf), T({1}), nullptr, t);
   EXPECT_EQ(c.failed, Criterion::kMaxUlp);
   EXPECT_DOUBLE_EQ(c.max_ulp, 2.0);
   t = Loose();
@@ -182,7 +198,69 @@ TEST(DeviceFormatTest, AgreesWithTheEmulatorsCodecInItsReferenceMode) {
   }
 }
 
+TEST(CompareTest, IntegerAndBoolOutputsAreComparedExactly) {
+  const at::Tensor ref = at::tensor({1, 729, -3}, at::kLong);
+  auto same =
+      CompareOutput("o", ref.clone(), ref, nullptr, harness::DefaultTolerance(at::kLong, 1));
+  EXPECT_TRUE(same.passed) << same.message;
+  // 730 against 729: well inside any relative tolerance, but not equal.
+  const at::Tensor off = at::tensor({1, 730, -3}, at::kLong);
+  auto c = CompareOutput("o", off, ref, nullptr, Loose());
+  EXPECT_EQ(c.failed, Criterion::kExact);
+  EXPECT_EQ(c.first_fail_index, 1);
+  EXPECT_NE(c.message.find("expected 729, got 730"), std::string::npos) << c.message;
+  // int64 beyond 2^53 is compared as int64, not through double.
+  const int64_t big = (int64_t{1} << 60) + 1;
+  auto wide = CompareOutput("o", at::tensor({big}, at::kLong), at::tensor({big - 1}, at::kLong),
+                            nullptr, Loose());
+  EXPECT_EQ(wide.failed, Criterion::kExact);
+  const at::Tensor mask = at::tensor({1, 0, 1}, at::kLong).to(at::kBool);
+  EXPECT_TRUE(CompareOutput("o", mask.clone(), mask, nullptr, Loose()).passed);
+  EXPECT_EQ(CompareOutput("o", mask.logical_not(), mask, nullptr, Loose()).failed,
+            Criterion::kExact);
+}
+
+TEST(CompareTest, DtypesOfTheOutputAndTheReferenceAreChecked) {
+  const at::Tensor ref = at::tensor({1, 2, 3}, at::kLong);
+  // An op returning float where int64 is expected fails on its dtype.
+  auto c = CompareOutput("o", ref.to(at::kFloat), ref, nullptr, Loose(), at::kLong);
+  EXPECT_EQ(c.failed, Criterion::kDtype);
+  EXPECT_NE(c.message.find("expected Long"), std::string::npos) << c.message;
+  // A reference that cannot serve the output: float for int64, int64 or
+  // fp16 for a floating output, fp32 for an fp64 output.
+  EXPECT_EQ(CompareOutput("o", ref, ref.to(at::kFloat), nullptr, Loose()).failed,
+            Criterion::kDtype);
+  EXPECT_EQ(CompareOutput("o", ref.to(at::kFloat), ref, nullptr, Loose()).failed,
+            Criterion::kDtype);
+  EXPECT_EQ(CompareOutput("o", ref.to(at::kHalf), ref.to(at::kHalf), nullptr, Loose()).failed,
+            Criterion::kDtype);
+  EXPECT_EQ(CompareOutput("o", ref.to(at::kDouble), ref.to(at::kFloat), nullptr, Loose()).failed,
+            Criterion::kDtype);
+  EXPECT_TRUE(CompareOutput("o", ref.to(at::kHalf), ref.to(at::kFloat), nullptr, Loose()).passed);
+  EXPECT_EQ(harness::ReferenceDtypeProblem(at::kDouble, at::kFloat), "");
+}
+
+TEST(CompareTest, AWrongGoldenCannotWidenItsOwnBound) {
+  // The yardstick is right and so is the device; the golden value is off by
+  // 1e-3 relative. Measured against the golden, the yardstick's "error"
+  // would let the device be 3e-3 off; measured against the fresh reference
+  // it is zero, and the golden fails.
+  const at::Tensor truth = T({1, 2, 3, 4}).to(at::kFloat);
+  const at::Tensor golden = T({1, 2 * (1 + 1e-3), 3, 4}).to(at::kFloat);
+  const Tolerance t = harness::DefaultTolerance(at::kFloat, 1);
+  auto judged_by_golden = CompareOutput("o", truth, golden, &truth, t, at::kFloat);
+  EXPECT_TRUE(judged_by_golden.passed) << "the bound follows the golden without cpu_ref";
+  const at::Tensor fresh = truth.to(at::kDouble);
+  auto c = CompareOutput("o", truth, golden, &truth, t, at::kFloat, &fresh);
+  EXPECT_EQ(c.failed, Criterion::kElementBound);
+  EXPECT_EQ(c.first_fail_index, 1);
+  EXPECT_EQ(c.cpu_rel_l2, 0.0);
+}
+
 TEST(ToleranceTest, DefaultsFollowTheDeviceFormatAndGrowWithTheReduction) {
+  const Tolerance f32 = harness::DefaultTolerance(at::kFloat, 1);
+  EXPECT_EQ(f32.rtol, 8 * std::ldexp(1.0, -23));
+  EXPECT_EQ(harness::DefaultTolerance(at::kLong, 1).yardstick, false);
   const Tolerance f16 = harness::DefaultTolerance(at::kHalf, 1);
   EXPECT_EQ(f16.rtol, 1.0 / 512);
   EXPECT_EQ(harness::DefaultTolerance(at::kBFloat16, 1).rtol, 1.0 / 128);

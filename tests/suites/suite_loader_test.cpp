@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/execute.h"
+#include "harness/generator.h"
 #include "harness/safetensors.h"
 #include "harness/suite.h"
 #include "support/temp_dir.h"
@@ -147,6 +148,39 @@ TEST(SuiteLoaderTest, FilesStayInsideTheSuitesDirectory) {
   EXPECT_NE(e.find("leads outside the suites directory"), std::string::npos) << e;
   e = LoadError(dir, with_file("data/none.safetensors"));
   EXPECT_NE(e.find("does not exist"), std::string::npos) << e;
+}
+
+// A sweep's dtypes reach file inputs too: the case named .f16 runs its
+// floating file tensor in fp16 (and its integer one as stored); a member a
+// file input cannot honour is a load error naming the case.
+TEST(SuiteLoaderTest, FileInputsTakeTheSweepsDtypeAndRefuseWhatTheyCannotHonour) {
+  TempDir dir;
+  harness::SafetensorsFile f;
+  f.tensors.emplace_back("x", at::ones({2, 3}, at::kFloat));
+  f.tensors.emplace_back("i", at::zeros({2}, at::kLong));
+  ASSERT_TRUE(harness::WriteSafetensors(dir.File("data/x.safetensors"), f).ok());
+  WriteFile(dir.File("t.json"), Suite(R"({"id": "a", "op": "index_select",
+    "inputs": [{"file": "data/x.safetensors", "tensor": "x"}, {"file": "data/x.safetensors", "tensor": "i"}],
+    "sweep": {"dtypes": ["float16", "float32"]}})"));
+  auto suite = harness::LoadSuite(dir.path(), "t");
+  ASSERT_TRUE(suite.ok()) << suite.status().message();
+  ASSERT_EQ(suite->cases.size(), 2u);
+  EXPECT_EQ(suite->cases[0].id, "a.f16");
+  const harness::CaseKind* kind = harness::FindCaseKind("op");
+  ASSERT_NE(kind, nullptr);
+  harness::ExecOptions o;
+  o.warmup = 0;
+  o.repeat = 1;
+  o.golden_dir = dir.File("golden");
+  auto golden = kind->ComputeGolden(*suite, suite->cases[0], o);
+  ASSERT_TRUE(golden.ok()) << golden.status().message();
+  // The digests name each input's dtype: fp16 for x, int64 for the indices.
+  const std::string digests = golden->metadata["input_digests"];
+  EXPECT_EQ(digests, "[\"" + harness::TensorDigest(at::ones({2, 3}, at::kHalf)) + "\",\"" +
+                         harness::TensorDigest(at::zeros({2}, at::kLong)) + "\"]");
+  const std::string e = LoadError(dir, Suite(R"({"id": "a", "op": "relu",
+    "inputs": [{"file": "data/x.safetensors", "tensor": "x", "scale": 2}]})"));
+  EXPECT_NE(e.find("(case 'a')/inputs/0/scale: a file input takes"), std::string::npos) << e;
 }
 
 TEST(SuiteLoaderTest, MissingImportedGoldenIsALoadError) {

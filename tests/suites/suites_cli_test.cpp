@@ -177,6 +177,71 @@ GoldenBytes SplitGolden(const std::string& bytes) {
   return g;
 }
 
+// A safetensors file with one zero-filled tensor `name` of `dtype` ("F32",
+// "I64", ...) and `shape`, written by hand as another framework would.
+std::string Safetensors(const std::string& name, const std::string& dtype,
+                        const std::vector<int64_t>& shape, size_t element_size) {
+  size_t n = 1;
+  for (int64_t d : shape) n *= static_cast<size_t>(d);
+  nlohmann::json h = {{name, {{"dtype", dtype}, {"shape", shape}, {"data_offsets", {0, n * element_size}}}}};
+  std::string header = h.dump();
+  while (header.size() % 8 != 0) header += ' ';
+  std::string out(8, '\0');
+  const uint64_t len = header.size();
+  std::memcpy(out.data(), &len, 8);
+  return out + header + std::string(n * element_size, '\0');
+}
+
+// An imported golden file gets the run's preflight and verify's structural
+// check: valid is "(valid)" and runs; a wrong shape, a wrong dtype or a
+// truncated file is one line, exit 2, naming the file, before anything runs.
+TEST(SuitesCliTest, ImportedGoldenFilesAreCheckedByRunAndVerify) {
+  TempDir dir;
+  fs::create_directories(dir.File("suites/imported"));
+  const std::string suites = dir.File("suites");
+  const std::string input = R"("inputs": [{"shape": [3, 4], "dtype": "float32"}])";
+  // The values another framework would have produced: ours, generated once.
+  WriteFile(dir.File("suites/t.json"), R"({"name": "t", "cases": [{"id": "a", "op": "neg", )" + input + "}]}");
+  auto r = RunCli({"golden", "generate", "--suite", "t", "--suites", suites, "--golden", dir.File("g")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string good = spyre_test::ReadFile(dir.File("g/t/a.safetensors"));
+  WriteFile(dir.File("suites/t.json"), R"({"name": "t", "cases": [{"id": "a", "op": "neg", )" + input +
+                                           R"(, "golden": "imported/a.safetensors"}]})");
+  const std::string file = dir.File("suites/imported/a.safetensors");
+  WriteFile(file, good);
+  r = RunCli({"golden", "verify", "--suite", "t", "--suites", suites, "--golden", dir.File("g")});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("imported  a  (valid) " + file), std::string::npos) << r.out;
+  r = RunCli({"run", "--suite", "t", "--suites", suites, "--golden", dir.File("g"), "--db", dir.File("ok.db")});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+
+  const std::vector<std::pair<std::string, std::string>> broken = {
+      {Safetensors("out0", "F32", {4, 3}, 4), "has shape [4, 3], the op 'neg' produces [3, 4]"},
+      {Safetensors("out0", "I64", {3, 4}, 8), "the reference is Long, the output Float"},
+      {Safetensors("out0", "F16", {3, 4}, 2), "the reference is Half, the output Float"},
+      {Safetensors("out1", "F32", {3, 4}, 4), "has no tensor 'out0'"},
+      {good.substr(0, good.size() - 5), file},
+  };
+  for (const auto& [bytes, needle] : broken) {
+    WriteFile(file, bytes);
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"golden", "verify", "--suite", "t"},
+          std::vector<std::string>{"run", "--suite", "t", "--db", dir.File("bad.db")}}) {
+      std::vector<std::string> full = args;
+      for (const char* a : {"--suites", "--golden"}) {
+        full.push_back(a);
+        full.push_back(a == std::string("--suites") ? suites : dir.File("g"));
+      }
+      auto b = RunCli(full);
+      EXPECT_EQ(b.exit_code, 2) << args[0] << ": " << b.out << b.err;
+      EXPECT_EQ(spyre_test::LineCount(b.err), 1) << b.err;
+      EXPECT_NE(b.err.find(file), std::string::npos) << b.err;
+      EXPECT_NE(b.err.find(needle), std::string::npos) << needle << " in " << b.err;
+    }
+    EXPECT_FALSE(fs::exists(dir.File("bad.db"))) << "a broken golden file must stop the run first";
+  }
+}
+
 TEST(SuitesCliTest, GenerateReproducesTheCommittedFilesBitForBit) {
   TempDir tmp;
   auto r = RunCli({"golden", "generate", "--suite", "smoke", "--suites", kSuites, "--golden", tmp.path()});

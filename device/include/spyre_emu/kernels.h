@@ -16,8 +16,9 @@
 // result over every DL16 input).
 //
 // Results never depend on the emulated core count: it changes modeled time
-// only (cost_model.h). Reductions have a canonical order (fixed 8-lane
-// accumulation over fixed 4096-element chunks, summed in chunk order) and
+// only (cost_model.h). Reductions have a canonical order (8-lane
+// accumulation over 128-element blocks, block sums combined pairwise within
+// fixed 4096-element chunks, chunks summed in order) and
 // parallelism only splits independent outputs, so they do not depend on the
 // host thread count either. Matmul is one BLAS sgemm per block of output rows
 // (the block depends on the shape only) over the whole K: its last bits follow

@@ -44,6 +44,10 @@ class CaseKind {
   // True when the case names an imported golden file (produced elsewhere),
   // which `golden generate` never overwrites.
   virtual bool UsesImportedGolden(const CaseSpec& c) const;
+  // The resolved path of that imported file ("" when there is none). The
+  // run's preflight and `golden verify` check it with CheckGolden, as they
+  // check a generated one.
+  virtual std::string ImportedGoldenPath(const SuiteSpec& suite, const CaseSpec& c) const;
   // False for kinds that compare with no golden outputs (e.g. "timing",
   // which checks modeled figures against published ones); `golden generate`
   // and `verify` pass over them.

@@ -68,7 +68,9 @@ struct CaseDrift {
   int64_t first_index = -1;
 };
 // Recomputes every case and compares with its stored golden file. A missing
-// or unreadable golden file is an error (NotFound / InvalidInput).
+// or unreadable golden file is an error (NotFound / InvalidInput), and so is
+// an imported file that cannot serve its case (CaseKind::CheckGolden); a
+// valid imported file is reported as kImported with detail "(valid) ...".
 StatusOr<std::vector<CaseDrift>> VerifyGolden(const SuiteSpec& suite, const ExecOptions& options);
 
 nlohmann::json ToJson(const CaseDrift& d);

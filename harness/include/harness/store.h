@@ -134,6 +134,7 @@ class Store {
  private:
   Store(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
   Status Migrate();
+  Status SwitchToWal(int busy_timeout_ms);
   Status Exec(const char* sql, const char* doing);
   Status Error(int rc, const std::string& doing);
   // A statement prepared once per store and reused (the per-result inserts);

@@ -38,45 +38,125 @@ const char* CriterionName(Criterion c) {
     case Criterion::kYardstickRelL2: return "yardstick_rel_l2";
     case Criterion::kMaxUlp: return "max_ulp";
     case Criterion::kMinCosine: return "min_cosine";
+    case Criterion::kDtype: return "dtype";
+    case Criterion::kExact: return "exact";
   }
   return "none";
 }
 
+std::string ReferenceDtypeProblem(at::ScalarType ref, at::ScalarType out) {
+  const std::string r = c10::toString(ref), o = c10::toString(out);
+  if (FormatKindOf(out) == FormatKind::kExact) {
+    if (ref == out) return "";
+    return "the reference is " + r + ", the output " + o +
+           " (compared exactly, so of the same dtype)";
+  }
+  if (ref == at::kDouble || (ref == at::kFloat && out != at::kDouble)) return "";
+  return "the reference is " + r + ", the output " + o +
+         " (a floating reference is float32 or float64, at least as precise as the output)";
+}
+
+double ElementBound(const Tolerance& t, double ref_rms, double ref, const double* cpu_error) {
+  double bound = t.atol_abs + t.atol_rms * ref_rms + t.rtol * std::fabs(ref);
+  if (cpu_error != nullptr) bound += t.m * *cpu_error;
+  return bound;
+}
+
+namespace {
+
+// NaN, +Inf and -Inf are told apart in IEEE formats; DL16 has one code.
+enum class ValueClass { kFinite, kNan, kPosInf, kNegInf };
+ValueClass ClassOf(double v, bool ieee) {
+  if (std::isfinite(v)) return ValueClass::kFinite;
+  if (!ieee) return ValueClass::kNan;
+  if (std::isnan(v)) return ValueClass::kNan;
+  return v > 0 ? ValueClass::kPosInf : ValueClass::kNegInf;
+}
+
+// Integer and bool outputs: every value equal, compared as int64.
+void CompareExact(const at::Tensor& out, const at::Tensor& ref, OutputComparison* c) {
+  const at::Tensor o_t = out.detach().cpu().to(at::kLong).contiguous().reshape({-1});
+  const at::Tensor r_t = ref.detach().cpu().to(at::kLong).contiguous().reshape({-1});
+  const int64_t* o = o_t.data_ptr<int64_t>();
+  const int64_t* r = r_t.data_ptr<int64_t>();
+  int64_t differ = 0, first = -1;
+  for (int64_t i = 0; i < c->elements; ++i) {
+    if (o[i] == r[i]) continue;
+    if (differ++ == 0) first = i;
+  }
+  c->fraction_outside =
+      c->elements > 0 ? static_cast<double>(differ) / static_cast<double>(c->elements) : 0;
+  if (differ > 0) {
+    Fail(c, Criterion::kExact, first,
+         std::to_string(differ) + " of " + std::to_string(c->elements) +
+             " values differ (compared exactly); first at index " + std::to_string(first) +
+             ": expected " + std::to_string(r[first]) + ", got " + std::to_string(o[first]));
+  }
+}
+
+}  // namespace
+
 OutputComparison CompareOutput(const std::string& name, const at::Tensor& out,
-                               const at::Tensor& ref, const at::Tensor* cpu, const Tolerance& t) {
+                               const at::Tensor& ref, const at::Tensor* cpu, const Tolerance& t,
+                               c10::optional<at::ScalarType> expected, const at::Tensor* cpu_ref) {
   OutputComparison c;
   c.output = name;
+  const at::ScalarType odt = out.scalar_type();
+  if (expected.has_value() && odt != *expected) {
+    Fail(&c, Criterion::kDtype, -1,
+         std::string("dtype ") + c10::toString(odt) + ", expected " + c10::toString(*expected));
+    return c;
+  }
+  const std::string ref_problem = ReferenceDtypeProblem(ref.scalar_type(), odt);
+  if (!ref_problem.empty()) {
+    Fail(&c, Criterion::kDtype, -1, ref_problem);
+    return c;
+  }
   if (out.sizes() != ref.sizes()) {
     std::ostringstream ss;
     ss << "shape " << out.sizes() << " differs from the reference's " << ref.sizes();
     Fail(&c, Criterion::kShape, -1, ss.str());
     return c;
   }
+  const FormatKind kind = FormatKindOf(odt);
+  const bool ieee = kind != FormatKind::kDl16;
   const at::Tensor o_t = AsFlatDouble(out), r_t = AsFlatDouble(ref);
   // What the reference becomes on the device decides where a non-finite
   // value is expected: fp16/bf16 live as DL16 (beyond +-8.57e9 is its NaN/Inf
-  // code), then the output dtype (a golden 7e4 is Inf in fp16).
-  const at::ScalarType odt = out.scalar_type();
-  const bool dl16 = odt == at::kHalf || odt == at::kBFloat16;
-  const at::Tensor e_t = AsFlatDouble((dl16 ? RoundThroughDl16(ref) : ref).to(odt));
+  // code), then the output dtype (a golden 7e4 is Inf in fp16, 1e39 in fp32).
+  const at::Tensor e_t =
+      kind == FormatKind::kExact ? r_t : AsFlatDouble((ieee ? ref : RoundThroughDl16(ref)).to(odt));
   const at::Tensor y_t = cpu != nullptr ? AsFlatDouble(*cpu) : at::Tensor();
+  const at::Tensor yr_t = cpu_ref != nullptr ? AsFlatDouble(*cpu_ref) : r_t;
   const double* o = o_t.data_ptr<double>();
   const double* r = r_t.data_ptr<double>();
   const double* e = e_t.data_ptr<double>();
   const double* y = cpu != nullptr ? y_t.data_ptr<double>() : nullptr;
   const int64_t n = o_t.numel();
   c.elements = n;
+  // A yardstick (or its reference) of another size is no use.
+  if (y != nullptr && (y_t.numel() != n || yr_t.numel() != n)) y = nullptr;
+  const double* yr = y != nullptr ? yr_t.data_ptr<double>() : nullptr;
+  // The yardstick's error at element i: what it adds to the bound.
+  std::vector<double> width(y != nullptr ? static_cast<size_t>(n) : 0, 0.0);
+  double yr2 = 0;
+  for (size_t i = 0; i < width.size(); ++i) {
+    if (std::isfinite(y[i]) && std::isfinite(yr[i])) {
+      width[i] = std::fabs(y[i] - yr[i]);
+      yr2 += yr[i] * yr[i];
+    }
+  }
 
   // Pass 1: non-finite agreement and the sums behind the aggregate metrics.
   double err2 = 0, ref2 = 0, out2 = 0, dot = 0, cpu_err2 = 0, cpu_max = 0;
   int64_t finite = 0, first_mismatch = -1;
   for (int64_t i = 0; i < n; ++i) {
-    const bool of = std::isfinite(o[i]), ef = std::isfinite(e[i]);
-    if (of != ef) {
+    const ValueClass oc = ClassOf(o[i], ieee), ec = ClassOf(e[i], ieee);
+    if (oc != ec) {
       if (c.nonfinite_mismatches++ == 0) first_mismatch = i;
       continue;
     }
-    if (!of || !std::isfinite(r[i])) continue;
+    if (oc != ValueClass::kFinite || !std::isfinite(r[i])) continue;
     ++finite;
     const double d = o[i] - r[i];
     err2 += d * d;
@@ -84,11 +164,10 @@ OutputComparison CompareOutput(const std::string& name, const at::Tensor& out,
     out2 += o[i] * o[i];
     dot += o[i] * r[i];
     c.max_abs_err = std::max(c.max_abs_err, std::fabs(d));
-    c.max_ulp = std::max(c.max_ulp, std::fabs(d) / Dl16Ulp(r[i]));
-    if (y != nullptr && std::isfinite(y[i])) {
-      const double dy = y[i] - r[i];
-      cpu_err2 += dy * dy;
-      cpu_max = std::max(cpu_max, std::fabs(dy));
+    c.max_ulp = std::max(c.max_ulp, std::fabs(d) / FormatUlp(r[i], odt));
+    if (y != nullptr) {
+      cpu_err2 += width[i] * width[i];
+      cpu_max = std::max(cpu_max, width[i]);
     }
   }
   c.ref_rms = finite > 0 ? std::sqrt(ref2 / static_cast<double>(finite)) : 0.0;
@@ -97,8 +176,13 @@ OutputComparison CompareOutput(const std::string& name, const at::Tensor& out,
              : (out2 == 0 || ref2 == 0) ? 0.0
                                         : dot / std::sqrt(out2 * ref2);
   if (y != nullptr) {
-    c.cpu_rel_l2 = ref2 > 0 ? std::sqrt(cpu_err2 / ref2) : std::sqrt(cpu_err2);
+    const double base2 = cpu_ref != nullptr ? yr2 : ref2;
+    c.cpu_rel_l2 = base2 > 0 ? std::sqrt(cpu_err2 / base2) : std::sqrt(cpu_err2);
     c.cpu_max_abs_err = cpu_max;
+  }
+  if (kind == FormatKind::kExact) {
+    CompareExact(out, ref, &c);
+    return c;
   }
   if (c.nonfinite_mismatches > 0) {
     Fail(&c, Criterion::kNonFinite, first_mismatch,
@@ -108,7 +192,6 @@ OutputComparison CompareOutput(const std::string& name, const at::Tensor& out,
   }
 
   // Pass 2: the element bound, with the yardstick's own error at the element.
-  const double atol = t.atol_abs + t.atol_rms * c.ref_rms;
   const double rel_floor = c.ref_rms / 512;
   const bool use_y = y != nullptr && t.yardstick;
   int64_t outside = 0, first_outside = -1;
@@ -118,21 +201,20 @@ OutputComparison CompareOutput(const std::string& name, const at::Tensor& out,
     if (std::fabs(r[i]) >= rel_floor && r[i] != 0) {
       c.max_rel_err = std::max(c.max_rel_err, d / std::fabs(r[i]));
     }
-    double bound = atol + t.rtol * std::fabs(r[i]);
-    if (use_y && std::isfinite(y[i])) bound += t.m * std::fabs(y[i] - r[i]);
-    if (d > bound) {
+    if (d > ElementBound(t, c.ref_rms, r[i], use_y ? &width[i] : nullptr)) {
       if (outside++ == 0) first_outside = i;
     }
   }
   c.fraction_outside = finite > 0 ? static_cast<double>(outside) / static_cast<double>(finite) : 0;
   if (c.fraction_outside > t.max_fraction_outside) {
     const int64_t i = first_outside;
-    Fail(&c, Criterion::kElementBound,
-         i, std::to_string(outside) + " of " + std::to_string(finite) +
-                " elements outside atol + rtol*|ref| + m*|cpu-ref|; first at index " +
-                std::to_string(i) + ": ref " + Num(r[i]) + ", got " + Num(o[i]) + ", error " +
-                Num(std::fabs(o[i] - r[i])) + " (" + Num(std::fabs(o[i] - r[i]) / Dl16Ulp(r[i])) +
-                " DL16 ULPs)");
+    Fail(&c, Criterion::kElementBound, i,
+         std::to_string(outside) + " of " + std::to_string(finite) +
+             " elements outside atol + rtol*|ref| + m*|cpu-ref|; first at index " +
+             std::to_string(i) + ": ref " + Num(r[i]) + ", got " + Num(o[i]) + ", error " +
+             Num(std::fabs(o[i] - r[i])) + " (" +
+             Num(std::fabs(o[i] - r[i]) / FormatUlp(r[i], odt)) + " " + FormatName(odt) +
+             " ULPs), bound " + Num(ElementBound(t, c.ref_rms, r[i], use_y ? &width[i] : nullptr)));
   }
   if (use_y) {
     const double limit = t.m * c.cpu_rel_l2 + t.floor;
@@ -145,7 +227,7 @@ OutputComparison CompareOutput(const std::string& name, const at::Tensor& out,
   }
   if (c.max_ulp > t.max_ulp) {
     Fail(&c, Criterion::kMaxUlp, -1,
-         "max error " + Num(c.max_ulp) + " DL16 ULPs > limit " + Num(t.max_ulp));
+         "max error " + Num(c.max_ulp) + " " + FormatName(odt) + " ULPs > limit " + Num(t.max_ulp));
   }
   if (c.cosine < t.min_cosine) {
     Fail(&c, Criterion::kMinCosine, -1,
@@ -170,7 +252,8 @@ std::vector<Metric> OutputComparison::Metrics(const Tolerance& t) const {
       row("max_ulp", max_ulp, ulp_limit, Criterion::kMaxUlp),
       row("nonfinite_mismatches", static_cast<double>(nonfinite_mismatches), 0,
           Criterion::kNonFinite),
-      row("fraction_outside", fraction_outside, t.max_fraction_outside, Criterion::kElementBound),
+      Metric{output, "fraction_outside", fraction_outside, t.max_fraction_outside,
+             !passed && (failed == Criterion::kElementBound || failed == Criterion::kExact)},
       row("cpu_rel_l2", cpu_rel_l2, nan, Criterion::kNone),
       row("cpu_max_abs_err", cpu_max_abs_err, nan, Criterion::kNone),
   };

@@ -1,5 +1,6 @@
 #include "harness/device_format.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -47,9 +48,58 @@ double Dl16Ulp(double x) {
   return std::ldexp(1.0, e - 1 - 9);
 }
 
+FormatKind FormatKindOf(at::ScalarType dtype) {
+  if (dtype == at::kHalf || dtype == at::kBFloat16) return FormatKind::kDl16;
+  if (at::isFloatingType(dtype)) return FormatKind::kIeee;
+  return FormatKind::kExact;
+}
+
+const char* FormatName(at::ScalarType dtype) {
+  switch (dtype) {
+    case at::kHalf:
+      return "DL16";
+    case at::kBFloat16:
+      return "bf16";
+    case at::kFloat:
+      return "fp32";
+    case at::kDouble:
+      return "fp64";
+    default:
+      return "exact";
+  }
+}
+
+double FormatUlp(double x, at::ScalarType dtype) {
+  const double a = std::fabs(x);
+  int e = -100000;                                   // zero, NaN, Inf: the smallest spacing
+  if (a > 0 && std::isfinite(a)) std::frexp(a, &e);  // a = m * 2^e, m in [0.5, 1)
+  switch (dtype) {
+    case at::kHalf:
+      return Dl16Ulp(x);
+    case at::kBFloat16:
+      return std::max(Dl16Ulp(x), std::ldexp(1.0, std::max(e, -125) - 1 - 7));
+    case at::kFloat:
+      return std::ldexp(1.0, std::max(e, -125) - 1 - 23);
+    case at::kDouble:
+      return std::ldexp(1.0, std::max(e, -1021) - 1 - 52);
+    default:
+      return 1.0;
+  }
+}
+
 double DeviceRelativeSpacing(at::ScalarType dtype) {
-  if (dtype == at::kBFloat16) return 1.0 / 128;
-  return kDl16Spacing;
+  switch (dtype) {
+    case at::kHalf:
+      return kDl16Spacing;
+    case at::kBFloat16:
+      return 1.0 / 128;
+    case at::kFloat:
+      return std::ldexp(1.0, -23);
+    case at::kDouble:
+      return std::ldexp(1.0, -52);
+    default:
+      return 0.0;
+  }
 }
 
 }  // namespace harness

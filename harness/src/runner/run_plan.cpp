@@ -60,7 +60,7 @@ Status CheckEmulatorSettings(RunRequest& r) {
 // files), since a golden file cannot be regenerated from broken ones; then
 // the golden file: there, readable, written for that case and holding what
 // its kind expects (CaseKind::CheckGolden: dtypes, and for op cases the
-// number and shapes of the outputs).
+// number and shapes of the outputs), imported or generated.
 Status CheckCaseFiles(const RunPlan& plan) {
   std::map<std::pair<std::string, std::string>, std::pair<const SuiteSpec*, const CaseSpec*>> cases;
   for (const SuiteSpec& s : plan.suites) {
@@ -71,11 +71,16 @@ Status CheckCaseFiles(const RunPlan& plan) {
     const CaseKind* kind = FindCaseKind(c->kind);
     if (kind == nullptr) continue;  // the worker reports an unknown kind
     SPYRE_RETURN_IF_ERROR(kind->CheckFiles(*suite, *c));
-    if (!kind->HasGolden(*c) || kind->UsesImportedGolden(*c)) continue;
-    const std::string path = GoldenPath(plan.request.golden_dir, suite->name, c->id);
+    if (!kind->HasGolden(*c)) continue;
+    // An imported file (produced elsewhere) gets the same checks, except
+    // the suite and case it was written for: another tool's metadata.
+    const bool imported = kind->UsesImportedGolden(*c);
+    const std::string path = imported ? kind->ImportedGoldenPath(*suite, *c)
+                                      : GoldenPath(plan.request.golden_dir, suite->name, c->id);
     StatusOr<SafetensorsFile> golden = LoadGolden(path, *suite, *c);
     if (!golden.ok()) return golden.status();
     for (const auto& [key, want] : {std::pair{"suite", suite->name}, std::pair{"case", c->id}}) {
+      if (imported) break;
       auto it = golden->metadata.find(key);
       if (it != golden->metadata.end() && it->second != want) {
         return InvalidInput(path + ": written for " + key + " '" + it->second + "', not '" + want +

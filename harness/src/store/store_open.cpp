@@ -2,6 +2,10 @@
 // before anything is written, and forward migrations.
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
 #include "harness/store.h"
 #include "store/schema.h"
 #include "store/sql.h"
@@ -46,7 +50,7 @@ StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path, Mode mode,
     return s;
   }
   if (write) {
-    SPYRE_RETURN_IF_ERROR(store->Exec("PRAGMA journal_mode=WAL", "switching it to WAL"));
+    SPYRE_RETURN_IF_ERROR(store->SwitchToWal(busy_timeout_ms));
     SPYRE_RETURN_IF_ERROR(store->Exec("PRAGMA synchronous=NORMAL", "setting synchronous"));
   }
   SPYRE_RETURN_IF_ERROR(store->Exec("PRAGMA foreign_keys=ON", "enabling foreign keys"));
@@ -89,6 +93,32 @@ Status Store::Exec(const char* sql, const char* doing) {
   return Status::Ok();
 }
 
+// Switching a store to WAL needs the only lock on the file, and SQLite
+// answers SQLITE_BUSY at once, without the busy handler, while another
+// connection holds any lock: eight `run`s started together on a new store
+// saw it (one in 160). The switch is retried here, with growing pauses, for
+// as long as a busy store is waited for elsewhere.
+Status Store::SwitchToWal(int busy_timeout_ms) {
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(busy_timeout_ms);
+  std::chrono::milliseconds pause(1);
+  for (;;) {
+    Stmt wal(db_, "PRAGMA journal_mode=WAL");
+    const int rc = wal.Step();
+    // The pragma answers with the mode in force; one it could not change
+    // is answered with the old mode rather than an error.
+    if (rc == SQLITE_ROW && wal.Text(0) == "wal") return Status::Ok();
+    const bool busy = rc == SQLITE_ROW || (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED;
+    if (busy && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(pause);
+      pause = std::min(pause * 2, std::chrono::milliseconds(50));
+      continue;
+    }
+    if (rc != SQLITE_ROW) return Error(rc, "switching it to WAL");
+    return IoError("store '" + path_ + "' stays in journal mode '" + wal.Text(0) +
+                   "': SQLite could not switch it to WAL; put --db on a local file system");
+  }
+}
 Status Store::Error(int rc, const std::string& doing) { return SqlStatus(db_, rc, path_, doing); }
 
 StatusOr<int> Store::SchemaVersion() {

@@ -22,11 +22,14 @@ Status CheckShape(const nlohmann::json& shape, const std::string& pointer) {
   return Status::Ok();
 }
 
-// Sets the dtype of every generated input that does not name its own.
+// Sets the dtype of every generated input that does not name its own. A
+// file input gets it as "case_dtype": its floating tensor is converted to it,
+// while an integer or bool tensor (indices, masks) keeps its own dtype.
 void ApplyDtype(nlohmann::json* c, const nlohmann::json& dtype) {
   if (!c->contains("inputs") || !(*c)["inputs"].is_array()) return;
   for (auto& in : (*c)["inputs"]) {
-    if (in.is_object() && !in.contains("dtype") && !in.contains("file")) in["dtype"] = dtype;
+    if (!in.is_object() || in.contains("dtype")) continue;
+    in[in.contains("file") ? "case_dtype" : "dtype"] = dtype;
   }
 }
 

@@ -14,7 +14,11 @@ float Tree(const float* acc) {
 
 }  // namespace
 
-SPYRE_VECTOR_CLONES float ChunkSum(const float* x, int64_t n) {
+namespace {
+
+// One block of at most kBlock elements: 8 lanes accumulate elements i % 8,
+// combined as a fixed tree.
+SPYRE_VECTOR_CLONES float BlockSum(const float* x, int64_t n) {
   float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
@@ -24,13 +28,17 @@ SPYRE_VECTOR_CLONES float ChunkSum(const float* x, int64_t n) {
   return Tree(acc);
 }
 
-float CanonicalSum(const float* x, int64_t n) {
-  float total = 0;
-  for (int64_t c = 0; c < n; c += kSumChunk) total += ChunkSum(x + c, std::min(kSumChunk, n - c));
-  return total;
+SPYRE_VECTOR_CLONES float BlockDeviation(const float* x, int64_t n, float center) {
+  float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    for (int j = 0; j < 8; ++j) acc[j] += x[i + j] - center;
+  }
+  for (int j = 0; i + j < n; ++j) acc[j] += x[i + j] - center;
+  return Tree(acc);
 }
 
-SPYRE_VECTOR_CLONES float ChunkSquaredDeviation(const float* x, int64_t n, float center) {
+SPYRE_VECTOR_CLONES float BlockSquaredDeviation(const float* x, int64_t n, float center) {
   float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
@@ -44,6 +52,48 @@ SPYRE_VECTOR_CLONES float ChunkSquaredDeviation(const float* x, int64_t n, float
     acc[j] += d * d;
   }
   return Tree(acc);
+}
+
+// The block results of x[0..n) combined as a balanced tree (the first half
+// of the blocks, then the second): each term passes through about
+// kBlock / 8 + log2(n / kBlock) additions instead of n / 8, so a long fp32
+// sum is as accurate as the CPU's cascade summation.
+template <typename F>
+float Pairwise(const float* x, int64_t n, const F& block) {
+  if (n <= kBlock) return block(x, n);
+  const int64_t blocks = (n + kBlock - 1) / kBlock;
+  const int64_t left = (blocks / 2) * kBlock;
+  return Pairwise(x, left, block) + Pairwise(x + left, n - left, block);
+}
+
+}  // namespace
+
+float ChunkSum(const float* x, int64_t n) {
+  return Pairwise(x, n, [](const float* p, int64_t m) { return BlockSum(p, m); });
+}
+
+float CanonicalSum(const float* x, int64_t n) {
+  float total = 0;
+  for (int64_t c = 0; c < n; c += kSumChunk) total += ChunkSum(x + c, std::min(kSumChunk, n - c));
+  return total;
+}
+
+float ChunkDeviation(const float* x, int64_t n, float center) {
+  return Pairwise(x, n,
+                  [center](const float* p, int64_t m) { return BlockDeviation(p, m, center); });
+}
+
+float CanonicalDeviation(const float* x, int64_t n, float center) {
+  float total = 0;
+  for (int64_t c = 0; c < n; c += kSumChunk) {
+    total += ChunkDeviation(x + c, std::min(kSumChunk, n - c), center);
+  }
+  return total;
+}
+
+float ChunkSquaredDeviation(const float* x, int64_t n, float center) {
+  return Pairwise(
+      x, n, [center](const float* p, int64_t m) { return BlockSquaredDeviation(p, m, center); });
 }
 
 float CanonicalSquaredDeviation(const float* x, int64_t n, float center) {

@@ -19,8 +19,12 @@ SPYRE_VECTOR_CLONES void Scale(float* x, int64_t n, float divisor) {
   for (int64_t i = 0; i < n; ++i) x[i] = x[i] / divisor;
 }
 
-SPYRE_VECTOR_CLONES void Shift(float* x, int64_t n, float shift) {
-  for (int64_t i = 0; i < n; ++i) x[i] = x[i] - shift;
+// log_softmax as (x - max) - log(sum): x - max is exact for x near the max
+// (Sterbenz) and the small log(sum) is subtracted from the small difference.
+// Subtracting max + log(sum) in one step would round that sum at the
+// magnitude of max first: for a row near 1e4 that loses log(sum) to ~1e-3.
+SPYRE_VECTOR_CLONES void ShiftTwice(float* x, int64_t n, float shift, float log_sum) {
+  for (int64_t i = 0; i < n; ++i) x[i] = (x[i] - shift) - log_sum;
 }
 
 SPYRE_VECTOR_CLONES void Normalize(float* x, int64_t n, float mean, float rstd, const float* w,
@@ -65,7 +69,7 @@ void RunSoftmax(bool log, const void* in, void* out, DType type, int64_t outer, 
       ExpShifted(e.data(), dim, shift);
       const float sum = kernels::CanonicalSum(e.data(), dim);
       if (log) {
-        Shift(row.data(), dim, shift + special::Log(sum));
+        ShiftTwice(row.data(), dim, shift, special::Log(sum));
       } else {
         std::copy(e.begin(), e.end(), row.begin());
         Scale(row.data(), dim, sum);
@@ -88,6 +92,9 @@ void RunLayerNorm(const void* in, const void* weight, const void* bias, void* ou
       float mu = 0, inv = NAN;
       if (cols > 0) {
         mu = kernels::CanonicalSum(row.data(), cols) / static_cast<float>(cols);
+        // The fp32 mean of a row far from zero is off by up to half its
+        // spacing: the deviations' sum corrects it before x - mean is taken.
+        mu += kernels::CanonicalDeviation(row.data(), cols, mu) / static_cast<float>(cols);
         const float var = kernels::CanonicalSquaredDeviation(row.data(), cols, mu) / cols;
         inv = 1.0f / std::sqrt(var + eps);
         Normalize(row.data(), cols, mu, inv, w.data(), b.data());

@@ -72,7 +72,17 @@ void RunReduce(ReduceOp op, const void* in, DType in_type, void* out, DType out_
       result[o] = op == ReduceOp::kSum ? sums[o] : sums[o] / n;
     }
     if (op == ReduceOp::kVar) {
-      const std::vector<float> means = result;
+      // The fp32 mean is off by up to half a spacing of the sum / n; the
+      // deviations' own sum corrects it (a far-from-zero row of 1e4 +- 3
+      // otherwise adds n * error^2 to the squares).
+      std::vector<float> means = result;
+      const auto residuals =
+          CombineSums(ChunkPartials(in, in_type, l, exec,
+                                    [&means](const float* x, int64_t m, int64_t o) {
+                                      return kernels::ChunkDeviation(x, m, means[o]);
+                                    }),
+                      l);
+      for (int64_t o = 0; o < l.outputs(); ++o) means[o] += residuals[o] / n;
       const auto squares =
           CombineSums(ChunkPartials(in, in_type, l, exec,
                                     [&means](const float* x, int64_t m, int64_t o) {
