@@ -23,11 +23,14 @@
 // <= 1% of A/A comparisons flagged. This program reports the rates; it
 // asserts nothing (the figures are in README "Regression detection").
 //
-//   build/detector_rates [--thresholds FILE] [fixture.json...]
+//   build/detector_rates [--thresholds FILE] [--shift F] [fixture.json...]
+//
+// --shift F: the shift of the detection columns (default 0.05, 5%).
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <random>
@@ -78,6 +81,8 @@ std::map<std::string, Workload> LoadFixture(const std::string& path) {
 // The thresholds judged by: the built-in defaults (= config/thresholds.json),
 // or --thresholds FILE to measure another setting.
 const harness::Thresholds* g_thresholds = nullptr;
+// The shift of the detection columns (--shift, default 5%).
+double g_shift = 0.05;
 
 // `run_sigma`: the run-to-run spread learned from history; NaN for none.
 // `pb`, `pc`: the two processes' probe times (NaN: none recorded).
@@ -165,7 +170,7 @@ Rates Measure(const Workload& w, std::mt19937_64& rng, int trials) {
   Rates r;
   for (int t = 0; t < trials; ++t) {
     r.within_aa += Flagged(draw(level), draw(level), nan, nan, nan, rounds);
-    r.within_detect += Flagged(draw(level), draw(1.05 * level), nan, nan, nan, rounds);
+    r.within_detect += Flagged(draw(level), draw((1 + g_shift) * level), nan, nan, nan, rounds);
   }
   r.within_aa /= trials;
   r.within_detect /= trials;
@@ -174,7 +179,7 @@ Rates Measure(const Workload& w, std::mt19937_64& rng, int trials) {
     for (size_t j = 0; j < runs.size(); ++j) {
       if (i == j) continue;
       std::vector<double> shifted = runs[j];
-      for (double& x : shifted) x *= 1.05;
+      for (double& x : shifted) x *= 1 + g_shift;
       r.between_aa += Flagged(runs[i], runs[j], nan, probe(i), probe(j), rounds);
       r.between_detect += Flagged(runs[i], shifted, nan, probe(i), probe(j), rounds);
       const double sigma = HistorySigma(w, i, j);
@@ -218,6 +223,16 @@ int main(int argc, char** argv) {
   std::vector<std::string> paths;
   harness::Thresholds thresholds;
   for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--shift" && i + 1 < argc) {
+      g_shift = std::atof(argv[++i]);
+      if (!(g_shift > 0)) {
+        std::fprintf(stderr,
+                     "detector_rates: --shift %s is not a positive fraction (0.05 for 5%%)\n",
+                     argv[i]);
+        return 2;
+      }
+      continue;
+    }
     if (std::string(argv[i]) == "--thresholds" && i + 1 < argc) {
       auto t = harness::Thresholds::FromFile(argv[++i]);
       if (!t.ok()) {
@@ -236,8 +251,10 @@ int main(int argc, char** argv) {
       paths.push_back(std::string(SPYRE_SOURCE_DIR) + "/tests/detect/fixtures/" + f);
     }
   }
-  std::printf("%-30s %11s %11s %11s %11s %11s %11s %11s\n", "workload", "A/A within", "5% within",
-              "A/A betw.", "5% betw.", "A/A hist.", "5% hist.", "25% hist.");
+  const std::string pct = std::to_string(static_cast<int>(std::lround(100 * g_shift))) + "%";
+  std::printf("%-30s %11s %11s %11s %11s %11s %11s %11s\n", "workload", "A/A within",
+              (pct + " within").c_str(), "A/A betw.", (pct + " betw.").c_str(), "A/A hist.",
+              (pct + " hist.").c_str(), "25% hist.");
   for (const std::string& path : paths) {
     auto fixture = LoadFixture(path);
     if (fixture.empty()) {

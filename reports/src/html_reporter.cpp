@@ -72,6 +72,8 @@ std::string HtmlVerdict(const ReportModel& m) {
   if (!m.run.finished_at.empty()) out << ", finished " << Esc(m.run.finished_at);
   if (m.comparison) out << ". Improvements: " << m.comparison->improvements.size();
   out << ".</p>";
+  for (const std::string& w : m.run.warnings)
+    out << "<p class=\"meta\">Warning: " << Esc(w) << "</p>";
   return out.str();
 }
 

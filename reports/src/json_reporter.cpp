@@ -21,7 +21,8 @@ nlohmann::json RunJson(const RunInfo& r) {
           {"started_at", r.started_at},
           {"finished_at", r.finished_at},
           {"fingerprint", r.fingerprint},
-          {"env", r.env}};
+          {"env", r.env},
+          {"warnings", r.warnings}};
 }
 
 nlohmann::json CountsJson(const StatusCounts& c) {

@@ -107,6 +107,7 @@ class MarkdownReporter : public Reporter {
   std::string Render(const ReportModel& m) const override {
     std::ostringstream out;
     Verdict(m, out);
+    for (const std::string& w : m.run.warnings) out << "**Warning:** " << Cell(w) << "\n\n";
     UpstreamChanges(m, out);
     TopRegressions(m, out);
     Failures(m, out);

@@ -56,6 +56,21 @@ StatusOr<RunInfo> LoadRunInfo(sqlite3* db, int64_t run_id) {
   r.fingerprint = Text(s, 6);
   r.env = nlohmann::json::parse(Text(s, 7), nullptr, /*allow_exceptions=*/false);
   if (r.env.is_discarded()) r.env = nlohmann::json::object();
+  auto note = Prepare(db, "SELECT coalesce(note, '') FROM runs WHERE id = ?");
+  if (!note.ok()) return note.status();
+  sqlite3_bind_int64(note->get(), 1, run_id);
+  if (sqlite3_step(note->get()) == SQLITE_ROW) {
+    // The runner writes its warnings as "warning: A; warning: B".
+    const std::string text = Text(note->get(), 0);
+    const std::string mark = "warning: ";
+    for (size_t at = text.find(mark); at != std::string::npos;) {
+      const size_t next = text.find("; " + mark, at);
+      r.warnings.push_back(text.substr(at + mark.size(), next == std::string::npos
+                                                             ? std::string::npos
+                                                             : next - at - mark.size()));
+      at = next == std::string::npos ? next : next + 2;
+    }
+  }
   return r;
 }
 

@@ -92,6 +92,9 @@ const std::vector<Entry>& Catalogue() {
     // Emulator settings and fault specs
     {"faults_env_unknown_kind", {"run", "--suite", "smoke", "--filter", "^smoke/mul_scalar$"}, {{"SPYRE_EMU_FAULTS", "mm:nan;gelu:slw"}}, {"SPYRE_EMU_FAULTS", "'gelu:slw'", "character 13"}},
     {"faults_inject_bad_value", {"run", "--suite", "smoke", "--filter", "^smoke/mul_scalar$", "--inject", "mm:slow=0.5"}, {}, {"--inject", "slow=0.5", "at least 1"}},
+    {"faults_inject_unknown_op", {"run", "--suite", "smoke", "--filter", "^smoke/mul_scalar$", "--inject", "nosuchop:slow=2"}, {}, {"--inject", "'nosuchop'", "did you mean"}},
+    {"faults_inject_composite_op", {"run", "--suite", "smoke", "--filter", "^smoke/mul_scalar$", "--inject", "linear:slow=2"}, {}, {"--inject", "'linear'", "mm, addmm"}},
+    {"faults_env_unknown_op", {"run", "--suite", "smoke", "--filter", "^smoke/mul_scalar$"}, {{"SPYRE_EMU_FAULTS", "softmx:nan"}}, {"SPYRE_EMU_FAULTS", "'softmx'", "_softmax"}},
     {"faults_env_verb", {"env"}, {{"SPYRE_EMU_FAULTS", "mm"}}, {"SPYRE_EMU_FAULTS", "'mm'", "OP:KIND"}},
     {"emu_cores_out_of_range", {"run", "--suite", "smoke", "--filter", "^smoke/mul_scalar$"}, {{"SPYRE_EMU_CORES", "64"}}, {"SPYRE_EMU_CORES", "64"}},
     {"emu_rounding_unknown", {"run", "--suite", "smoke", "--filter", "^smoke/mul_scalar$"}, {{"SPYRE_EMU_ROUNDING", "up"}}, {"SPYRE_EMU_ROUNDING", "up"}},

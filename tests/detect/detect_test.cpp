@@ -41,6 +41,33 @@ harness::RunRecord MakeRun(int64_t id, std::vector<CaseResult> cases) {
   return r;
 }
 
+// Round values (`run --rounds`): the samples carry the process-to-process
+// variance, so the judge needs neither the prior nor the microsecond floor.
+// Each sample is made one round of its own (its median is itself).
+void MarkRounds(CaseResult* r) {
+  r->extra["rounds"] = {{"count", r->wall_us.size()},
+                        {"samples", std::vector<int>(r->wall_us.size(), 1)}};
+}
+
+// Confirmation rounds (runner/confirm.h): `n` fresh processes per side,
+// interleaved with the baseline's configuration, at `base_us` and
+// `cand_us`; the mm op carries `mm_factor` of the change, add none.
+void Confirm(CaseResult* r, int64_t baseline_run, double base_us, double cand_us,
+             double mm_factor = 1, int n = 5) {
+  harness::WallConfirmation c;
+  c.baseline_run_id = baseline_run;
+  for (int i = 0; i < n; ++i) {
+    const double jitter = 1 + 0.01 * (i - n / 2);
+    c.baseline_values.push_back(base_us * jitter);
+    c.values.push_back(cand_us * jitter);
+    c.baseline_op_wall["mm"].push_back(0.8 * base_us * jitter);
+    c.op_wall["mm"].push_back(0.8 * base_us * mm_factor * jitter);
+    c.baseline_op_wall["add"].push_back(0.2 * base_us * (1 + 0.01 * i));
+    c.op_wall["add"].push_back(0.2 * base_us * (1 + 0.01 * (n - i)));
+  }
+  r->extra["confirm"] = harness::WallConfirmationJson(c);
+}
+
 std::vector<FindingKind> Kinds(const std::vector<harness::Finding>& f) {
   std::vector<FindingKind> k;
   for (const auto& x : f) k.push_back(x.kind);
@@ -71,6 +98,7 @@ TEST(DetectTest, EachKindIsFoundWithItsMetric) {
   cand.cases[2].ops[0].modeled_us += 2;
   for (double& w : cand.cases[2].wall_us) w *= 1.5;
   cand.cases[2].ops[0].wall_us *= 1.3;
+  Confirm(&cand.cases[2], 1, 100, 150, 1.6);
   cand.cases[3].fallback_ops = 2;
   cand.cases[3].ops[1].fallbacks = 2;
   cand.cases[4].peak_device_bytes += 128;
@@ -116,6 +144,7 @@ TEST(DetectTest, ImprovementsAreReported) {
   std::mt19937_64 rng(4);
   auto base = MakeRun(1, {Case("a", rng)});
   auto cand = MakeRun(2, {Case("a", rng, 70, 7)});
+  Confirm(&cand.cases[0], 1, 100, 70);
   base.cases[0].status = CaseStatus::kFailed;
   auto c = harness::CompareRuns(base, cand, harness::Thresholds());
   EXPECT_TRUE(c.regressions.empty());
@@ -123,20 +152,100 @@ TEST(DetectTest, ImprovementsAreReported) {
   EXPECT_EQ(kinds, (std::vector<FindingKind>{FindingKind::kStatus, FindingKind::kLatency, FindingKind::kModeledLatency}));
 }
 
-TEST(DetectTest, WallShiftInsideTheRunToRunSpreadIsANoteNotAVerdict) {
+TEST(DetectTest, AWallShiftSeenInsideOneProcessIsANoteNeverAVerdict) {
   std::mt19937_64 rng(8);
   auto base = MakeRun(1, {Case("a", rng, 1000), Case("b", rng, 1000)});
-  auto cand = MakeRun(2, {Case("a", rng, 1150), Case("b", rng, 1600)});
-  // Earlier runs of this host spread by 10% (log sd): 15% is within 3 sigma, 60% is not.
-  base.wall_run_sigma = {{"smoke/a", 0.10}, {"smoke/b", 0.10}};
+  auto cand = MakeRun(2, {Case("a", rng, 1400), Case("b", rng, 5000)});
+  // Twenty samples a side, p tiny, x5: still one process each, which shows
+  // nothing of how far separate processes land apart.
+  auto c = harness::CompareRuns(base, cand, harness::Thresholds());
+  EXPECT_TRUE(c.regressions.empty());
+  EXPECT_TRUE(c.improvements.empty());
+  ASSERT_EQ(c.notes.size(), 2u);
+  EXPECT_NE(c.notes[1].find("no verdict without process-level evidence"), std::string::npos)
+      << c.notes[1];
+}
+
+TEST(DetectTest, ConfirmationRoundsDecideAndNameOnlyAnOpWhoseOwnChangeIsSignificant) {
+  std::mt19937_64 rng(13);
+  auto base = MakeRun(1, {Case("a", rng, 1000), Case("b", rng, 1000)});
+  auto cand = MakeRun(2, {Case("a", rng, 1400), Case("b", rng, 1400)});
+  cand.env["faults"] = "mm:slow=2";
+  base.env["faults"] = "";
+  Confirm(&cand.cases[0], 1, 1000, 2000, 2.25);  // the fault doubled mm
+  Confirm(&cand.cases[1], 1, 1000, 1000);        // the fresh processes agree: no change
   auto c = harness::CompareRuns(base, cand, harness::Thresholds());
   ASSERT_EQ(c.regressions.size(), 1u);
-  EXPECT_EQ(c.regressions[0].case_id, "b");
+  const auto& f = c.regressions[0];
+  EXPECT_EQ(f.case_id, "a");
+  EXPECT_EQ(f.kind, FindingKind::kLatency);
+  EXPECT_TRUE(f.env_cause) << "interleaved processes differ only by the fault";
+  ASSERT_FALSE(f.blamed_ops.empty());
+  EXPECT_EQ(f.blamed_ops[0].rfind("mm (", 0), 0u) << f.blamed_ops[0];
+  EXPECT_EQ(f.blamed_ops.size(), 1u) << "add moved by noise only";
+  EXPECT_NE(harness::Attribution(c).find("faults  -> mm:slow=2"), std::string::npos)
+      << harness::Attribution(c);
   ASSERT_EQ(c.notes.size(), 1u);
-  EXPECT_NE(c.notes[0].find("run-to-run spread"), std::string::npos) << c.notes[0];
-  // Without history the prior (10%) decides: 15% is within it, 60% is not.
-  base.wall_run_sigma.clear();
-  EXPECT_EQ(harness::CompareRuns(base, cand, harness::Thresholds()).regressions.size(), 1u);
+  EXPECT_NE(c.notes[0].find("not confirmed"), std::string::npos) << c.notes[0];
+  // No op changed significantly by itself: the case is flagged, no op named.
+  Confirm(&cand.cases[0], 1, 1000, 2000, 1.0);
+  c = harness::CompareRuns(base, cand, harness::Thresholds());
+  ASSERT_EQ(c.regressions.size(), 1u);
+  EXPECT_TRUE(c.regressions[0].blamed_ops.empty());
+  EXPECT_NE(c.regressions[0].detail.find("no single op's own change is significant"),
+            std::string::npos);
+  // Rounds timed against another baseline are not evidence against this one.
+  Confirm(&cand.cases[0], 7, 1000, 2000, 2.25);
+  EXPECT_TRUE(harness::CompareRuns(base, cand, harness::Thresholds()).regressions.empty());
+}
+
+TEST(DetectTest, FreshProcessesAreJudgedAgainstTheCasesBetweenRunHistory) {
+  std::mt19937_64 rng(14);
+  auto base = MakeRun(1, {Case("a", rng, 1000), Case("b", rng, 1000)});
+  auto cand = MakeRun(2, {Case("a", rng, 1150), Case("b", rng, 1700)});
+  // The baseline's BLAS cannot be re-created: candidate processes only.
+  Confirm(&cand.cases[0], 1, 1000, 1150);
+  Confirm(&cand.cases[1], 1, 1000, 1700);
+  for (auto& r : cand.cases) r.extra["confirm"]["baseline_values"] = nlohmann::json::array();
+  cand.env["blas"]["name"] = "reference";
+  // Without five runs of history there is no verdict, only a note.
+  auto c = harness::CompareRuns(base, cand, harness::Thresholds());
+  EXPECT_TRUE(c.regressions.empty());
+  // Ten earlier runs spreading by 10% (log sd): +15% is inside, +70% is not.
+  std::vector<double> history;
+  for (int i = 0; i < 10; ++i)
+    history.push_back(1000 * std::exp(0.1 * (i % 2 == 0 ? 1 : -1) * (i / 2) / 2.0));
+  base.wall_run_medians = {{"smoke/a", history}, {"smoke/b", history}};
+  c = harness::CompareRuns(base, cand, harness::Thresholds());
+  ASSERT_EQ(c.regressions.size(), 1u);
+  EXPECT_EQ(c.regressions[0].case_id, "b");
+  EXPECT_TRUE(c.regressions[0].env_cause);
+  EXPECT_NE(c.regressions[0].detail.find("last 10 runs"), std::string::npos)
+      << c.regressions[0].detail;
+  EXPECT_NE(harness::Attribution(c).find("blas"), std::string::npos);
+}
+
+TEST(DetectTest, AnEnvironmentChangeIsNotNamedForAWallShiftHistorySeesWithoutIt) {
+  std::mt19937_64 rng(15);
+  auto base = MakeRun(1, {Case("a", rng, 1000)});
+  auto cand = MakeRun(2, {Case("a", rng, 1100)});
+  cand.env["profile"] = "sendnn";
+  MarkRounds(&base.cases[0]);
+  MarkRounds(&cand.cases[0]);
+  // +10% between two sets of rounds, and no history of how far the case
+  // moves between runs: found, but not blamed on the profile.
+  auto c = harness::CompareRuns(base, cand, harness::Thresholds());
+  ASSERT_EQ(c.regressions.size(), 1u);
+  EXPECT_FALSE(c.regressions[0].env_cause);
+  EXPECT_NE(c.regressions[0].detail.find("not attributed to the environment change"),
+            std::string::npos);
+  EXPECT_EQ(harness::Attribution(c), "") << "the only finding's cause is not established";
+  // History says the case moves ~1% between runs: +10% is the change's doing.
+  base.wall_run_sigma = {{"smoke/a", 0.01}};
+  c = harness::CompareRuns(base, cand, harness::Thresholds());
+  ASSERT_EQ(c.regressions.size(), 1u);
+  EXPECT_TRUE(c.regressions[0].env_cause);
+  EXPECT_NE(harness::Attribution(c).find("profile inductor -> sendnn"), std::string::npos);
 }
 
 TEST(DetectTest, AHostSlowerByItsProbeIsNotARegression) {
@@ -146,6 +255,7 @@ TEST(DetectTest, AHostSlowerByItsProbeIsNotARegression) {
   for (auto* c : {&base.cases[0], &base.cases[1]}) c->extra["host_probe_us"] = 10.0;
   cand.cases[0].extra["host_probe_us"] = 14.0;  // the whole host is 40% slower: a is fine
   cand.cases[1].extra["host_probe_us"] = 10.0;  // the host is as fast as before: b got slower
+  for (auto* r : {&base.cases[0], &base.cases[1], &cand.cases[0], &cand.cases[1]}) MarkRounds(r);
   auto c = harness::CompareRuns(base, cand, harness::Thresholds());
   ASSERT_EQ(c.regressions.size(), 1u);
   EXPECT_EQ(c.regressions[0].case_id, "b");
@@ -169,23 +279,6 @@ TEST(DetectTest, HostProbeRecordsItsMedianAndReadsBackOnlyValidValues) {
   EXPECT_TRUE(std::isnan(harness::HostProbeUs(r)));
   r.extra["host_probe_us"] = -1.0;
   EXPECT_TRUE(std::isnan(harness::HostProbeUs(r)));
-}
-
-TEST(DetectTest, WithoutHistoryTheNoisePriorHoldsSmallShiftsBack) {
-  std::mt19937_64 rng(11);
-  auto base = MakeRun(1, {Case("a", rng, 1000)});
-  auto cand = MakeRun(2, {Case("a", rng, 1250), Case("b", rng, 1400)});
-  base.cases.push_back(Case("b", rng, 1000));
-  // The default prior (0.1): +25% is within 3 x 10%, +40% is not.
-  auto c = harness::CompareRuns(base, cand, harness::Thresholds());
-  ASSERT_EQ(c.regressions.size(), 1u);
-  EXPECT_EQ(c.regressions[0].case_id, "b");
-  ASSERT_EQ(c.notes.size(), 1u);
-  EXPECT_NE(c.notes[0].find("wall_noise_prior"), std::string::npos) << c.notes[0];
-  // A quiet, dedicated runner can assume less, or nothing.
-  auto none = harness::Thresholds::FromJson({{"defaults", {{"wall_noise_prior", 0}}}}, "test");
-  ASSERT_TRUE(none.ok());
-  EXPECT_EQ(harness::CompareRuns(base, cand, *none).regressions.size(), 2u);
 }
 
 TEST(DetectTest, TimingsAndCountsAmongTheMetricsAreNotAccuracy) {
@@ -218,13 +311,6 @@ TEST(DetectTest, MicrosecondJitterIsNeverAFinding) {
   auto cand = MakeRun(2, {Case("tiny", rng, 8)});  // +300%, but 6 us: below wall_min_abs_us
   auto c = harness::CompareRuns(base, cand, harness::Thresholds());
   EXPECT_TRUE(c.regressions.empty());
-}
-
-// Round values (`run --rounds`): the samples carry the process-to-process
-// variance, so the judge needs neither the prior nor the microsecond floor.
-// Each sample is made one round of its own (its median is itself).
-void MarkRounds(CaseResult* r) {
-  r->extra["rounds"] = {{"count", r->wall_us.size()}, {"samples", std::vector<int>(r->wall_us.size(), 1)}};
 }
 
 TEST(DetectTest, RoundValuesAreJudgedWithoutThePriorOrTheMicrosecondFloor) {

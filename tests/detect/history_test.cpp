@@ -39,11 +39,14 @@ class HistoryTest : public ::testing::Test {
 
   // Records a completed run; returns its id.
   int64_t AddRun(const std::string& profile, const std::string& cpu, std::vector<CaseResult> cases,
-                 const std::string& label = "", harness::RunStatus status = harness::RunStatus::kCompleted) {
+                 const std::string& label = "",
+                 harness::RunStatus status = harness::RunStatus::kCompleted,
+                 const std::string& faults = "") {
     harness::NewRun run;
     run.suite = "smoke";
     run.label = label;
-    nlohmann::json env = {{"profile", profile}, {"cpu", cpu}, {"libtorch", "1.13.0"}};
+    nlohmann::json env = {
+        {"profile", profile}, {"cpu", cpu}, {"libtorch", "1.13.0"}, {"faults", faults}};
     run.env_json = env.dump();
     run.fingerprint = profile + cpu;
     auto id = store_->BeginRun(run);
@@ -95,6 +98,77 @@ TEST_F(HistoryTest, AutoBaselineIsTheLatestEarlierCompletedRunOnTheSameCpu) {
   EXPECT_EQ(harness::ResolveBaseline(db, "999", cand).status().code(), harness::ErrorCode::kNotFound);
   EXPECT_EQ(harness::ResolveBaseline(db, "3", cand).status().code(), harness::ErrorCode::kInvalidInput);  // aborted
   EXPECT_EQ(harness::ResolveBaseline(db, "yesterday", cand).status().code(), harness::ErrorCode::kUsage);
+}
+
+TEST_F(HistoryTest, AutoBaselineSkipsRunsWithInjectedFaultsOrHarnessErrorsAndSaysWhy) {
+  int64_t clean = AddRun("inductor", "cpu-a", {Result("a", 10, 100), Result("b", 10, 100)});
+  int64_t faulted = AddRun("inductor", "cpu-a", {Result("a", 10, 100)}, "",
+                           harness::RunStatus::kCompleted, "mm:slow=2");
+  CaseResult errored = Result("b", 10, 100);
+  errored.status = harness::CaseStatus::kError;
+  int64_t broken = AddRun("inductor", "cpu-a", {Result("a", 10, 100), errored});
+  CaseResult failed = Result("a", 10, 100);
+  failed.status = harness::CaseStatus::kFailed;
+  int64_t none_passed = AddRun("inductor", "cpu-a", {failed});
+  int64_t cand = AddRun("inductor", "cpu-a", {Result("a", 10, 100)});
+  auto choice = harness::ChooseBaseline(store_->handle(), "auto", cand);
+  ASSERT_TRUE(choice.ok()) << choice.status().message();
+  EXPECT_EQ(choice->run_id, clean);
+  for (const std::string& why :
+       std::vector<std::string>{"no injected faults and no harness errors",
+                                "run " + std::to_string(faulted) + ": injected faults 'mm:slow=2'",
+                                "run " + std::to_string(broken) + ": 1 case(s) errored",
+                                "run " + std::to_string(none_passed) + ": no case passed"}) {
+    EXPECT_NE(choice->reason.find(why), std::string::npos) << choice->reason;
+  }
+  // Named explicitly, a faulted run is still a baseline: the user asked for it.
+  EXPECT_EQ(*harness::ResolveBaseline(store_->handle(), std::to_string(faulted), cand), faulted);
+}
+
+TEST_F(HistoryTest, ATwofoldWallShiftLastingFourRunsIsAChangePoint) {
+  // ~350 us for ten runs (10% jitter), then ~3,000 us (20% jitter) for four.
+  std::vector<harness::SeriesPoint> series;
+  const double jitter[] = {1.0, 1.1, 0.92, 1.05, 0.97, 1.08, 0.9, 1.02, 0.95, 1.1};
+  for (int i = 0; i < 14; ++i) {
+    harness::SeriesPoint p;
+    p.run_id = i + 1;
+    p.value = i < 10 ? 350 * jitter[i] : 3000 * (i % 2 == 0 ? 1.2 : 0.8);
+    series.push_back(p);
+  }
+  auto shifts = harness::FindShifts("s", "c", "wall_us_median", series);
+  ASSERT_EQ(shifts.size(), 1u);
+  EXPECT_EQ(shifts[0].first_run_id, 11);
+  EXPECT_NEAR(shifts[0].point.after / shifts[0].point.before, 3000.0 / 350, 2.5);
+  // A 2x shift for four runs in the middle of the series, then back.
+  for (int i = 0; i < 4; ++i) series[static_cast<size_t>(10 + i)].value = 700 * jitter[i];
+  for (int i = 0; i < 6; ++i) {
+    harness::SeriesPoint p;
+    p.run_id = 15 + i;
+    p.value = 350 * jitter[i + 4];
+    series.push_back(p);
+  }
+  shifts = harness::FindShifts("s", "c", "wall_us_median", series);
+  ASSERT_EQ(shifts.size(), 2u);
+  EXPECT_EQ(shifts[0].first_run_id, 11);
+  EXPECT_EQ(shifts[1].first_run_id, 15);
+}
+
+TEST_F(HistoryTest, WallHistoryKeepsOnlyRunsAtTheBaselinesEnvironment) {
+  std::vector<int64_t> ids;
+  for (int i = 0; i < 6; ++i)
+    ids.push_back(AddRun("inductor", "cpu-a", {Result("a", 10, 100 + i)}));
+  ids.push_back(AddRun("inductor", "cpu-b", {Result("a", 10, 500)}));  // another host
+  // The profile only changes the cost model: its runs' wall times count.
+  ids.push_back(AddRun("sendnn", "cpu-a", {Result("a", 10, 106)}));
+  auto last = harness::LoadRunRecord(store_->handle(), ids.back());
+  ASSERT_TRUE(last.ok());
+  ASSERT_TRUE(harness::AttachWallNoise(store_->handle(), &*last).ok());
+  const auto& medians = last->wall_run_medians["smoke/a"];
+  ASSERT_EQ(medians.size(), 7u) << "the cpu-b run is another environment";
+  EXPECT_DOUBLE_EQ(medians.front(), 106);
+  for (double m : medians) EXPECT_LT(m, 200);
+  ASSERT_EQ(last->op_run_wall["smoke/a"]["mm"].size(), 7u);
+  EXPECT_DOUBLE_EQ(last->op_run_wall["smoke/a"]["mm"].front(), 53);
 }
 
 TEST_F(HistoryTest, ProfileSwitchIsOneChangePointAttributedToProfile) {

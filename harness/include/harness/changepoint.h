@@ -18,6 +18,11 @@ struct ChangePointOptions {
   double max_p_value = 0.001;       // significance required of the t-test
   size_t min_segment = 3;           // values on each side of a change point
   double min_relative_shift = 0.0;  // |median after / median before - 1| required
+  // The series is the log of a positive metric (wall time): the tests run on
+  // the logs, so a multiplicative shift weighs the same at any scale and one
+  // slow run's long tail does not hide it; before/after are reported as
+  // values again and `relative` is their ratio - 1.
+  bool log_scale = false;
 };
 
 struct ChangePoint {

@@ -8,6 +8,7 @@
 // Every comparison carries the environment diff of the two runs, so findings
 // can be attributed to an upstream change.
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,13 @@ struct RunRecord {
   // stable speeds that a test within one pair of runs cannot see; when known,
   // a wall-time shift must also exceed wall_noise_k times this spread.
   std::map<std::string, double> wall_run_sigma;
+  // The case's own between-run history at the baseline's environment
+  // ("suite/case" -> wall medians of up to ten completed runs with the
+  // baseline's fingerprint, the baseline included; AttachWallNoise), and the
+  // per-op wall times of the same runs (op -> one value per run). One value
+  // per process, so the level at which confirmation rounds are judged.
+  std::map<std::string, std::vector<double>> wall_run_medians;
+  std::map<std::string, std::map<std::string, std::vector<double>>> op_run_wall;
 };
 
 enum class FindingKind { kStatus, kAccuracy, kLatency, kModeledLatency, kFallback, kMemory, kGoldenDrift };
@@ -46,6 +54,12 @@ struct Finding {
   double ratio = 0;     // candidate / baseline (NaN when the baseline is 0)
   std::string detail;   // human sentence: why, and the op blamed for latency
   std::vector<std::string> blamed_ops;  // ops whose time grew most (latency kinds)
+  // Whether the environment change of the comparison may be named as the
+  // cause: always for deterministic kinds; for wall time only when the
+  // evidence separates the change from between-run noise (an interleaved
+  // re-timing of both configurations, or a move the case's history never
+  // makes without it).
+  bool env_cause = true;
 };
 
 struct EnvChange {
@@ -81,6 +95,35 @@ bool IsAccuracyMetric(const std::string& output, const std::string& name);
 // rounds' sizes, in order). Empty when the result has no rounds or its
 // record does not add up (older runs, single-process samples).
 std::vector<double> WallRoundValues(const CaseResult& r);
+
+// Confirmation of a wall-time suspect (runner/confirm.h): the case re-timed
+// in fresh worker processes after the main pass, read from
+// extra["confirm"]. `values`: one median per fresh candidate process;
+// `baseline_values`: the same for the baseline's configuration re-timed
+// interleaved with them (empty when it could not be reproduced);
+// `op_wall` / `baseline_op_wall`: per-op wall time per process.
+struct WallConfirmation {
+  int64_t baseline_run_id = 0;
+  std::vector<double> values, baseline_values;
+  std::map<std::string, std::vector<double>> op_wall, baseline_op_wall;
+};
+std::optional<WallConfirmation> ReadWallConfirmation(const CaseResult& r);
+nlohmann::json WallConfirmationJson(const WallConfirmation& c);
+
+// Whether the candidate's wall samples look changed against the baseline's
+// when judged inside one process each (Mann-Whitney p < 0.1 and the
+// Hodges-Lehmann shift at least wall_min_effect). Such a case is a
+// suspect: not a verdict (one process cannot show the between-process
+// noise), but worth re-timing in fresh processes.
+bool WallSuspect(const CaseResult& base, const CaseResult& cand, const ThresholdValues& v);
+
+// The emulator settings that turn the candidate's environment into the
+// baseline's (SPYRE_EMU_PROFILE, _FAULTS, _ROUNDING, _CORES), when the two
+// differ in nothing else: then the baseline's configuration can be re-timed
+// beside the candidate's by this very binary. std::nullopt otherwise (another
+// BLAS, libtorch, harness build, host or tag).
+std::optional<std::map<std::string, std::string>> BaselineWorkerSettings(
+    const nlohmann::json& baseline, const nlohmann::json& candidate);
 
 // Differences between two fingerprints, one entry per component.
 std::vector<EnvChange> DiffEnvironments(const nlohmann::json& baseline, const nlohmann::json& candidate);

@@ -22,7 +22,10 @@ namespace harness {
 // NotFound when there is no such run.
 StatusOr<RunRecord> LoadRunRecord(sqlite3* db, int64_t run_id);
 
-// Fills run->wall_run_sigma: for every case, the standard deviation of the
+// Fills run->wall_run_medians and op_run_wall (the raw wall medians and
+// per-op wall times of up to `max_runs` completed runs with the run's own
+// environment, newest first, the run included; cases with fewer than three
+// get none) and run->wall_run_sigma: for every case, the standard deviation of the
 // log wall medians of the last `max_runs` completed runs of its suite up to
 // and including `run` itself (the most extreme one left out when there are at
 // least five), host-speed normalised (wall_us_normalized) where those runs
@@ -31,9 +34,10 @@ StatusOr<RunRecord> LoadRunRecord(sqlite3* db, int64_t run_id);
 Status AttachWallNoise(sqlite3* db, RunRecord* run, size_t max_runs = 10);
 
 // Resolves --baseline for a candidate run:
-//   "auto"        the newest completed run of the same suite that shares at
-//                 least one case with the candidate, preferring one recorded
-//                 on the same CPU model; none when there is no such run
+//   "auto"        the newest completed run of the same suite set that shares
+//                 at least one case with the candidate, has no injected
+//                 faults and no harness errors, preferring one recorded on
+//                 the same CPU model; none when there is no such run
 //   "none"        no baseline
 //   "<id>"        that run (must exist and be completed)
 //   "label:NAME"  the newest completed run with that label
@@ -41,6 +45,19 @@ Status AttachWallNoise(sqlite3* db, RunRecord* run, size_t max_runs = 10);
 // label that does not exist is NotFound; a malformed spec is a usage error.
 StatusOr<std::optional<int64_t>> ResolveBaseline(sqlite3* db, const std::string& spec,
                                                  int64_t candidate_run_id);
+
+// The same choice with the reason, for the output ("the latest completed run
+// of ops with no injected faults and no harness errors (passed over run 7:
+// injected faults 'mm:slow=2')"). auto takes the newest completed run of the
+// same suite set that shares a case with the candidate and has no injected
+// faults and no harness errors (a case that errored, crashed or timed out,
+// or no case passing), preferring one on the same CPU model.
+struct BaselineChoice {
+  std::optional<int64_t> run_id;
+  std::string reason;
+};
+StatusOr<BaselineChoice> ChooseBaseline(sqlite3* db, const std::string& spec,
+                                        int64_t candidate_run_id);
 
 // The metrics a history series can follow: wall_us_median,
 // wall_us_normalized (the wall median at the reference host speed, see

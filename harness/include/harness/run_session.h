@@ -44,6 +44,12 @@ struct RunRequest {
   std::string label;
   std::map<std::string, std::string> tags;
   std::string baseline = "auto";  // auto | <run id> | none
+  // Confirmation of wall-time suspects (runner/confirm.h): at least this many
+  // fresh processes per side (0: off), up to confirm_max_rounds while a
+  // verdict is undecided and the budget (seconds) lasts.
+  int confirm_rounds = 5;
+  int confirm_max_rounds = 9;
+  double confirm_budget_s = 120;
   std::string db, suites_dir, golden_dir;
   int threads = 0;          // libtorch threads shared by the workers (0: online cores)
   std::string worker_exe;   // the spyre-regress binary to exec as `__worker`
@@ -65,6 +71,7 @@ StatusOr<RunPlan> PlanRun(const RunRequest& request);
 // What detection found against the baseline (issue 7 fills the hook in).
 struct BaselineOutcome {
   std::optional<int64_t> baseline_run_id;  // none: "regressions: none (no baseline)"
+  std::string reason;                      // why that run (or none) was taken
   int regressions = 0;
   nlohmann::json comparison = nullptr;     // compare --json shape, or null
 };
@@ -90,6 +97,10 @@ struct RunSummary {
   nlohmann::json env;
   std::string fingerprint;
   BaselineOutcome baseline;
+  // What the confirmation of wall-time suspects did, one line ("" when
+  // nothing was suspect), and injected faults that matched no call.
+  std::string confirmation;
+  std::vector<std::string> warnings;
   int interrupted_by = 0;  // signal number when interrupted
 
   int Count(CaseStatus s) const;

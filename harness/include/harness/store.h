@@ -130,6 +130,10 @@ class Store {
   // Stores one case result, its metrics, wall samples and op summaries in one
   // transaction. A second result for the same (run, suite, case) is an error.
   Status RecordResult(int64_t run_id, const CaseResult& result);
+  // Replaces the extra JSON of a recorded result (the run's confirmation
+  // rounds add to it after the main pass). NotFound when there is no such result.
+  Status SetResultExtra(int64_t run_id, const std::string& suite, const std::string& case_name,
+                        const nlohmann::json& extra);
   // Sets the final status (completed / aborted) and finished_at; `note` says why.
   Status FinishRun(int64_t run_id, RunStatus status, const std::string& note = "");
   // Marks abandoned runs aborted (see above); returns how many. Open calls it.

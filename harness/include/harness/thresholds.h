@@ -21,9 +21,9 @@ struct ThresholdValues {
   double wall_min_effect = 0.05;     // smallest relative wall-time change that counts
   double wall_alpha = 0.01;          // Mann-Whitney significance level
   int wall_min_samples = 5;          // fewer samples per side: "not enough samples"
-  double wall_noise_k = 3;           // the shift must exceed k x the run-to-run spread...
-  double wall_noise_prior = 0.1;     // ...assumed to be this (log units) until history has 3 runs
-  double wall_min_abs_us = 10;       // medians closer than this (timer and scheduler jitter) never count
+  double wall_noise_k = 3;        // with rounds: the shift must exceed k x the spread history adds
+  double wall_noise_prior = 0.1;  // no longer used: accepted so that older files still load
+  double wall_min_abs_us = 0;     // medians closer than this never count (0: no floor)
   // Both runs timed in at least this many rounds (`run --rounds`): the
   // samples carry the process-to-process variance, so neither the prior nor
   // the microsecond floor applies and history adds only the excess spread.

@@ -2,6 +2,7 @@
 // in the store and ends with the contract's summary lines (shared/CONTRACT.md).
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdio>
 #include <iostream>
@@ -20,7 +21,8 @@ namespace {
 struct RunFlags {
   std::vector<std::string> suites;
   std::string filter, shard = "1/1", profile, inject, label, baseline = "auto", report;
-  int warmup = -1, repeat = -1, rounds = 1, jobs = 1;
+  int warmup = -1, repeat = -1, rounds = 1, jobs = 1, confirm_rounds = 5, confirm_max_rounds = 9;
+  double confirm_budget_s = 120;
   double min_sample_us = -1;
   double timeout_s = 0;
   std::vector<std::string> tags;
@@ -52,15 +54,29 @@ nlohmann::json SummaryJson(const RunSummary& s, const std::string& db) {
   }
   nlohmann::json results = nlohmann::json::array();
   for (const CaseResult& r : s.results) results.push_back(ResultJson(r));
-  return {{"run_id", s.run_id}, {"suite", s.suite}, {"status", RunStatusName(s.status)},
-          {"store", db}, {"jobs", s.jobs}, {"threads_per_worker", s.threads_per_worker},
-          {"workers_started", s.workers_started},
-          {"elapsed_s", s.elapsed_s}, {"fingerprint", s.fingerprint}, {"env", s.env},
-          {"passed", s.Passed()}, {"failed", s.Failed()}, {"skipped", s.Skipped()},
-          {"counts", counts}, {"results", results},
-          {"baseline_run_id", s.baseline.baseline_run_id ? nlohmann::json(*s.baseline.baseline_run_id)
-                                                         : nlohmann::json(nullptr)},
-          {"regressions", s.baseline.regressions}, {"comparison", s.baseline.comparison}};
+  return {
+      {"run_id", s.run_id},
+      {"suite", s.suite},
+      {"status", RunStatusName(s.status)},
+      {"store", db},
+      {"jobs", s.jobs},
+      {"threads_per_worker", s.threads_per_worker},
+      {"workers_started", s.workers_started},
+      {"elapsed_s", s.elapsed_s},
+      {"fingerprint", s.fingerprint},
+      {"env", s.env},
+      {"passed", s.Passed()},
+      {"failed", s.Failed()},
+      {"skipped", s.Skipped()},
+      {"counts", counts},
+      {"results", results},
+      {"baseline_run_id", s.baseline.baseline_run_id ? nlohmann::json(*s.baseline.baseline_run_id)
+                                                     : nlohmann::json(nullptr)},
+      {"regressions", s.baseline.regressions},
+      {"comparison", s.baseline.comparison},
+      {"baseline_reason", s.baseline.reason},
+      {"confirmation", s.confirmation},
+      {"warnings", s.warnings}};
 }
 
 // The contract's last two lines, after a one-line account of the run.
@@ -75,6 +91,13 @@ void PrintHumanSummary(std::ostream& out, const RunSummary& s, const std::string
     if (s.Count(st) > 0) breakdown << (breakdown.tellp() > 0 ? ", " : "") << s.Count(st) << " " << CaseStatusName(st);
   }
   if (s.Failed() > 0) out << "not passed: " << breakdown.str() << "\n";
+  for (const std::string& w : s.warnings) out << "warning: " << w << "\n";
+  if (s.baseline.baseline_run_id) {
+    out << "baseline: run " << *s.baseline.baseline_run_id << ", " << s.baseline.reason << "\n";
+  } else if (!s.baseline.reason.empty()) {
+    out << "baseline: none, " << s.baseline.reason << "\n";
+  }
+  if (!s.confirmation.empty()) out << s.confirmation << "\n";
   PrintFindings(out, s.baseline.comparison);
   out << s.Passed() << " passed, " << s.Failed() << " failed";
   if (s.Skipped() > 0) out << ", " << s.Skipped() << " skipped";
@@ -119,6 +142,9 @@ StatusOr<int> Run(const RunFlags& f, const GlobalOptions& g) {
   request.label = f.label;
   request.tags = *tags;
   request.baseline = f.baseline;
+  request.confirm_rounds = f.confirm_rounds;
+  request.confirm_max_rounds = std::max(f.confirm_rounds, f.confirm_max_rounds);
+  request.confirm_budget_s = f.confirm_budget_s;
   request.db = g.db;
   request.suites_dir = g.suites_dir;
   request.golden_dir = g.golden_dir;
@@ -165,6 +191,18 @@ void AddRunVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
                   "time every case in N fresh worker processes; its wall samples are one value per "
                   "round (default 1; the nightly uses 20)")
       ->check(CLI::Range(1, 1000));
+  cmd->add_option(
+         "--confirm-rounds", f->confirm_rounds,
+         "re-time a case whose wall time looks changed in at least N fresh processes per side "
+         "before judging it (default 5; 0: off, and wall time gets no verdict without rounds "
+         "or history)")
+      ->check(CLI::Range(0, 100));
+  cmd->add_option("--confirm-max-rounds", f->confirm_max_rounds,
+                  "up to this many while a verdict is undecided (default 9)")
+      ->check(CLI::Range(1, 100));
+  cmd->add_option("--confirm-budget", f->confirm_budget_s,
+                  "seconds the confirmation may take before it stops adding rounds (default 120)")
+      ->check(CLI::Range(0.0, 1e6));
   cmd->add_option("--min-sample-us", f->min_sample_us,
                   "a wall sample times a batch of calls lasting at least this long (default 1000; 0: one "
                   "call per sample)")

@@ -19,11 +19,48 @@ bool Significant(const std::vector<double>& s, size_t begin, size_t t, size_t en
   cp->index = t;
   cp->before = Median(left);
   cp->after = Median(right);
-  cp->relative = cp->before != 0 ? cp->after / cp->before - 1 : 0;
+  cp->relative = o.log_scale       ? std::expm1(cp->after - cp->before)
+                 : cp->before != 0 ? cp->after / cp->before - 1
+                                   : 0;
   cp->p_value = WelchTTest(left, right).p_value;
   if (cp->p_value >= o.max_p_value) return false;
   if (cp->before == cp->after) return false;  // a mean shift driven by outliers, not the bulk
   return std::fabs(cp->relative) >= o.min_relative_shift;
+}
+
+// The stretch [*first, *last) of [begin, end), with at least `min_segment`
+// values inside and on each side, whose mean differs most from the mean of
+// the rest in Welch's t (sums of x and x^2 kept as prefix sums, so O(n^2)).
+bool InnerStretch(const std::vector<double>& s, size_t begin, size_t end, size_t min_segment,
+                  size_t* first, size_t* last) {
+  const size_t n = end - begin;
+  if (n < 3 * min_segment) return false;
+  std::vector<double> sum(n + 1, 0), sq(n + 1, 0);
+  for (size_t i = 0; i < n; ++i) {
+    sum[i + 1] = sum[i] + s[begin + i];
+    sq[i + 1] = sq[i] + s[begin + i] * s[begin + i];
+  }
+  auto moments = [](double total, double squares, double count, double* mean, double* var) {
+    *mean = total / count;
+    *var = count > 1 ? std::max(0.0, (squares - total * total / count) / (count - 1)) : 0;
+  };
+  double best = 0;
+  for (size_t i = min_segment; i + 2 * min_segment <= n; ++i) {
+    for (size_t j = i + min_segment; j + min_segment <= n; ++j) {
+      double mi, vi, mo, vo;
+      const double ni = static_cast<double>(j - i), no = static_cast<double>(n - (j - i));
+      moments(sum[j] - sum[i], sq[j] - sq[i], ni, &mi, &vi);
+      moments(sum[n] - sum[j] + sum[i], sq[n] - sq[j] + sq[i], no, &mo, &vo);
+      const double se = std::sqrt(vi / ni + vo / no);
+      const double t = se > 0 ? std::fabs(mi - mo) / se : (mi != mo ? INFINITY : 0);
+      if (t > best) {
+        best = t;
+        *first = begin + i;
+        *last = begin + j;
+      }
+    }
+  }
+  return best > 0;
 }
 
 void Split(const std::vector<double>& s, size_t begin, size_t end, const ChangePointOptions& o,
@@ -34,12 +71,27 @@ void Split(const std::vector<double>& s, size_t begin, size_t end, const ChangeP
   for (size_t t = o.min_segment; t + o.min_segment <= end - begin; ++t) {
     if (best == 0 || q[t] > q[best]) best = t;
   }
-  if (best == 0 || q[best] <= 0) return;
   ChangePoint cp;
-  if (!Significant(s, begin, begin + best, end, o, &cp)) return;
-  out->push_back(cp);
-  Split(s, begin, begin + best, o, out);
-  Split(s, begin + best, end, o, out);
+  if (best != 0 && q[best] > 0 && Significant(s, begin, begin + best, end, o, &cp)) {
+    out->push_back(cp);
+    Split(s, begin, begin + best, o, out);
+    Split(s, begin + best, end, o, out);
+    return;
+  }
+  // No single split holds. A regime inside the segment that ends before it
+  // does (a slowdown lasting four runs, then fixed) leaves both sides of
+  // any one split mixed: look for the inner stretch that differs most from
+  // the rest, and keep it when both of its edges hold.
+  size_t first = 0, last = 0;
+  if (!InnerStretch(s, begin, end, o.min_segment, &first, &last)) return;
+  ChangePoint in, back;
+  if (!Significant(s, begin, first, last, o, &in) || !Significant(s, first, last, end, o, &back))
+    return;
+  out->push_back(in);
+  out->push_back(back);
+  Split(s, begin, first, o, out);
+  Split(s, first, last, o, out);
+  Split(s, last, end, o, out);
 }
 
 }  // namespace
@@ -96,7 +148,15 @@ std::vector<ChangePoint> DetectChangePoints(const std::vector<double>& series,
         weakest_p = retested[i].p_value;
       }
     }
-    if (weakest < 0) return retested;
+    if (weakest < 0) {
+      if (o.log_scale) {
+        for (ChangePoint& cp : retested) {
+          cp.before = std::exp(cp.before);
+          cp.after = std::exp(cp.after);
+        }
+      }
+      return retested;
+    }
     found.erase(found.begin() + weakest);
   }
 }

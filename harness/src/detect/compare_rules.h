@@ -1,13 +1,27 @@
 #pragma once
 // The per-case rules of regression detection (internal to harness/src/detect).
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
 #include "harness/detect.h"
 
 namespace harness::detect_rules {
 
+// What the baseline's history says about one case (RunRecord's maps).
+struct CaseHistory {
+  double run_sigma = std::nan("");  // run-to-run spread of log wall medians, NaN when unknown
+  const std::vector<double>* medians =
+      nullptr;  // wall medians of recent runs, baseline's environment
+  const std::map<std::string, std::vector<double>>* op_wall = nullptr;  // per-op wall, same runs
+};
+
 // Appends the findings for one case present in both runs to *out.
-// `run_sigma`: the case's run-to-run spread of log wall medians, NaN when unknown.
 void CompareCase(const CaseResult& base, const CaseResult& cand, const ThresholdValues& v,
-                 double run_sigma, Comparison* out);
+                 const CaseHistory& h, Comparison* out);
+
+std::vector<double> LogsOf(const std::vector<double>& v);
 
 // Ops whose per-op time grew most from `base` to `cand` (modeled or wall),
 // largest growth first, at most `limit`, each as "op (+12.3 us)".

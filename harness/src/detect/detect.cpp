@@ -57,6 +57,47 @@ std::vector<double> WallRoundValues(const CaseResult& r) {
   return at == r.wall_us.size() ? values : std::vector<double>();
 }
 
+namespace {
+
+std::vector<double> Numbers(const nlohmann::json& j) {
+  std::vector<double> out;
+  if (!j.is_array()) return out;
+  for (const nlohmann::json& x : j) {
+    if (x.is_number() && x.get<double>() > 0) out.push_back(x.get<double>());
+  }
+  return out;
+}
+
+std::map<std::string, std::vector<double>> OpNumbers(const nlohmann::json& j) {
+  std::map<std::string, std::vector<double>> out;
+  if (!j.is_object()) return out;
+  for (const auto& [op, values] : j.items()) out[op] = Numbers(values);
+  return out;
+}
+
+}  // namespace
+
+std::optional<WallConfirmation> ReadWallConfirmation(const CaseResult& r) {
+  auto it = r.extra.find("confirm");
+  if (it == r.extra.end() || !it->is_object()) return std::nullopt;
+  WallConfirmation c;
+  c.baseline_run_id = it->value("baseline_run", int64_t{0});
+  c.values = Numbers(it->value("values", nlohmann::json()));
+  c.baseline_values = Numbers(it->value("baseline_values", nlohmann::json()));
+  c.op_wall = OpNumbers(it->value("op_wall_us", nlohmann::json()));
+  c.baseline_op_wall = OpNumbers(it->value("baseline_op_wall_us", nlohmann::json()));
+  if (c.values.empty()) return std::nullopt;
+  return c;
+}
+
+nlohmann::json WallConfirmationJson(const WallConfirmation& c) {
+  return {{"baseline_run", c.baseline_run_id},
+          {"values", c.values},
+          {"baseline_values", c.baseline_values},
+          {"op_wall_us", c.op_wall},
+          {"baseline_op_wall_us", c.baseline_op_wall}};
+}
+
 Comparison CompareRuns(const RunRecord& baseline, const RunRecord& candidate,
                        const Thresholds& thresholds) {
   Comparison c;
@@ -70,9 +111,15 @@ Comparison CompareRuns(const RunRecord& baseline, const RunRecord& candidate,
   for (const CaseResult& cand : candidate.cases) {
     auto it = base_cases.find({cand.suite, cand.case_id});
     if (it == base_cases.end()) continue;
-    auto noise = baseline.wall_run_sigma.find(cand.suite + "/" + cand.case_id);
-    double run_sigma = noise == baseline.wall_run_sigma.end() ? std::nan("") : noise->second;
-    detect_rules::CompareCase(*it->second, cand, thresholds.For(cand.suite, cand.case_id), run_sigma, &c);
+    const std::string key = cand.suite + "/" + cand.case_id;
+    detect_rules::CaseHistory h;
+    auto noise = baseline.wall_run_sigma.find(key);
+    if (noise != baseline.wall_run_sigma.end()) h.run_sigma = noise->second;
+    auto medians = baseline.wall_run_medians.find(key);
+    if (medians != baseline.wall_run_medians.end()) h.medians = &medians->second;
+    auto ops = baseline.op_run_wall.find(key);
+    if (ops != baseline.op_run_wall.end()) h.op_wall = &ops->second;
+    detect_rules::CompareCase(*it->second, cand, thresholds.For(cand.suite, cand.case_id), h, &c);
   }
   auto order = [](const Finding& a, const Finding& b) {
     return std::tie(a.suite, a.case_id, a.kind) < std::tie(b.suite, b.case_id, b.kind);
@@ -94,11 +141,16 @@ nlohmann::json RunJson(const RunRecord& r) {
 }
 
 nlohmann::json FindingJson(const Finding& f) {
-  return {{"suite", f.suite},          {"case", f.case_id},
-          {"kind", FindingKindName(f.kind)}, {"metric", f.metric},
-          {"baseline", Number(f.baseline)},  {"candidate", Number(f.candidate)},
-          {"ratio", Number(f.ratio)},    {"detail", f.detail},
-          {"blamed_ops", f.blamed_ops}};
+  return {{"suite", f.suite},
+          {"case", f.case_id},
+          {"kind", FindingKindName(f.kind)},
+          {"metric", f.metric},
+          {"baseline", Number(f.baseline)},
+          {"candidate", Number(f.candidate)},
+          {"ratio", Number(f.ratio)},
+          {"detail", f.detail},
+          {"blamed_ops", f.blamed_ops},
+          {"env_cause", f.env_cause}};
 }
 
 }  // namespace

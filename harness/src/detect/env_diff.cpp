@@ -1,3 +1,6 @@
+#include <algorithm>
+#include <map>
+#include <optional>
 #include <set>
 
 #include "harness/detect.h"
@@ -73,7 +76,34 @@ std::vector<EnvChange> DiffEnvironments(const nlohmann::json& a, const nlohmann:
   return out;
 }
 
+std::optional<std::map<std::string, std::string>> BaselineWorkerSettings(
+    const nlohmann::json& baseline, const nlohmann::json& candidate) {
+  static const std::map<std::string, std::string> kSettable = {{"profile", "SPYRE_EMU_PROFILE"},
+                                                               {"faults", "SPYRE_EMU_FAULTS"},
+                                                               {"rounding", "SPYRE_EMU_ROUNDING"},
+                                                               {"cores", "SPYRE_EMU_CORES"}};
+  if (!baseline.is_object() || !candidate.is_object()) return std::nullopt;
+  for (const EnvChange& e : DiffEnvironments(baseline, candidate)) {
+    // How many workers ran at once is a run option, not the environment.
+    if (kSettable.count(e.component) == 0 && e.component != "jobs") return std::nullopt;
+  }
+  std::map<std::string, std::string> settings;
+  for (const auto& [component, variable] : kSettable) {
+    if (!baseline.contains(component)) return std::nullopt;
+    const nlohmann::json& v = baseline[component];
+    settings[variable] = v.is_string() ? v.get<std::string>() : v.dump();
+  }
+  return settings;
+}
+
 std::string Attribution(const Comparison& c) {
+  // Findings whose cause is not established (wall time within what the case
+  // does between runs anyway) are not attributed: when those are all there
+  // is, nothing is.
+  if (!c.regressions.empty() && std::none_of(c.regressions.begin(), c.regressions.end(),
+                                             [](const Finding& f) { return f.env_cause; })) {
+    return "";
+  }
   std::string s;
   for (const EnvChange& e : c.env_diff) {
     if (!e.upstream) continue;

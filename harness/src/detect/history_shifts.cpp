@@ -4,6 +4,7 @@
 #include <set>
 
 #include <algorithm>
+#include <iterator>
 
 #include "harness/stats.h"
 #include "history_internal.h"
@@ -20,10 +21,28 @@ std::string CpuOf(const std::string& env_json) {
   return j.is_object() ? j.value("cpu", "") : "";
 }
 
+std::string FaultsOf(const std::string& env_json) {
+  nlohmann::json j = nlohmann::json::parse(env_json, nullptr, false);
+  if (!j.is_object() || !j.contains("faults") || !j["faults"].is_string()) return "";
+  std::string f = j["faults"].get<std::string>();
+  const size_t b = f.find_first_not_of(" ;"), e = f.find_last_not_of(" ;");
+  return b == std::string::npos ? "" : f.substr(b, e - b + 1);
+}
+
 }  // namespace
 
 StatusOr<std::optional<int64_t>> ResolveBaseline(sqlite3* db, const std::string& spec, int64_t candidate) {
-  if (spec == "none") return std::optional<int64_t>();
+  StatusOr<BaselineChoice> choice = ChooseBaseline(db, spec, candidate);
+  if (!choice.ok()) return choice.status();
+  return choice->run_id;
+}
+
+StatusOr<BaselineChoice> ChooseBaseline(sqlite3* db, const std::string& spec, int64_t candidate) {
+  BaselineChoice choice;
+  if (spec == "none") {
+    choice.reason = "--baseline none";
+    return choice;
+  }
   if (spec.rfind("label:", 0) == 0) {
     std::string label = spec.substr(6);
     if (label.empty()) return UsageError("--baseline label: needs a name, e.g. --baseline label:release-1.2");
@@ -31,7 +50,11 @@ StatusOr<std::optional<int64_t>> ResolveBaseline(sqlite3* db, const std::string&
                "ORDER BY started_at DESC, id DESC LIMIT 1");
     s.Bind(1, label).Bind(2, candidate);
     int rc = s.Step();
-    if (rc == SQLITE_ROW) return std::optional<int64_t>(s.Int(0));
+    if (rc == SQLITE_ROW) {
+      choice.run_id = s.Int(0);
+      choice.reason = "the newest completed run labelled " + label;
+      return choice;
+    }
     if (rc == SQLITE_DONE) return NotFound("--baseline " + spec + ": no completed run has that label");
     return QueryError(db, rc, "looking up the baseline label");
   }
@@ -49,29 +72,72 @@ StatusOr<std::optional<int64_t>> ResolveBaseline(sqlite3* db, const std::string&
     if (s.Text(0) != "completed") {
       return InvalidInput("--baseline " + spec + ": that run is " + s.Text(0) + ", not completed; pick a completed run");
     }
-    return std::optional<int64_t>(id);
+    choice.run_id = id;
+    choice.reason = "given on the command line";
+    return choice;
   }
-  // auto: same suite, earlier, completed, sharing a case; same CPU preferred.
+  // auto: the same suite set, earlier, completed, sharing a case, with no
+  // injected faults and no harness errors (a case that errored, crashed or
+  // timed out, or no case passing): a slowed or broken baseline would make
+  // a healthy candidate look fine or an unchanged one look better. The same
+  // CPU model is preferred.
   Stmt cand(db, "SELECT suite, started_at, env_json FROM runs WHERE id = ?");
   cand.Bind(1, candidate);
   int rc = cand.Step();
   if (rc == SQLITE_DONE) return NotFound("run " + std::to_string(candidate) + " is not in the store");
   if (rc != SQLITE_ROW) return QueryError(db, rc, "reading the candidate run");
   std::string suite = cand.Text(0), started = cand.Text(1), cpu = CpuOf(cand.Text(2));
+  const std::string own_faults = FaultsOf(cand.Text(2));
   Stmt s(db,
-         "SELECT b.id, b.env_json FROM runs b WHERE b.suite = ?1 AND b.status = 'completed' AND b.id <> ?2"
+         "SELECT b.id, b.env_json,"
+         " (SELECT count(*) FROM results e WHERE e.run_id = b.id AND e.status IN ('error', "
+         "'crashed', 'timeout')),"
+         " (SELECT count(*) FROM results p WHERE p.run_id = b.id AND p.status = 'passed')"
+         " FROM runs b WHERE b.suite = ?1 AND b.status = 'completed' AND b.id <> ?2"
          " AND (b.started_at < ?3 OR (b.started_at = ?3 AND b.id < ?2))"
-         " AND EXISTS (SELECT 1 FROM results x JOIN results y ON y.suite = x.suite AND y.case_name = x.case_name"
+         " AND EXISTS (SELECT 1 FROM results x JOIN results y ON y.suite = x.suite AND y.case_name "
+         "= x.case_name"
          "             WHERE x.run_id = b.id AND y.run_id = ?2)"
          " ORDER BY b.started_at DESC, b.id DESC LIMIT 50");
   s.Bind(1, suite).Bind(2, candidate).Bind(3, started);
   std::optional<int64_t> first;
+  std::vector<std::string> skipped;
   while ((rc = s.Step()) == SQLITE_ROW) {
-    if (!first) first = s.Int(0);
-    if (CpuOf(s.Text(1)) == cpu) return std::optional<int64_t>(s.Int(0));
+    const int64_t id = s.Int(0);
+    const std::string faults = FaultsOf(s.Text(1));
+    std::string why;
+    // Faults other than the candidate's own: a clean run must not be judged
+    // against a slowed one (a run with the very same faults is like for like).
+    if (!faults.empty() && faults != own_faults) {
+      why = "injected faults '" + faults + "'";
+    } else if (s.Int(2) > 0) {
+      why = std::to_string(s.Int(2)) + " case(s) errored, crashed or timed out";
+    } else if (s.Int(3) == 0) {
+      why = "no case passed";
+    }
+    if (!why.empty()) {
+      if (skipped.size() < 3) skipped.push_back("run " + std::to_string(id) + ": " + why);
+      continue;
+    }
+    if (!first) first = id;
+    if (CpuOf(s.Text(1)) == cpu) {
+      choice.run_id = id;
+      break;
+    }
   }
-  if (rc != SQLITE_DONE) return QueryError(db, rc, "choosing a baseline");
-  return first;
+  if (rc != SQLITE_DONE && rc != SQLITE_ROW) return QueryError(db, rc, "choosing a baseline");
+  if (!choice.run_id) choice.run_id = first;
+  std::string skipped_text;
+  for (const std::string& x : skipped) skipped_text += (skipped_text.empty() ? "" : "; ") + x;
+  if (!choice.run_id) {
+    choice.reason = "no completed run of " + suite + " without injected faults or harness errors";
+  } else {
+    choice.reason =
+        "the latest completed run of " + suite + " with no injected faults and no harness errors";
+    if (first && *first != *choice.run_id) choice.reason += ", on the same CPU model";
+  }
+  if (!skipped_text.empty()) choice.reason += " (passed over " + skipped_text + ")";
+  return choice;
 }
 
 namespace {
@@ -93,6 +159,30 @@ double LogSpread(const std::vector<SeriesPoint>& points) {
   return logs.size() >= 3 ? std::sqrt(Variance(logs)) : std::nan("");
 }
 
+// Whether a run's wall time was taken in the baseline's environment: the
+// same fingerprint but for how many workers ran aside and the emulator
+// settings that only change the cost model (profile, cores).
+bool SameEnvironment(const nlohmann::json& a, const nlohmann::json& b) {
+  for (const EnvChange& e : DiffEnvironments(a, b)) {
+    if (e.component != "jobs" && e.component != "profile" && e.component != "cores") return false;
+  }
+  return true;
+}
+
+// Per-op wall time of `suite`'s cases in `run_id`: case -> op -> value.
+Status LoadOpWall(sqlite3* db, const std::string& suite, int64_t run_id,
+                  std::map<std::string, std::map<std::string, double>>* out) {
+  Stmt s(db,
+         "SELECT r.case_name, o.op, o.wall_us FROM op_summaries o JOIN results r ON r.id = "
+         "o.result_id "
+         "WHERE r.run_id = ? AND r.suite = ?");
+  s.Bind(1, run_id).Bind(2, suite);
+  int rc;
+  while ((rc = s.Step()) == SQLITE_ROW) (*out)[s.Text(0)][s.Text(1)] = s.Real(2);
+  return rc == SQLITE_DONE ? Status::Ok()
+                           : QueryError(db, rc, "reading the per-op history of suite " + suite);
+}
+
 }  // namespace
 
 Status AttachWallNoise(sqlite3* db, RunRecord* run, size_t max_runs) {
@@ -101,6 +191,32 @@ Status AttachWallNoise(sqlite3* db, RunRecord* run, size_t max_runs) {
   for (const std::string& suite : suites) {
     auto all = history_internal::LoadSuiteSeries(db, suite, "", "wall_us_median");
     if (!all.ok()) return all.status();
+    // Raw medians of the runs at the baseline's environment: the level at
+    // which a candidate's fresh processes are judged against history.
+    std::map<int64_t, std::map<std::string, std::map<std::string, double>>>
+        op_wall;  // run -> case -> op
+    for (const auto& [name, series] : *all) {
+      auto at = std::find_if(series.begin(), series.end(),
+                             [&](const SeriesPoint& p) { return p.run_id == run->run_id; });
+      if (at == series.end()) continue;
+      std::vector<double> medians;
+      std::vector<int64_t> runs;
+      for (auto it = std::make_reverse_iterator(at + 1);
+           it != series.rend() && medians.size() < max_runs; ++it) {
+        if (!SameEnvironment(it->env, run->env)) continue;
+        medians.push_back(it->value);
+        runs.push_back(it->run_id);
+      }
+      if (medians.size() < 3) continue;
+      const std::string key = suite + "/" + name;
+      run->wall_run_medians[key] = medians;
+      for (int64_t id : runs) {
+        if (op_wall.count(id) == 0) SPYRE_RETURN_IF_ERROR(LoadOpWall(db, suite, id, &op_wall[id]));
+        auto c = op_wall[id].find(name);
+        if (c == op_wall[id].end()) continue;
+        for (const auto& [op, wall] : c->second) run->op_run_wall[key][op].push_back(wall);
+      }
+    }
     auto normalized = history_internal::LoadSuiteSeries(db, suite, "", "wall_us_normalized");
     if (!normalized.ok()) return normalized.status();
     // Host-speed normalised medians where the runs have probes: the spread
@@ -163,11 +279,23 @@ StatusOr<std::vector<SeriesPoint>> LoadSuiteGeomeanSeries(sqlite3* db, const std
 std::vector<HistoryShift> FindShifts(const std::string& suite, const std::string& case_name,
                                      const std::string& metric, const std::vector<SeriesPoint>& series) {
   ChangePointOptions o;
-  if (metric == "wall_us_median" || metric == "wall_us_normalized") o.min_relative_shift = 0.05;
   std::vector<double> values;
-  for (const SeriesPoint& p : series) values.push_back(p.value);
+  std::vector<size_t> at;  // series index of each value
+  const bool wall = metric == "wall_us_median" || metric == "wall_us_normalized";
+  if (wall) {
+    // Wall time is judged on its logs: a 2x shift is as large at 350 us as
+    // at 3 ms, and a heavy right tail does not swamp the test.
+    o.min_relative_shift = 0.05;
+    o.log_scale = true;
+  }
+  for (size_t i = 0; i < series.size(); ++i) {
+    if (wall && !(series[i].value > 0)) continue;
+    values.push_back(wall ? std::log(series[i].value) : series[i].value);
+    at.push_back(i);
+  }
   std::vector<HistoryShift> out;
-  for (const ChangePoint& cp : DetectChangePoints(values, o)) {
+  for (ChangePoint cp : DetectChangePoints(values, o)) {
+    cp.index = at[cp.index];
     HistoryShift s;
     s.suite = suite;
     s.case_name = case_name;

@@ -10,8 +10,10 @@ StatusOr<BaselineOutcome> DetectRegressionsForRun(Store& store, int64_t run_id,
                                                   const std::string& /*suite_key*/,
                                                   const std::string& baseline) {
   BaselineOutcome outcome;
-  StatusOr<std::optional<int64_t>> chosen = ResolveBaseline(store.handle(), baseline, run_id);
-  if (!chosen.ok()) return chosen.status();
+  StatusOr<BaselineChoice> choice = ChooseBaseline(store.handle(), baseline, run_id);
+  if (!choice.ok()) return choice.status();
+  outcome.reason = choice->reason;
+  const std::optional<int64_t>* chosen = &choice->run_id;
   if (!chosen->has_value()) return outcome;
   StatusOr<Thresholds> thresholds = Thresholds::Configured();
   if (!thresholds.ok()) return thresholds.status();

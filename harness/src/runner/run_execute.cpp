@@ -9,7 +9,9 @@
 #include "harness/env.h"
 #include "harness/history.h"
 #include "harness/run_session.h"
+#include "runner/confirm.h"
 #include "runner/timing_rounds.h"
+#include "spyre_emu/faults.h"
 
 namespace harness {
 namespace {
@@ -28,6 +30,9 @@ nlohmann::json OptionsJson(const RunPlan& plan, int threads) {
           {"profile", r.profile},
           {"inject", r.inject},
           {"baseline", r.baseline},
+          {"confirm_rounds", r.confirm_rounds},
+          {"confirm_max_rounds", r.confirm_max_rounds},
+          {"confirm_budget_s", r.confirm_budget_s},
           {"cases", plan.items.size()}};
 }
 
@@ -92,6 +97,30 @@ StatusOr<SupervisorOutcome> RunTimingRounds(const RunPlan& plan, const Superviso
   return total;
 }
 
+// Injected faults whose op no case called: the fault changed nothing, and a
+// run that looks clean must not pass for one that tested it.
+std::vector<std::string> UnmatchedFaults(const nlohmann::json& env,
+                                         const std::vector<CaseResult>& results) {
+  std::vector<std::string> out;
+  const std::string spec = env.value("faults", "");
+  spyre_emu::FaultPlan faults;
+  std::string error;
+  if (spec.empty() || !spyre_emu::FaultPlan::Parse(spec, &faults, &error)) return out;
+  std::set<std::string> called;
+  for (const CaseResult& c : results) {
+    for (const OpSummary& o : c.ops) {
+      if (o.calls > 0) called.insert(o.op);
+    }
+  }
+  for (const auto& [op, f] : faults.ops()) {
+    if (called.count(op) == 0) {
+      out.push_back("injected fault on '" + op + "' matched no call in this run's " +
+                    std::to_string(results.size()) + " case(s): nothing was injected for it");
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 int RunSummary::Count(CaseStatus s) const {
@@ -112,7 +141,12 @@ StatusOr<RunSummary> ExecuteRun(const RunPlan& plan, RunListener* listener) {
 
   // The thread budget is split between the workers; each sets its own count
   // explicitly and the fingerprint records the per-worker figure.
-  int total = r.threads > 0 ? r.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // Without --threads / SPYRE_REGRESS_THREADS a run's workers use one
+  // libtorch and one BLAS thread: on a shared host a second thread waits on
+  // whatever holds the other core, and the same 60 us mm was timed at 60 us
+  // in some worker processes and at 4-16 ms in others (2 threads, 2 cores,
+  // load average 8), a spread no judge can see a 2x change through.
+  int total = r.threads > 0 ? r.threads : 1;
   const int per_worker = std::max(1, total / plan.jobs);
   StatusOr<int> threads = ConfigureThreads(per_worker);
   if (!threads.ok()) return threads.status();
@@ -166,6 +200,22 @@ StatusOr<RunSummary> ExecuteRun(const RunPlan& plan, RunListener* listener) {
     outcome = RunCases(plan.items, options, record, listener);
     if (outcome.ok()) outcome->workers_started += started;
   }
+  // Wall-time suspects re-timed in fresh processes before the verdict.
+  if (outcome.ok() && !outcome->interrupted) {
+    StatusOr<runner_internal::ConfirmOutcome> confirmed =
+        runner_internal::ConfirmWallSuspects(plan, options, store, *run_id, *env, &summary.results,
+                                             listener != nullptr ? stderr : nullptr);
+    if (!confirmed.ok()) {
+      outcome = confirmed.status();
+    } else {
+      outcome->workers_started += confirmed->workers_started;
+      summary.confirmation = confirmed->summary;
+      if (confirmed->interrupted) {
+        outcome->interrupted = true;
+        outcome->signal_number = confirmed->signal_number;
+      }
+    }
+  }
   summary.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!outcome.ok()) {
     // Best effort: the store may be the thing that failed.
@@ -180,7 +230,11 @@ StatusOr<RunSummary> ExecuteRun(const RunPlan& plan, RunListener* listener) {
         *run_id, RunStatus::kAborted, "interrupted by signal " + std::to_string(outcome->signal_number)));
     return summary;
   }
-  SPYRE_RETURN_IF_ERROR(store.FinishRun(*run_id, RunStatus::kCompleted));
+  summary.warnings = UnmatchedFaults(*env, summary.results);
+  std::string note;
+  for (const std::string& w : summary.warnings)
+    note += (note.empty() ? "warning: " : "; warning: ") + w;
+  SPYRE_RETURN_IF_ERROR(store.FinishRun(*run_id, RunStatus::kCompleted, note));
   StatusOr<BaselineOutcome> baseline = DetectRegressionsForRun(store, *run_id, plan.suite_key, r.baseline);
   if (!baseline.ok()) return baseline.status();
   summary.baseline = std::move(*baseline);

@@ -6,11 +6,17 @@
 #include "harness/golden.h"
 #include "harness/run_session.h"
 #include "harness/thresholds.h"
+#include "runner/inject_names.h"
 #include "spyre_emu/config.h"
 #include "spyre_emu/faults.h"
 
 namespace harness {
 namespace {
+
+std::string Trim(const std::string& s) {
+  const size_t b = s.find_first_not_of(" \t;"), e = s.find_last_not_of(" \t;");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
 
 std::string Join(const std::vector<std::string>& parts, const char* sep) {
   std::string out;
@@ -19,8 +25,10 @@ std::string Join(const std::vector<std::string>& parts, const char* sep) {
 }
 
 // --profile / --inject are checked with the emulator's own parsers, so the
-// run refuses exactly what a worker would refuse.
-Status CheckEmulatorSettings(const RunRequest& r) {
+// run refuses exactly what a worker would refuse; fault op names must be ops
+// the device sees (runner/inject_names.h), and the plan carries the spec
+// with user-level names mapped.
+Status CheckEmulatorSettings(RunRequest& r) {
   if (!r.profile.empty() && r.profile != "inductor" && r.profile != "sendnn") {
     return UsageError("--profile '" + r.profile + "' is not a profile: use inductor or sendnn");
   }
@@ -35,6 +43,13 @@ Status CheckEmulatorSettings(const RunRequest& r) {
   if (r.inject.empty() && !spyre_emu::FaultPlan::Parse(config.faults, &plan, &error)) {
     return UsageError(error);
   }
+  const bool from_flag = !r.inject.empty();
+  const std::string spec = from_flag ? r.inject : config.faults;
+  if (Trim(spec).empty()) return Status::Ok();
+  StatusOr<std::string> mapped =
+      runner_internal::CheckInjectOps(spec, from_flag ? "--inject" : "SPYRE_EMU_FAULTS");
+  if (!mapped.ok()) return mapped.status();
+  if (*mapped != spec) r.inject = *mapped;
   return Status::Ok();
 }
 
@@ -88,7 +103,7 @@ StatusOr<RunPlan> PlanRun(const RunRequest& request) {
   if (request.warmup < -1 || request.repeat == 0 || request.repeat < -1) {
     return UsageError("--warmup must be >= 0 and --repeat >= 1");
   }
-  SPYRE_RETURN_IF_ERROR(CheckEmulatorSettings(request));
+  SPYRE_RETURN_IF_ERROR(CheckEmulatorSettings(plan.request));
   // Detection reads the thresholds only after the run; a missing or malformed
   // file must fail before anything is recorded.
   StatusOr<Thresholds> thresholds = Thresholds::Configured();

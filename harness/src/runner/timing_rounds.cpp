@@ -18,6 +18,7 @@ bool TimingRounds::Add(const CaseResult& r) {
   if (!HasWallSamples(r)) return false;
   Rounds& v = by_case_[{r.suite, r.case_id}];
   v.samples.push_back(r.wall_us);
+  v.ops.push_back(r.ops);
   const double probe = HostProbeUs(r);
   if (std::isfinite(probe)) v.probe.push_back(probe);
   return true;
@@ -30,6 +31,7 @@ void TimingRounds::MergeInto(CaseResult* r, int planned, bool include_own) const
   if (it != by_case_.end()) rounds = it->second;
   if (include_own || rounds.samples.empty()) {
     rounds.samples.push_back(r->wall_us);
+    rounds.ops.push_back(r->ops);
     const double own_probe = HostProbeUs(*r);
     if (std::isfinite(own_probe)) rounds.probe.push_back(own_probe);
   }
@@ -40,7 +42,14 @@ void TimingRounds::MergeInto(CaseResult* r, int planned, bool include_own) const
     sizes.push_back(round.size());
   }
   if (!rounds.probe.empty()) r->extra["host_probe_us"] = Median(rounds.probe);
-  r->extra["rounds"] = {{"count", rounds.samples.size()}, {"planned", planned}, {"samples", sizes}};
+  std::map<std::string, std::vector<double>> op_wall;
+  for (const std::vector<OpSummary>& round : rounds.ops) {
+    for (const OpSummary& o : round) op_wall[o.op].push_back(o.wall_us);
+  }
+  r->extra["rounds"] = {{"count", rounds.samples.size()},
+                        {"planned", planned},
+                        {"samples", sizes},
+                        {"op_wall_us", op_wall}};
 }
 
 }  // namespace harness::runner_internal

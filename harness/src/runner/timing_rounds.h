@@ -35,7 +35,9 @@ class TimingRounds {
   // case followed by its own (unless `include_own` is false: a main pass run
   // beside other workers; its own are kept when no round timed the case),
   // extra["host_probe_us"] to the median over rounds, and extra["rounds"] =
-  // {"count": rounds, "planned": planned, "samples": [samples per round]}.
+  // {"count": rounds, "planned": planned, "samples": [samples per round],
+  //  "op_wall_us": {op: [wall time per round]}} (per-op times per process,
+  // so that an op is blamed only for a change seen across processes).
   // A result without wall samples is left alone.
   void MergeInto(CaseResult* r, int planned, bool include_own = true) const;
 
@@ -43,6 +45,7 @@ class TimingRounds {
   struct Rounds {
     std::vector<std::vector<double>> samples;
     std::vector<double> probe;
+    std::vector<std::vector<OpSummary>> ops;  // each round's traced pass
   };
   std::map<std::pair<std::string, std::string>, Rounds> by_case_;
 };

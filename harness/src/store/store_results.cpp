@@ -86,4 +86,18 @@ Status Store::RecordResult(int64_t run_id, const CaseResult& r) {
   return Status::Ok();
 }
 
+Status Store::SetResultExtra(int64_t run_id, const std::string& suite, const std::string& case_name,
+                             const nlohmann::json& extra) {
+  Stmt update(db_,
+              "UPDATE results SET extra_json = ? WHERE run_id = ? AND suite = ? AND case_name = ?");
+  update.Bind(1, extra.dump()).Bind(2, run_id).Bind(3, suite).Bind(4, case_name);
+  if (int rc = update.Run(); rc != SQLITE_DONE)
+    return Error(rc, "updating case " + suite + "/" + case_name);
+  if (sqlite3_changes(db_) == 0) {
+    return NotFound("no result of " + suite + "/" + case_name + " in run " +
+                    std::to_string(run_id));
+  }
+  return Status::Ok();
+}
+
 }  // namespace harness

@@ -53,6 +53,9 @@ struct RunInfo {
   int64_t run_id = 0;
   std::string suite, label, status, started_at, finished_at, fingerprint;
   nlohmann::json env = nlohmann::json::object();
+  // Warnings the run recorded in its note (e.g. an injected fault that
+  // matched no call).
+  std::vector<std::string> warnings;
 };
 
 // One case of the candidate run beside its baseline values (NaN when the

@@ -1,0 +1,186 @@
+#include "runner/confirm.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "harness/detect.h"
+#include "harness/history.h"
+#include "harness/stats.h"
+
+namespace harness::runner_internal {
+namespace {
+
+using CaseKey = std::pair<std::string, std::string>;
+
+// One value per process and per op, from the results of one worker.
+struct Side {
+  std::vector<double> values;
+  std::map<std::string, std::vector<double>> op_wall;
+};
+
+Status TimeOnce(const std::vector<WorkItem>& items, const SupervisorOptions& options,
+                std::map<CaseKey, Side>* sides, ConfirmOutcome* out) {
+  RecordFn keep = [&](const CaseResult& r) -> Status {
+    if ((r.status != CaseStatus::kPassed && r.status != CaseStatus::kFailed) || r.wall_us.empty()) {
+      return Status::Ok();
+    }
+    Side& side = (*sides)[{r.suite, r.case_id}];
+    side.values.push_back(Median(r.wall_us));
+    for (const OpSummary& o : r.ops) side.op_wall[o.op].push_back(o.wall_us);
+    return Status::Ok();
+  };
+  StatusOr<SupervisorOutcome> outcome = RunCases(items, options, keep, nullptr);
+  if (!outcome.ok()) return outcome.status();
+  out->workers_started += outcome->workers_started;
+  if (outcome->interrupted) {
+    out->interrupted = true;
+    out->signal_number = outcome->signal_number;
+  }
+  return Status::Ok();
+}
+
+std::vector<double> Logs(const std::vector<double>& v) {
+  std::vector<double> out;
+  for (double x : v) {
+    if (x > 0 && std::isfinite(x)) out.push_back(std::log(x));
+  }
+  return out;
+}
+
+// Undecided: an interleaved comparison whose p-value is near the line.
+bool Undecided(const Side& cand, const Side& base, double alpha) {
+  const double p = MannWhitneyU(Logs(base.values), Logs(cand.values)).p_value;
+  return p >= alpha && p < 0.1;
+}
+
+}  // namespace
+
+StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const SupervisorOptions& options,
+                                             Store& store, int64_t run_id,
+                                             const nlohmann::json& env,
+                                             std::vector<CaseResult>* results, std::FILE* log) {
+  ConfirmOutcome out;
+  const RunRequest& r = plan.request;
+  if (r.confirm_rounds <= 0) return out;
+  const auto start = std::chrono::steady_clock::now();
+  StatusOr<BaselineChoice> choice = ChooseBaseline(store.handle(), r.baseline, run_id);
+  if (!choice.ok()) return choice.status();
+  if (!choice->run_id) return out;
+  StatusOr<Thresholds> thresholds = Thresholds::Configured();
+  if (!thresholds.ok()) return thresholds.status();
+  StatusOr<RunRecord> base = LoadRunRecord(store.handle(), *choice->run_id);
+  if (!base.ok()) return base.status();
+  std::map<CaseKey, const CaseResult*> base_cases;
+  for (const CaseResult& c : base->cases) base_cases[{c.suite, c.case_id}] = &c;
+
+  // The suspects, in plan order.
+  std::map<CaseKey, CaseResult*> cand_cases;
+  for (CaseResult& c : *results) cand_cases[{c.suite, c.case_id}] = &c;
+  std::vector<WorkItem> items;
+  for (const WorkItem& item : plan.items) {
+    auto cand = cand_cases.find({item.suite, item.case_id});
+    auto b = base_cases.find({item.suite, item.case_id});
+    if (cand == cand_cases.end() || b == base_cases.end()) continue;
+    const ThresholdValues v = thresholds->For(item.suite, item.case_id);
+    // Both sides already timed in enough rounds: the judge has its evidence.
+    if (static_cast<int>(WallRoundValues(*cand->second).size()) >= v.wall_min_rounds &&
+        static_cast<int>(WallRoundValues(*b->second).size()) >= v.wall_min_rounds) {
+      continue;
+    }
+    if (WallSuspect(*b->second, *cand->second, v)) items.push_back(item);
+  }
+  out.suspects = static_cast<int>(items.size());
+  if (items.empty()) return out;
+
+  const auto settings = BaselineWorkerSettings(base->env, env);
+  out.interleaved = settings.has_value();
+  SupervisorOptions timing = options;
+  timing.jobs = 1;
+  SupervisorOptions baseline_timing = timing;
+  if (settings) {
+    for (const auto& [k, val] : *settings) baseline_timing.worker_env[k] = val;
+  }
+  const int min_rounds = r.confirm_rounds,
+            max_rounds = std::max(r.confirm_rounds, r.confirm_max_rounds);
+  char plan_line[512];
+  std::snprintf(
+      plan_line, sizeof(plan_line),
+      "confirming %d wall-time suspect(s) in fresh processes, %s: %d-%d rounds, budget %.0f s\n",
+      out.suspects,
+      settings ? ("interleaved with baseline run " + std::to_string(*choice->run_id) +
+                  "'s configuration")
+                     .c_str()
+               : "against their between-run history (the baseline's environment cannot be "
+                 "re-created here)",
+      min_rounds, max_rounds, r.confirm_budget_s);
+  if (log != nullptr) {
+    std::fputs(plan_line, log);
+    std::fflush(log);
+  }
+
+  std::map<CaseKey, Side> cand_sides, base_sides;
+  std::vector<WorkItem> pending = items;
+  bool over_budget = false;
+  for (int round = 1; round <= max_rounds && !pending.empty(); ++round) {
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (round > 1 && elapsed > r.confirm_budget_s) {
+      over_budget = true;
+      break;
+    }
+    // A B B A: neither side always runs first.
+    const bool candidate_first = round % 2 == 1;
+    for (int half = 0; half < (settings ? 2 : 1); ++half) {
+      const bool candidate = (half == 0) == candidate_first || !settings;
+      SPYRE_RETURN_IF_ERROR(TimeOnce(pending, candidate ? timing : baseline_timing,
+                                     candidate ? &cand_sides : &base_sides, &out));
+      if (out.interrupted) return out;
+    }
+    out.rounds = round;
+    if (round < min_rounds) continue;
+    // Enough rounds: only interleaved cases near the line go on.
+    std::vector<WorkItem> next;
+    if (settings) {
+      for (const WorkItem& item : pending) {
+        const CaseKey key{item.suite, item.case_id};
+        if (Undecided(cand_sides[key], base_sides[key],
+                      thresholds->For(item.suite, item.case_id).wall_alpha)) {
+          next.push_back(item);
+        }
+      }
+    }
+    pending = std::move(next);
+  }
+
+  for (const WorkItem& item : items) {
+    const CaseKey key{item.suite, item.case_id};
+    WallConfirmation c;
+    c.baseline_run_id = *choice->run_id;
+    c.values = cand_sides[key].values;
+    c.op_wall = cand_sides[key].op_wall;
+    if (settings) {
+      c.baseline_values = base_sides[key].values;
+      c.baseline_op_wall = base_sides[key].op_wall;
+    }
+    if (c.values.empty()) continue;
+    CaseResult* cand = cand_cases.at(key);
+    cand->extra["confirm"] = WallConfirmationJson(c);
+    SPYRE_RETURN_IF_ERROR(store.SetResultExtra(run_id, item.suite, item.case_id, cand->extra));
+  }
+  out.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  char line[512];
+  std::snprintf(line, sizeof(line),
+                "confirmation: %d wall-time suspect(s) re-timed in %d fresh process(es) %s, %.1f s "
+                "of a %.0f s budget%s",
+                out.suspects, out.rounds,
+                settings ? "per side, interleaved with the baseline's configuration" : "each",
+                out.elapsed_s, r.confirm_budget_s,
+                over_budget ? " (budget spent: fewer rounds)" : "");
+  out.summary = line;
+  return out;
+}
+
+}  // namespace harness::runner_internal

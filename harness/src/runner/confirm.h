@@ -1,0 +1,48 @@
+#pragma once
+// Confirmation of wall-time suspects: after the main pass, a case whose wall
+// samples look changed against the baseline's (WallSuspect in
+// harness/detect.h) is re-timed in fresh worker processes before anything
+// is reported. One process cannot show how much a case moves between
+// processes (on a loaded 2-core host BLAS cases moved +-40-100%), so the
+// verdict rests on one value per fresh process (Kalibera and Jones: only
+// process-level replication measures the noise that separates two runs).
+//
+// When the baseline's configuration differs from the candidate's only in
+// emulator settings (profile, faults, rounding, cores; BaselineWorkerSettings),
+// it is re-timed too, in processes interleaved with the candidate's
+// (C B B C C B ...), so both sides see the same machine: the judge then
+// compares the two sets, and a change it finds is caused by the settings.
+// Otherwise the candidate's processes are judged against the case's own
+// between-run history at the baseline's environment.
+//
+// confirm_rounds processes per side at least; while a case is undecided
+// (interleaved Mann-Whitney p between wall_alpha and 0.1) more pairs follow,
+// up to confirm_max_rounds, as long as the time budget lasts. The values
+// are stored in the result's extra["confirm"] (WallConfirmation).
+#include <string>
+#include <vector>
+
+#include "harness/run_session.h"
+
+namespace harness::runner_internal {
+
+struct ConfirmOutcome {
+  int suspects = 0;
+  int rounds = 0;  // fresh processes per side for the longest-running case
+  bool interleaved = false;
+  double elapsed_s = 0;
+  bool interrupted = false;
+  int signal_number = 0;
+  int workers_started = 0;
+  std::string summary;  // one line for the output; "" without suspects
+};
+
+// Re-times the suspects among `results` (the main pass of run `run_id`,
+// already recorded) and stores their confirmation values. `log` (may be
+// null) gets the plan line before the rounds start.
+StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const SupervisorOptions& options,
+                                             Store& store, int64_t run_id,
+                                             const nlohmann::json& env,
+                                             std::vector<CaseResult>* results, std::FILE* log);
+
+}  // namespace harness::runner_internal
