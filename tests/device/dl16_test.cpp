@@ -28,7 +28,7 @@ uint32_t ToBits(float x) {
   return b;
 }
 
-// DESIGN.md's definition, computed on doubles rather than on bit fields.
+// the format's definition, computed on doubles rather than on bit fields.
 uint16_t ReferenceEncode(float x, Rounding rounding) {
   const uint16_t sign = std::signbit(x) ? 0x8000 : 0;
   if (!std::isfinite(x) || std::fabs(x) > std::ldexp(1.0 + 510.0 / 512, 32)) return sign | 0x7FFF;

@@ -1,5 +1,5 @@
 #pragma once
-// Emulator settings, read from the environment (shared/CONTRACT.md):
+// Emulator settings, read from the environment (README):
 //   SPYRE_EMU_PROFILE   inductor (default) | sendnn
 //   SPYRE_EMU_ROUNDING  nearest-away (default) | nearest-even | truncate
 //   SPYRE_EMU_CORES     1..32 (default 32)
@@ -18,7 +18,7 @@ enum class Profile { kInductor, kSendnn };
 enum class Rounding { kNearestAway, kNearestEven, kTruncate };
 
 constexpr int kMaxCores = 32;
-constexpr uint64_t kDefaultMemoryBytes = 128ull << 30;  // 128 GB LPDDR5 (DESIGN.md)
+constexpr uint64_t kDefaultMemoryBytes = 128ull << 30;  // 128 GB LPDDR5
 
 struct Config {
   Profile profile = Profile::kInductor;

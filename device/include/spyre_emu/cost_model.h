@@ -3,7 +3,7 @@
 // divided across the emulated cores, and what each launch costs the stack
 // that dispatches it (torch-free).
 //
-// Terms (shared/DESIGN.md; the form and constants of torch-spyre's
+// Terms (the form and constants of torch-spyre's
 // work-division cost model, torch_spyre/_inductor/work_division.py, which is
 // fit to measured device kernel times):
 //   compute  = MACs / cores_used / (peak MAC/s per core * pt_eff),
@@ -57,7 +57,7 @@
 //                       most: decode kernels are small)
 //   predicted, not fit: the same model's prefill 1.7x (models 1.78x, +4.5%)
 //                       and the matmul kernel band 29-69% (models 41-57%).
-// Everything else is a DESIGN.md hardware fact or torch-spyre constant.
+// Everything else is a published hardware fact or torch-spyre constant.
 //
 // Reading "matmul kernel time 29-69% lower": the spread of per-kernel
 // reductions over the kernels IBM measured, a set it does not list. Every
@@ -76,7 +76,7 @@
 
 namespace spyre_emu {
 
-// Hardware facts (shared/DESIGN.md, from torch-spyre docs and IBM onnx-mlir).
+// Hardware facts (from torch-spyre docs and IBM onnx-mlir).
 constexpr double kPeakFlopsPerSecond = 98.304e12;  // DL16 peak, whole chip
 constexpr double kDdrBytesPerSecond = 204.8e9;     // LPDDR5 bandwidth, whole chip
 // Stick-padded byte counts come from memory.h's PaddedDeviceBytes.

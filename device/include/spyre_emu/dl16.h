@@ -12,7 +12,7 @@
 // Largest finite magnitude: 2^32 * (1 + 510/512) (0x7FFE); smallest nonzero:
 // 2^-31 * (1 + 1/512) (0x0001).
 //
-// Encode from fp32 (shared/DESIGN.md's reference algorithm):
+// Encode from fp32 (the reference algorithm):
 //   1. Inf, NaN, or |x| > 2^32 * (1 + 510/512)      -> the NaN/Inf code, keeping
 //      the sign. The test is on |x| before rounding, in every rounding mode.
 //   2. Round the fp32 fraction to 9 bits, carrying into the exponent:
@@ -27,7 +27,7 @@
 // fp16 and bf16 are passed as raw IEEE bit patterns (uint16_t) so the core
 // stays torch-free. Every fp16 value lies inside DL16's range, so fp16 -> DL16
 // only decides fp16's 10th fraction bit, and each such value is exact or a tie.
-// The device's input path drops that bit (shared/DESIGN.md: -2.002 -> -2.0),
+// The device's input path drops that bit (-2.002 -> -2.0),
 // whatever the rounding setting: host->device copies of fp16 use
 // kFp16InputRounding. The rounding setting governs fp32 -> DL16 (kernel
 // outputs, fp32 host data copied into fp16/bf16 device tensors). bf16 -> DL16
@@ -62,7 +62,7 @@ float Dl16Decode(uint16_t bits);
 // Dl16Decode(Dl16Encode(x, rounding)): the value x takes on the device.
 float RoundToDl16(float x, Rounding rounding);
 
-// The contract's scalar functions (shared/CONTRACT.md): the current rounding
+// The contract's scalar functions (README): the current rounding
 // setting of the emulator (SPYRE_EMU_ROUNDING).
 uint16_t dl16_from_float(float x);
 float dl16_to_float(uint16_t bits);

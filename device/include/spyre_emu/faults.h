@@ -1,5 +1,5 @@
 #pragma once
-// Fault injection: the SPYRE_EMU_FAULTS spec (shared/CONTRACT.md), torch-free.
+// Fault injection: the SPYRE_EMU_FAULTS spec (README), torch-free.
 //
 //   SPYRE_EMU_FAULTS="mm:slow=3;_softmax:error=0.01,nan;gelu:fallback"
 //

@@ -1,7 +1,7 @@
 #pragma once
 // The emulated device memory (torch-free).
 //
-// Accounting follows the hardware's 128-byte sticks (shared/DESIGN.md): a
+// Accounting follows the hardware's 128-byte sticks: a
 // tensor occupies product(dims[:-1]) * round_up(dims[-1], 128 / elem_size) *
 // elem_size device bytes. [5,100,150] fp16 -> 192,000; [512,256] fp16 ->
 // 262,144. A 0-d tensor takes one stick; a tensor with a zero dim takes none.

@@ -4,7 +4,7 @@
 // stick padding. The allocator registered for PrivateUse1 (used by libtorch
 // when it grows a storage without knowing the shape) accounts its bytes
 // rounded up to whole sticks; empty / empty_strided know the shape and
-// account DESIGN.md's padded size.
+// account the padded size.
 #include <ATen/ATen.h>
 #include <c10/core/Allocator.h>
 #include <c10/util/strides.h>
@@ -46,7 +46,7 @@ struct SpyreAllocator final : c10::Allocator {
 
 SpyreAllocator g_allocator;
 
-// Device bytes of a new tensor: DESIGN.md's padded size, or the storage's
+// Device bytes of a new tensor: the padded size, or the storage's
 // own size when the strides reach further (gaps) or overlap (expanded).
 uint64_t AccountedBytes(at::IntArrayRef sizes, size_t storage_bytes, size_t elem_size) {
   const uint64_t padded =

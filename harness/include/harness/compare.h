@@ -1,6 +1,6 @@
 #pragma once
-// Comparison of one device output with its golden reference (DESIGN.md,
-// "Comparison"; the pass criteria are in tolerance.h). Returns a structured
+// Comparison of one device output with its golden reference (the pass
+// criteria are in tolerance.h). Returns a structured
 // result, never a bare bool: every metric, the criterion that failed first,
 // and the flat index of the first element that failed it.
 //

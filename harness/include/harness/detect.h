@@ -141,7 +141,7 @@ std::string Attribution(const Comparison& c);
 // counted, notes listed.
 std::string FormatComparison(const Comparison& c, size_t max_rows = 50);
 
-// The contract's JSON shape (shared/CONTRACT.md, compare --json).
+// The contract's JSON shape (README, compare --json).
 nlohmann::json ToJson(const Comparison& c);
 
 }  // namespace harness

@@ -1,6 +1,6 @@
 #pragma once
 // The number format each output dtype has on the device, as the comparison
-// sees it (DESIGN.md).
+// sees it.
 //
 // DL16 has 9 fraction bits (relative spacing 2^-9 between 1 and 2), 6
 // exponent bits with bias 31, no subnormals, one NaN/Inf code. fp16 and bf16

@@ -1,5 +1,5 @@
 #pragma once
-// Running one case: the case kind registry (shared/STYLE.md: a case kind is a
+// Running one case: the case kind registry (a case kind is a
 // command, parsed once from JSON, dispatched through a registry table).
 //
 // A case kind validates a case body when the suite is loaded (so a bad suite

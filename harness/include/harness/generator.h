@@ -1,5 +1,5 @@
 #pragma once
-// The project's own deterministic input generator (DESIGN.md, "Data flow"):
+// The project's own deterministic input generator:
 // counter-based on SplitMix64, never torch's RNG, so inputs never move when
 // libtorch changes. Element i of input k of a case with seed s is a pure
 // function of (s, k, i): same seed -> same bits on any machine, any thread

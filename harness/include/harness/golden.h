@@ -1,5 +1,5 @@
 #pragma once
-// Golden outputs (DESIGN.md, "Golden outputs"): golden/<suite>/<case>.safetensors,
+// Golden outputs: golden/<suite>/<case>.safetensors,
 // computed on the CPU from the generated inputs in reference precision
 // (fp64, stored as fp32) by the case's kind, with metadata in the header's
 // __metadata__: format, suite, case, op, attrs, seed, inputs, input_digests,

@@ -1,7 +1,7 @@
 #pragma once
 // The supervisor of `spyre-regress run`: hands cases to worker processes one
 // at a time, turns every worker death into a result for the case it was
-// running, replaces the worker and goes on (shared/DESIGN.md, "Data flow").
+// running, replaces the worker and goes on.
 //
 //   SupervisorOptions options;
 //   options.worker_argv = {"/path/spyre-regress", "__worker", ...};

@@ -1,5 +1,5 @@
 #pragma once
-// Errors as values (shared/STYLE.md, "abseil status"): expected failures such
+// Errors as values (in the manner of abseil's status): expected failures such
 // as a malformed suite file, a missing golden file or a busy store travel as a
 // Status with one clear message; the CLI turns any non-OK Status into one line
 // on stderr and exit code 2.

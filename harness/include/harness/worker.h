@@ -1,6 +1,6 @@
 #pragma once
 // The worker side of `spyre-regress run` and the pipe protocol between a
-// worker and its supervisor (shared/DESIGN.md, "Data flow").
+// worker and its supervisor.
 //
 // A worker is a fresh exec of spyre-regress (`spyre-regress __worker ...`),
 // never a bare fork of a process that may have started libtorch threads. It

@@ -1,6 +1,6 @@
 #pragma once
-// One reporter interface, one small class per output format (shared/STYLE.md,
-// after google/benchmark's BenchmarkReporter). A reporter renders the report
+// One reporter interface, one small class per output format (after
+// google/benchmark's BenchmarkReporter). A reporter renders the report
 // model into one file's text; WriteReports renders every format into a
 // directory.
 //

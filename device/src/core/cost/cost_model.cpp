@@ -12,26 +12,26 @@ namespace {
 
 // --- Constants, each with its source -------------------------------------
 
-constexpr int kChipCores = 32;  // DESIGN.md: 32 cores
-// DESIGN.md: per-core MAC rate = 98.304e12 / 2 / 32 per second.
+constexpr int kChipCores = 32;  // 32 cores
+// per-core MAC rate = 98.304e12 / 2 / 32 per second.
 constexpr double kCoreMacsPerSecond = kPeakFlopsPerSecond / 2 / kChipCores;
-// DESIGN.md: pt_eff = min(1, sqrt((M_per_core / 8) / 8)): the 8x8 PE array
+// Hardware model: pt_eff = min(1, sqrt((M_per_core / 8) / 8)): the 8x8 PE array
 // is fully fed only with at least 64 rows per core.
 constexpr double kPtEffRows = 8.0 * 8.0;
-// DESIGN.md: a matmul's memory time grows by max(1, max(m_split, n_split) / 8):
+// Hardware model: a matmul's memory time grows by max(1, max(m_split, n_split) / 8):
 // up to 8 cores share an operand broadcast before they contend for the ring.
 constexpr double kCohortLimit = 8.0;
-// DESIGN.md: batch split penalty b^1.4 in aggregate, i.e. b^0.4 per core.
+// Hardware model: batch split penalty b^1.4 in aggregate, i.e. b^0.4 per core.
 constexpr double kBatchPenaltyExponent = 1.4 - 1.0;
-// DESIGN.md: K-split partial sums cost 1.4e-4 us per output element per hop.
+// Hardware model: K-split partial sums cost 1.4e-4 us per output element per hop.
 constexpr double kReduceNsPerElementHop = 1.4e-4 * 1e3;
 
-// Published softmax [512,1024] fp16 on one core (DESIGN.md): 32.51 us on the
+// Published softmax [512,1024] fp16 on one core: 32.51 us on the
 // sendnn stack (no LX planning), 23.67 us on inductor (LX planning).
 constexpr double kSoftmaxRows = 512, kSoftmaxCols = 1024;
 constexpr double kSendnnSoftmaxNs = 32.51e3;
 constexpr double kInductorSoftmaxNs = 23.67e3;
-// DESIGN.md: the lowered softmax (max, sub, exp, sum, div) touches 8MN+4N
+// Hardware model: the lowered softmax (max, sub, exp, sum, div) touches 8MN+4N
 // bytes without LX planning and "2MN" with it; five vector steps per element.
 // We read 8MN + 4N as bytes (fp16: twice the input-plus-output traffic, plus
 // one fp32 vector) and 2MN as elements (one read and one write of MN fp16,
@@ -200,7 +200,7 @@ KernelCost ModelVector(const VectorShape& sh, const CostProfile& p, int cores) {
 
 std::vector<NamedMatmul> GranitePrefillMatmuls() {
   // Granite 3.3 8B config: hidden 4096, 32 query heads and 8 KV heads of 128,
-  // MLP intermediate 12800, vocab 49155; batch 1, sequence 1024 (DESIGN.md).
+  // MLP intermediate 12800, vocab 49155; batch 1, sequence 1024.
   constexpr int64_t kSeq = 1024, kHidden = 4096, kKv = 8 * 128, kMlp = 12800, kVocab = 49155;
   return {
       {"q_proj", {1, kSeq, kHidden, kHidden, 2}}, {"kv_proj", {1, kSeq, 2 * kKv, kHidden, 2}},

@@ -7,7 +7,7 @@ namespace spyre_emu::device_kernels {
 namespace {
 
 // The lowered softmax is five vector steps per element (max, sub, exp, sum,
-// div: DESIGN.md); layer norm is six (sum, sub, square-sum, sub, mul, affine).
+// div); layer norm is six (sum, sub, square-sum, sub, mul, affine).
 constexpr double kSoftmaxSteps = 5;
 constexpr double kLayerNormSteps = 6;
 
