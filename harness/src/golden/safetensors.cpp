@@ -150,6 +150,22 @@ StatusOr<ParsedHeader> ParseHeader(std::string_view json, uint64_t data_size,
   return out;
 }
 
+// Allocates each tensor of a checked header and has `read(begin, dst, n)`
+// copy its n bytes, which start at `begin` in the data section, into it.
+template <typename Read>
+StatusOr<SafetensorsFile> FillTensors(ParsedHeader parsed, const Read& read) {
+  SafetensorsFile out;
+  out.metadata = std::move(parsed.header.metadata);
+  for (size_t i = 0; i < parsed.header.tensors.size(); ++i) {
+    SafetensorsEntry& e = parsed.header.tensors[i];
+    const auto [begin, end] = parsed.offsets[i];
+    at::Tensor tensor = at::empty(e.shape, e.dtype);
+    if (end > begin) SPYRE_RETURN_IF_ERROR(read(begin, tensor.data_ptr(), end - begin));
+    out.tensors.emplace_back(std::move(e.name), std::move(tensor));
+  }
+  return out;
+}
+
 }  // namespace
 
 const at::Tensor* SafetensorsFile::Find(const std::string& name) const {
@@ -172,16 +188,10 @@ StatusOr<SafetensorsFile> ParseSafetensors(std::string_view bytes, const std::st
   const std::string_view data = bytes.substr(8 + *header_len);
   auto parsed = ParseHeader(bytes.substr(8, *header_len), data.size(), where);
   if (!parsed.ok()) return parsed.status();
-  SafetensorsFile out;
-  out.metadata = std::move(parsed->header.metadata);
-  for (size_t i = 0; i < parsed->header.tensors.size(); ++i) {
-    SafetensorsEntry& e = parsed->header.tensors[i];
-    const auto [begin, end] = parsed->offsets[i];
-    at::Tensor tensor = at::empty(e.shape, e.dtype);
-    if (end > begin) std::memcpy(tensor.data_ptr(), data.data() + begin, end - begin);
-    out.tensors.emplace_back(std::move(e.name), std::move(tensor));
-  }
-  return out;
+  return FillTensors(std::move(*parsed), [&](uint64_t begin, void* dst, uint64_t n) {
+    std::memcpy(dst, data.data() + begin, n);
+    return Status::Ok();
+  });
 }
 
 namespace {
@@ -219,17 +229,9 @@ StatusOr<SafetensorsFile> ReadSafetensors(const std::string& path, uint64_t max_
   // Each tensor's bytes go straight into its storage: the file is never
   // held in memory twice.
   const uint64_t data_start = 8 + parsed->header_len;
-  SafetensorsFile out;
-  out.metadata = std::move(parsed->header.metadata);
-  for (size_t i = 0; i < parsed->header.tensors.size(); ++i) {
-    SafetensorsEntry& e = parsed->header.tensors[i];
-    const auto [begin, end] = parsed->offsets[i];
-    at::Tensor tensor = at::empty(e.shape, e.dtype);
-    if (end > begin)
-      SPYRE_RETURN_IF_ERROR(f->ReadAt(data_start + begin, tensor.data_ptr(), end - begin));
-    out.tensors.emplace_back(std::move(e.name), std::move(tensor));
-  }
-  return out;
+  return FillTensors(std::move(*parsed), [&](uint64_t begin, void* dst, uint64_t n) {
+    return f->ReadAt(data_start + begin, dst, n);
+  });
 }
 
 StatusOr<SafetensorsHeader> ReadSafetensorsHeader(const std::string& path) {
