@@ -219,8 +219,9 @@ int main(int argc, char** argv) {
   global.thresholds = root + "/config/thresholds.json";
   app.add_option("--thresholds", global.thresholds, "regression detection thresholds (JSON)")
       ->envname("SPYRE_REGRESS_THRESHOLDS")->capture_default_str();
-  app.add_option("--threads", global.threads,
-                 "libtorch and BLAS threads (default: 1 for run's workers, else online cores)")
+  app.add_option(
+         "--threads", global.threads,
+         "libtorch and BLAS threads (default: 1 for run's workers and env, else online cores)")
       ->envname("SPYRE_REGRESS_THREADS")
       ->check(CLI::Range(1, 1024));
   app.add_flag("-q,--quiet", global.quiet, "plain output, no progress bar");
