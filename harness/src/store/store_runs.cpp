@@ -10,7 +10,7 @@ namespace {
 
 // Why a run left `running` by a supervisor that is gone is aborted.
 std::string AbandonedNote(int64_t pid) {
-  return "its supervisor is gone (pid " + std::to_string(pid) + " ended without finishing the run)";
+  return "supervisor is gone: pid " + std::to_string(pid) + " ended without finishing the run";
 }
 
 }  // namespace
