@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
 
 #include "decode_metrics.h"
 #include "harness/execute.h"
@@ -18,6 +21,32 @@ namespace {
 using harness::CaseResult;
 using harness::CaseStatus;
 using Clock = std::chrono::steady_clock;
+
+// A limit or a difference, to four significant digits ("0.0404", not
+// std::to_string's "0.040400").
+std::string Short(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
+// The steps a criterion failed at, as ranges: "all 16 steps", "step 3",
+// "steps 0-3, 7, 9-11".
+std::string StepRanges(const std::vector<int64_t>& steps, int64_t total) {
+  if (total > 1 && static_cast<int64_t>(steps.size()) == total) {
+    return "all " + std::to_string(total) + " steps";
+  }
+  if (steps.size() == 1) return "step " + std::to_string(steps[0]);
+  std::string out;
+  for (size_t i = 0; i < steps.size();) {
+    size_t j = i;
+    while (j + 1 < steps.size() && steps[j + 1] == steps[j] + 1) ++j;
+    out += (out.empty() ? "" : ", ") + std::to_string(steps[i]);
+    if (j > i) out += (j == i + 1 ? ", " : "-") + std::to_string(steps[j]);
+    i = j + 1;
+  }
+  return "steps " + out;
+}
 
 double Us(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::micro>(b - a).count();
@@ -175,14 +204,15 @@ class DecodeCaseKind : public ModelCaseKind {
                          " top-1 flip(s), first at " + j.failure);
     }
     if (lp_failed) {
-      std::string steps;
+      std::vector<int64_t> over;
       for (const auto& step : j.per_step) {
         if (step["max_logprob_diff"].get<double>() > mc->max_logprob_diff) {
-          steps += (steps.empty() ? "" : ", ") + std::to_string(step["step"].get<int64_t>());
+          over.push_back(step["step"].get<int64_t>());
         }
       }
-      problems.push_back("max |logprob diff| " + std::to_string(j.max_logprob_diff) + " above " +
-                         std::to_string(mc->max_logprob_diff) + " at steps " + steps);
+      problems.push_back("max |logprob diff| " + Short(j.max_logprob_diff) + " above the limit " +
+                         Short(mc->max_logprob_diff) + " at " + StepRanges(over, mc->steps) +
+                         " (the case's \"model\": {\"max_logprob_diff\": ...} sets the limit)");
     }
     if (topk_failed) {
       problems.push_back("top-" + std::to_string(mc->top_k) + " overlap " +

@@ -53,7 +53,7 @@ class OpCaseKind : public harness::CaseKind {
                              const harness::CaseSpec& c) const override {
     auto oc = ParseOpCase(suite, c);
     if (!oc.ok()) return oc.status();
-    return InputShapes(*oc).status();
+    return CheckOpAcceptsInputs(*oc, suite.path.empty() ? suite.name : suite.path, c.id);
   }
 
   harness::Status CheckGolden(const harness::SuiteSpec& suite, const harness::CaseSpec& c,

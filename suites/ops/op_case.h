@@ -77,6 +77,12 @@ struct OutputInfo {
   at::ScalarType dtype = at::kFloat;
 };
 harness::StatusOr<std::optional<std::vector<OutputInfo>>> ExpectedOutputs(const OpCase& oc);
+// Runs the op once on its input shapes (meta tensors, else zeros on the
+// CPU): an argument libtorch rejects (a dim past the input's rank, a weight
+// of the wrong size) is an InvalidInput naming `suite_file`, the case and
+// the op, with libtorch's first line.
+harness::Status CheckOpAcceptsInputs(const OpCase& oc, const std::string& suite_file,
+                                     const std::string& case_id);
 
 // What to do about a wrong golden file: regenerate it (`suite`), or, for an
 // imported file, fix or re-export it ('golden generate' leaves it alone).

@@ -4,6 +4,7 @@
 #include "harness/confined_path.h"
 #include "harness/input_file.h"
 #include "harness/safetensors.h"
+#include "harness/suggest.h"
 #include "harness/tolerance.h"
 #include "op_case.h"
 
@@ -76,7 +77,8 @@ harness::StatusOr<OpCase> ParseOpCase(const harness::SuiteSpec& suite, const har
   if (oc.op == nullptr) {
     std::string known;
     for (const auto& n : OpNames()) known += (known.empty() ? "" : ", ") + n;
-    return InvalidInput(ptr + "/op: unknown op '" + name + "' (known: " + known + ")");
+    return InvalidInput(ptr + "/op: unknown op '" + name + "'" +
+                        harness::DidYouMean(name, OpNames()) + " (known: " + known + ")");
   }
   if (!b.contains("inputs") || !b["inputs"].is_array()) {
     return InvalidInput(ptr + ": an op case needs \"inputs\", an array");

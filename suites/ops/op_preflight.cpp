@@ -92,6 +92,33 @@ harness::StatusOr<std::optional<std::vector<OutputInfo>>> ExpectedOutputs(const 
   return std::optional(std::move(info));
 }
 
+harness::Status CheckOpAcceptsInputs(const OpCase& oc, const std::string& suite_file,
+                                     const std::string& case_id) {
+  auto inputs = InputShapes(oc);
+  if (!inputs.ok()) return inputs.status();
+  for (bool meta : {true, false}) {
+    if (meta && LacksMetaKernel(oc.op->name)) continue;
+    try {
+      RunOn(oc, *inputs, meta);
+      return harness::Status::Ok();
+    } catch (const c10::Error& e) {
+      if (meta) continue;  // no meta kernel, or the shapes: the CPU decides
+      std::string what = e.what_without_backtrace();
+      what = what.substr(0, what.find('\n'));
+      return harness::InvalidInput(suite_file + ": case '" + case_id + "' (op " + oc.op->name +
+                                   "): libtorch refused it: " + what +
+                                   "; fix the case's attrs or inputs");
+    } catch (const std::exception& e) {
+      // An attribute the op needs for these inputs, missing (pow of one
+      // input without "exponent").
+      return harness::InvalidInput(suite_file + ": case '" + case_id + "' (op " + oc.op->name +
+                                   "): the op could not run: " + e.what() +
+                                   "; fix the case's attrs or inputs");
+    }
+  }
+  return harness::Status::Ok();
+}
+
 harness::StatusOr<std::optional<Shapes>> ExpectedOutputShapes(const OpCase& oc) {
   auto outs = ExpectedOutputs(oc);
   if (!outs.ok()) return outs.status();

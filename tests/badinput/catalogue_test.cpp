@@ -126,7 +126,7 @@ const std::vector<Entry>& Catalogue() {
     {"merge_missing_source", {"merge", "--into", "{ws}/merged.db", "{ws}/no-such-shard.db"}, {}, {"no-such-shard.db"}},
     // Runs that did not complete have no verdict
     {"report_aborted_run", {"report", "--out", "{ws}/report-aborted", "--db", "{ws}/aborted.db"}, {}, {"run 1 was aborted", "interrupted by signal 15", "no verdict", "'aborted'"}},
-    {"report_latest_dead_running_run", {"report", "--out", "{ws}/report-running", "--db", "{ws}/running.db"}, {}, {"run 1", "supervisor is gone", "no verdict", "'running'"}},
+    {"report_latest_dead_running_run", {"report", "--out", "{ws}/report-running", "--db", "{ws}/running.db"}, {}, {"run 1", "supervisor is gone", "no verdict", "'aborted'"}},
     {"compare_dead_partial_candidate", {"compare", "--baseline", "1", "--candidate", "2", "--db", "{ws}/runs.db"}, {}, {"--candidate 2", "supervisor is gone", "1 of ", "not a verdict"}},
     {"compare_running_baseline", {"compare", "--baseline", "2", "--candidate", "1", "--db", "{ws}/runs.db"}, {}, {"--baseline 2", "must be a completed run"}},
     {"compare_no_shared_case", {"compare", "--baseline", "3", "--candidate", "1", "--db", "{ws}/runs.db"}, {}, {"--baseline 3", "share no case"}},

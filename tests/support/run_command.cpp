@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -17,6 +18,11 @@ namespace spyre_test {
 
 CommandResult RunCommand(const std::vector<std::string>& argv,
                          const std::map<std::string, std::string>& env, int timeout_s) {
+  return RunCommandIn("", argv, env, timeout_s);
+}
+
+CommandResult RunCommandIn(const std::string& cwd, const std::vector<std::string>& argv,
+                           const std::map<std::string, std::string>& env, int timeout_s) {
   CommandResult r;
   int out_pipe[2], err_pipe[2];
   if (::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0) return r;
@@ -27,6 +33,10 @@ CommandResult RunCommand(const std::vector<std::string>& argv,
     int devnull = ::open("/dev/null", O_RDONLY);
     if (devnull >= 0) ::dup2(devnull, 0);
     for (const auto& [k, v] : env) ::setenv(k.c_str(), v.c_str(), 1);
+    if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) {
+      std::fprintf(stderr, "chdir %s failed: %s\n", cwd.c_str(), std::strerror(errno));
+      ::_exit(127);
+    }
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
@@ -73,14 +83,21 @@ CommandResult RunCommand(const std::vector<std::string>& argv,
   return r;
 }
 
+std::string CliPath() {
+  const char* other = std::getenv("SPYRE_REGRESS_TEST_BIN");
+  return other != nullptr && *other != '\0' ? other : SPYRE_REGRESS_BIN;
+}
+
 CommandResult RunCli(const std::vector<std::string>& args,
                      const std::map<std::string, std::string>& env, int timeout_s) {
-  // SPYRE_TEST_CLI runs the same tests against another build of the CLI
-  // (an older commit's, to show that a test fails without its fix).
-  const char* other = std::getenv("SPYRE_TEST_CLI");
-  std::vector<std::string> argv{other != nullptr && *other != '\0' ? other : SPYRE_REGRESS_BIN};
+  return RunCliIn("", args, env, timeout_s);
+}
+
+CommandResult RunCliIn(const std::string& cwd, const std::vector<std::string>& args,
+                       const std::map<std::string, std::string>& env, int timeout_s) {
+  std::vector<std::string> argv{CliPath()};
   argv.insert(argv.end(), args.begin(), args.end());
-  return RunCommand(argv, env, timeout_s);
+  return RunCommandIn(cwd, argv, env, timeout_s);
 }
 
 int LineCount(const std::string& text) {

@@ -19,10 +19,21 @@ struct CommandResult {
 CommandResult RunCommand(const std::vector<std::string>& argv,
                          const std::map<std::string, std::string>& env = {}, int timeout_s = 300);
 
-// RunCommand on the built spyre-regress with the given arguments (or on the
-// binary SPYRE_TEST_CLI names, when set).
+// RunCommand with `cwd` as the child's working directory ("" keeps ours).
+CommandResult RunCommandIn(const std::string& cwd, const std::vector<std::string>& argv,
+                           const std::map<std::string, std::string>& env = {}, int timeout_s = 300);
+
+// The spyre-regress the tests run: the one built with them, or the binary
+// SPYRE_REGRESS_TEST_BIN names (to run a test against another build, e.g.
+// the one before a fix, and see it fail).
+std::string CliPath();
+
+// RunCommand on the built spyre-regress with the given arguments.
 CommandResult RunCli(const std::vector<std::string>& args,
                      const std::map<std::string, std::string>& env = {}, int timeout_s = 300);
+// The same, run in the directory `cwd`.
+CommandResult RunCliIn(const std::string& cwd, const std::vector<std::string>& args,
+                       const std::map<std::string, std::string>& env = {}, int timeout_s = 300);
 
 // Counts the lines of `text`.
 int LineCount(const std::string& text);

@@ -46,6 +46,10 @@ struct GoldenGenerateResult {
   int imported = 0;        // cases with an imported golden file, left alone
   int without_golden = 0;  // cases whose kind has no golden outputs
   size_t bytes = 0;
+  // One line per case libtorch refused (an op argument the suite loader
+  // cannot check, such as a softmax dim past the input's rank), naming the
+  // suite file, the case and the op; the other cases are still written.
+  std::vector<std::string> case_errors;
 };
 // Writes the golden file of every case of `suite` (cases matching `filter`,
 // a regex on the id, when it is not empty).

@@ -16,6 +16,8 @@
 #include <vector>
 #include <string>
 
+#include <sqlite3.h>
+
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
@@ -25,10 +27,13 @@ namespace harness::cli {
 
 // Options every verb shares; flags override the environment, which overrides
 // the defaults found relative to the executable.
+// Paths are absolute once main has resolved them (ResolvePaths).
 struct GlobalOptions {
-  std::string db;          // --db, SPYRE_REGRESS_DB, default ./spyre-regress.db
-  std::string suites_dir;  // --suites, SPYRE_REGRESS_SUITES, default <source>/suites
-  std::string golden_dir;  // --golden, SPYRE_REGRESS_GOLDEN, default <source>/golden
+  std::string db;          // the store: see LocateStore for the lookup order
+  std::string db_origin;   // how it was found: "--db", "SPYRE_REGRESS_DB", ...
+  std::string suites_dir;  // --suites, SPYRE_REGRESS_SUITES, default <root>/suites
+  std::string golden_dir;  // --golden, SPYRE_REGRESS_GOLDEN, else next to a given
+                           // --suites (its sibling golden/), else <root>/golden
   std::string thresholds; // --thresholds, SPYRE_REGRESS_THRESHOLDS, default <root>/config/thresholds.json
   int threads = 0;         // --threads, SPYRE_REGRESS_THREADS, default: online cores
   bool quiet = false;      // --quiet
@@ -59,6 +64,28 @@ struct VerbRegistrar {
 // ancestor of the executable's directory that has a suites/ folder, else the
 // source tree the binary was built from.
 std::string DefaultProjectRoot();
+
+// The store file's name, looked for in enclosing directories.
+inline constexpr const char* kStoreFileName = "spyre-regress.db";
+
+// Where the store is, in this order: `flag` (--db) when given; else the
+// SPYRE_REGRESS_DB variable; else the nearest spyre-regress.db in the
+// current directory or an enclosing one; else <project root>/spyre-regress.db.
+// Returns the absolute path; *origin says which rule chose it.
+std::string LocateStore(const std::string& flag, std::string* origin);
+
+// `path` made absolute and normal, without a trailing separator.
+std::string AbsolutePath(const std::string& path);
+
+// A run as the user names it: an id ("7"), "latest" (the newest run),
+// "~N" or "latest~N" (N runs before the newest), or "label:NAME" (the
+// newest run with that label). `flag` names the option in errors. A
+// reference to no run is NotFound; a malformed one a UsageError.
+StatusOr<int64_t> ResolveRunRef(sqlite3* db, const std::string& ref, const std::string& flag);
+
+// True when `ref` has run-reference syntax other than a plain id or
+// label:NAME ("latest", "~N", "latest~N").
+bool IsRelativeRunRef(const std::string& ref);
 
 // The regressions of a comparison (the compare --json shape), at most 20
 // lines, under a heading with the upstream change they appeared with; nothing

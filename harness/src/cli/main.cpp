@@ -4,15 +4,20 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
+#include <map>
+#include <set>
 
 #include <c10/util/Exception.h>
 #include <torch/csrc/api/include/torch/version.h>
 
 #include "cli.h"
 #include "harness/build_info.h"
+#include "harness/suggest.h"
 #include "spyre_emu/spyre_emu.h"
 
 namespace harness::cli {
@@ -38,6 +43,153 @@ int Fail(const std::string& message) {
   return kExitUsage;
 }
 
+// Options of the program itself, which any verb accepts before or after it:
+// those that take a value, and flags.
+const std::set<std::string> kGlobalWithValue = {"--db", "--suites", "--golden", "--thresholds",
+                                                "--threads"};
+const std::set<std::string> kGlobalFlags = {"-q", "--quiet", "-h", "--help", "--version"};
+
+std::string OptionName(const std::string& token) { return token.substr(0, token.find('=')); }
+
+bool LooksLikeNumber(const std::string& token) {
+  return token.size() > 1 && token[0] == '-' &&
+         (std::isdigit(static_cast<unsigned char>(token[1])) || token[1] == '.');
+}
+
+// The verb names, and for each verb its own sub-verbs (`golden generate`).
+struct VerbTable {
+  std::vector<std::string> verbs;
+  std::map<std::string, std::vector<std::string>> subverbs;
+};
+
+VerbTable Verbs(CLI::App& app) {
+  VerbTable t;
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    if (sub->get_name().rfind("__", 0) == 0) continue;  // internal (the worker)
+    t.verbs.push_back(sub->get_name());
+    for (CLI::App* subsub : sub->get_subcommands([](CLI::App*) { return true; })) {
+      t.subverbs[sub->get_name()].push_back(subsub->get_name());
+    }
+  }
+  return t;
+}
+
+// Moves a verb's options given before the verb (`--suite decode run`) to
+// after it, where the parser looks for them; the program's own options stay
+// where they are (they are accepted on either side). Tokens after `--` and
+// arguments with no verb are left alone.
+std::vector<std::string> NormalizeArgs(const std::vector<std::string>& args,
+                                       const VerbTable& verbs) {
+  std::vector<std::string> kept, moved;
+  size_t verb = args.size();
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--") break;
+    if (kGlobalWithValue.count(a) != 0) {
+      kept.push_back(a);
+      if (i + 1 < args.size()) kept.push_back(args[++i]);
+      continue;
+    }
+    if (kGlobalFlags.count(a) != 0 || kGlobalWithValue.count(OptionName(a)) != 0) {
+      kept.push_back(a);
+      continue;
+    }
+    if (std::find(verbs.verbs.begin(), verbs.verbs.end(), a) != verbs.verbs.end()) {
+      verb = i;
+      break;
+    }
+    moved.push_back(a);
+  }
+  if (verb == args.size() || moved.empty()) return args;
+  std::vector<std::string> out = kept;
+  out.push_back(args[verb]);
+  size_t rest = verb + 1;
+  auto sub = verbs.subverbs.find(args[verb]);
+  if (sub != verbs.subverbs.end() && rest < args.size() &&
+      std::find(sub->second.begin(), sub->second.end(), args[rest]) != sub->second.end()) {
+    out.push_back(args[rest++]);
+  }
+  out.insert(out.end(), moved.begin(), moved.end());
+  out.insert(out.end(), args.begin() + static_cast<long>(rest), args.end());
+  return out;
+}
+
+// The option names `app` and the chosen verb path accept ("--repeat", "-j").
+std::vector<std::string> KnownOptions(const std::vector<CLI::App*>& apps) {
+  std::vector<std::string> names;
+  for (const CLI::App* a : apps) {
+    for (const CLI::Option* o : a->get_options()) {
+      for (const std::string& l : o->get_lnames()) names.push_back("--" + l);
+      for (const std::string& s : o->get_snames()) names.push_back("-" + s);
+    }
+  }
+  return names;
+}
+
+// What went wrong when the parser found words it did not expect: an unknown
+// verb, sub-verb or flag, each with the closest known name. "" when none of
+// those explains it.
+std::string ExplainExtras(CLI::App& app, const std::vector<std::string>& args,
+                          const VerbTable& verbs) {
+  std::vector<CLI::App*> path = {&app};
+  std::string verb_path;
+  size_t i = 0;
+  // The verb and sub-verb, past the program's own options.
+  for (; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (kGlobalWithValue.count(a) != 0) {
+      ++i;
+      continue;
+    }
+    if (!a.empty() && a[0] == '-') continue;
+    if (std::find(verbs.verbs.begin(), verbs.verbs.end(), a) == verbs.verbs.end()) {
+      return "unknown verb '" + a + "'" + harness::DidYouMean(a, verbs.verbs) +
+             " (see 'spyre-regress --help' for the verbs)";
+    }
+    verb_path = a;
+    path.push_back(app.get_subcommand(a));
+    auto sub = verbs.subverbs.find(a);
+    if (sub != verbs.subverbs.end() && i + 1 < args.size() && args[i + 1][0] != '-') {
+      const std::string& s = args[i + 1];
+      if (std::find(sub->second.begin(), sub->second.end(), s) == sub->second.end()) {
+        return "unknown '" + a + "' verb '" + s + "'" + harness::DidYouMean(s, sub->second) +
+               " (see 'spyre-regress " + a + " --help')";
+      }
+      verb_path += " " + s;
+      path.push_back(path.back()->get_subcommand(s));
+      ++i;
+    }
+    break;
+  }
+  const std::vector<std::string> known = KnownOptions(path);
+  for (const std::string& a : args) {
+    if (a == "--") break;
+    if (a.size() < 2 || a[0] != '-' || LooksLikeNumber(a)) continue;
+    // "-j4" is "-j" with its value attached.
+    const std::string name = a[1] == '-' ? OptionName(a) : a.substr(0, 2);
+    if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+    return "unknown flag '" + name + "'" + (verb_path.empty() ? "" : " for '" + verb_path + "'") +
+           harness::DidYouMean(name, known) + " (see 'spyre-regress " +
+           (verb_path.empty() ? "" : verb_path + " ") + "--help')";
+  }
+  return "";
+}
+
+// The global paths, made absolute: the store (LocateStore's order), the
+// suites, and the golden files, which follow --suites when only it is given.
+void ResolvePaths(CLI::App& app, const std::string& db_flag, harness::cli::GlobalOptions* g) {
+  g->db = harness::cli::LocateStore(db_flag, &g->db_origin);
+  const bool suites_given =
+      app.get_option("--suites")->count() > 0 || std::getenv("SPYRE_REGRESS_SUITES") != nullptr;
+  const bool golden_given =
+      app.get_option("--golden")->count() > 0 || std::getenv("SPYRE_REGRESS_GOLDEN") != nullptr;
+  g->suites_dir = harness::cli::AbsolutePath(g->suites_dir);
+  if (suites_given && !golden_given) {
+    g->golden_dir = (std::filesystem::path(g->suites_dir).parent_path() / "golden").string();
+  }
+  g->golden_dir = harness::cli::AbsolutePath(g->golden_dir);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -51,30 +203,42 @@ int main(int argc, char** argv) {
 
   GlobalOptions global;
   const std::string root = harness::cli::DefaultProjectRoot();
-  global.db = "spyre-regress.db";
+  std::string db_flag;
   global.suites_dir = root + "/suites";
   global.golden_dir = root + "/golden";
-  app.add_option("--db", global.db, "SQLite store")->envname("SPYRE_REGRESS_DB")->capture_default_str();
+  app.add_option("--db", db_flag,
+                 "SQLite store (else SPYRE_REGRESS_DB, else the nearest spyre-regress.db in this "
+                 "directory or an enclosing one, else <project root>/spyre-regress.db)");
   app.add_option("--suites", global.suites_dir, "directory of suite files")
       ->envname("SPYRE_REGRESS_SUITES")->capture_default_str();
-  app.add_option("--golden", global.golden_dir, "directory of golden outputs")
-      ->envname("SPYRE_REGRESS_GOLDEN")->capture_default_str();
+  app.add_option(
+         "--golden", global.golden_dir,
+         "directory of golden outputs (default: golden/ beside --suites when that is given)")
+      ->envname("SPYRE_REGRESS_GOLDEN")
+      ->capture_default_str();
   global.thresholds = root + "/config/thresholds.json";
   app.add_option("--thresholds", global.thresholds, "regression detection thresholds (JSON)")
       ->envname("SPYRE_REGRESS_THRESHOLDS")->capture_default_str();
-  app.add_option("--threads", global.threads,
-                 "libtorch and BLAS threads (default: 1 for run's workers, else online cores)")
+  app.add_option(
+         "--threads", global.threads,
+         "libtorch and BLAS threads (default: 1 for run's workers and env, else online cores)")
       ->envname("SPYRE_REGRESS_THREADS")
       ->check(CLI::Range(1, 1024));
   app.add_flag("-q,--quiet", global.quiet, "plain output, no progress bar");
 
   harness::cli::VerbAction action;
-  auto verbs = harness::cli::VerbRegistry();
-  std::sort(verbs.begin(), verbs.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (const auto& [order, add] : verbs) add(app, global, &action);
+  auto registry = harness::cli::VerbRegistry();
+  std::sort(registry.begin(), registry.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [order, add] : registry) add(app, global, &action);
 
+  const VerbTable verbs = Verbs(app);
+  std::vector<std::string> args(argv + 1, argv + argc);
+  args = NormalizeArgs(args, verbs);
   try {
-    app.parse(argc, argv);
+    // CLI11 takes the arguments last first.
+    std::vector<std::string> reversed(args.rbegin(), args.rend());
+    app.parse(reversed);
   } catch (const CLI::CallForHelp&) {
     std::cout << app.help();
     return 0;
@@ -85,14 +249,13 @@ int main(int argc, char** argv) {
     std::cout << VersionLine() << "\n";
     return 0;
   } catch (const CLI::ParseError& e) {
-    // A lone unknown word lands in remaining(): name it as an unknown verb.
-    std::vector<std::string> extra = app.remaining();
-    if (app.get_subcommands().empty() && !extra.empty() && extra.front().rfind("-", 0) != 0) {
-      return Fail("unknown verb '" + extra.front() + "' (see 'spyre-regress --help' for the verbs)");
-    }
+    // Unknown verbs, sub-verbs and flags are named with the closest match.
+    const std::string explained = ExplainExtras(app, args, verbs);
+    if (!explained.empty()) return Fail(explained);
     // CLI11's own message says what; add where to look.
     return Fail(std::string(e.what()) + " (see 'spyre-regress --help')");
   }
+  ResolvePaths(app, db_flag, &global);
   if (!action) return Fail("no verb given (see 'spyre-regress --help')");
   // Detection reads its thresholds through the environment, so the run's
   // regression hook and every verb see the same file.

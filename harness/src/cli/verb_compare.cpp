@@ -1,4 +1,4 @@
-// `spyre-regress compare --baseline RUN --candidate RUN [--json]`: regressions
+// `spyre-regress compare [--baseline RUN] [--candidate RUN] [--json]`: regressions
 // and improvements between two recorded runs, with the environment diff.
 #include <iostream>
 #include <memory>
@@ -11,15 +11,36 @@
 namespace harness::cli {
 namespace {
 
+struct CompareRefs {
+  std::string baseline = "~1";
+  std::string candidate = "latest";
+  bool json = false;
+};
+
 struct CompareOptions {
   int64_t baseline = 0;
   int64_t candidate = 0;
   bool json = false;
 };
 
-StatusOr<int> RunCompare(const CompareOptions& o, const GlobalOptions& global) {
+StatusOr<int> RunCompare(const CompareOptions& o, Store* opened);
+
+StatusOr<int> RunCompareRefs(const CompareRefs& refs, const GlobalOptions& global) {
   auto store = Store::Open(global.db, Store::Mode::kReadOnly);
   if (!store.ok()) return store.status();
+  CompareOptions o;
+  o.json = refs.json;
+  StatusOr<int64_t> base = ResolveRunRef((*store)->handle(), refs.baseline, "--baseline");
+  if (!base.ok()) return base.status();
+  StatusOr<int64_t> cand = ResolveRunRef((*store)->handle(), refs.candidate, "--candidate");
+  if (!cand.ok()) return cand.status();
+  o.baseline = *base;
+  o.candidate = *cand;
+  return RunCompare(o, store->get());
+}
+
+StatusOr<int> RunCompare(const CompareOptions& o, Store* opened) {
+  Store* const* store = &opened;
   auto thresholds = Thresholds::Configured();
   if (!thresholds.ok()) return thresholds.status();
   auto base = LoadRunRecord((*store)->handle(), o.baseline);
@@ -69,12 +90,17 @@ StatusOr<int> RunCompare(const CompareOptions& o, const GlobalOptions& global) {
 }
 
 void AddCompareVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
-  auto opts = std::make_shared<CompareOptions>();
+  auto opts = std::make_shared<CompareRefs>();
   CLI::App* cmd = app.add_subcommand("compare", "regressions and improvements between two runs");
-  cmd->add_option("--baseline", opts->baseline, "baseline run id")->required()->check(CLI::PositiveNumber);
-  cmd->add_option("--candidate", opts->candidate, "candidate run id")->required()->check(CLI::PositiveNumber);
+  cmd->add_option("--baseline", opts->baseline,
+                  "baseline run: an id, latest, ~N (N runs before the newest) or label:NAME")
+      ->capture_default_str();
+  cmd->add_option("--candidate", opts->candidate, "candidate run (same forms as --baseline)")
+      ->capture_default_str();
   cmd->add_flag("--json", opts->json, "one JSON document on stdout");
-  cmd->callback([opts, &global, action] { *action = [opts, &global] { return RunCompare(*opts, global); }; });
+  cmd->callback([opts, &global, action] {
+    *action = [opts, &global] { return RunCompareRefs(*opts, global); };
+  });
 }
 
 }  // namespace

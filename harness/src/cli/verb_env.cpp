@@ -1,4 +1,6 @@
-// `spyre-regress env [--json]`: the environment fingerprint of this machine.
+// `spyre-regress env [--json] [--tag K=V] [--jobs N]`: the environment
+// fingerprint of this machine, as a `run` with the same options records it.
+#include <algorithm>
 #include <iostream>
 #include <memory>
 
@@ -10,6 +12,7 @@ namespace {
 
 struct EnvOptions {
   bool json = false;
+  int jobs = 1;
   std::vector<std::string> tags;
 };
 
@@ -39,14 +42,22 @@ void AddEnvVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
   CLI::App* cmd = app.add_subcommand("env", "print the environment fingerprint of this machine");
   cmd->add_flag("--json", opts->json, "one JSON document on stdout");
   cmd->add_option("--tag", opts->tags, "extra K=V recorded with the fingerprint (repeatable)");
+  cmd->add_option("--jobs,-j", opts->jobs,
+                  "as for `run`: the fingerprint a run with this many workers records")
+      ->check(CLI::Range(1, 256));
   cmd->callback([opts, &global, action] {
     *action = [opts, &global]() -> StatusOr<int> {
-      StatusOr<int> threads = ConfigureThreads(global.threads);
+      // The threads and jobs a `run` with the same options gives each
+      // worker (verb_run.cpp, run_execute.cpp), so that the fingerprints
+      // agree: one thread per worker unless --threads says otherwise.
+      const int total = global.threads > 0 ? global.threads : 1;
+      StatusOr<int> threads = ConfigureThreads(std::max(1, total / opts->jobs));
       if (!threads.ok()) return threads.status();
       auto tags = ParseTags(opts->tags);
       if (!tags.ok()) return tags.status();
       StatusOr<nlohmann::json> fp = CollectFingerprint(*tags);
       if (!fp.ok()) return fp.status();
+      (*fp)["jobs"] = opts->jobs;
       if (opts->json) {
         (*fp)["fingerprint"] = FingerprintHash(*fp);
         std::cout << fp->dump(2) << "\n";

@@ -60,8 +60,16 @@ StatusOr<int> RunGenerate(const GoldenOptions& opts, const GlobalOptions& global
             << " bytes, to " << global.golden_dir << "/" << suite->name;
   if (result->imported > 0) std::cout << " (" << result->imported << " imported, left alone)";
   if (result->without_golden > 0) std::cout << " (" << result->without_golden << " without golden outputs)";
+  if (!result->case_errors.empty()) {
+    std::cout << " (" << result->case_errors.size() << " case(s) refused: not written)";
+  }
   std::cout << "\n";
-  return 0;
+  // Each refused case is one line, as a usage error is; the other cases'
+  // files are written, and the exit code says the suite needs fixing.
+  for (const std::string& line : result->case_errors) {
+    std::cerr << "spyre-regress: error: " << line << "\n";
+  }
+  return result->case_errors.empty() ? 0 : 2;
 }
 
 StatusOr<int> RunVerify(const GoldenOptions& opts, const GlobalOptions& global) {

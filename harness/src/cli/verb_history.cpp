@@ -1,5 +1,6 @@
 // `spyre-regress history --suite S [--case C] [--metric M] [--json]`: change
 // points over every recorded run, each with the environment change at it.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -8,6 +9,8 @@
 #include "cli.h"
 #include "harness/history.h"
 #include "harness/store.h"
+#include "harness/suggest.h"
+#include "harness/suite.h"
 
 namespace harness::cli {
 namespace {
@@ -32,24 +35,91 @@ nlohmann::json ShiftJson(const HistoryShift& s) {
           {"p_value", s.point.p_value}, {"env_change", env}};
 }
 
-StatusOr<int> RunHistory(const HistoryOptions& o, const GlobalOptions& global) {
-  if (!o.metric.empty() && !IsHistoryMetric(o.metric)) {
-    return UsageError("--metric '" + o.metric +
-                      "' is not recorded per case: use wall_us_median, wall_us_normalized, modeled_us, max_abs_err, max_rel_err, "
-                      "rel_l2, max_ulp, cosine, fallback_ops or peak_device_bytes");
+// The distinct values of a one-column query bound to `suite`.
+StatusOr<std::vector<std::string>> Names(sqlite3* db, const char* sql, const std::string& suite) {
+  sqlite3_stmt* stmt = nullptr;
+  if (sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr) != SQLITE_OK) {
+    return IoError(std::string("reading the history: ") + sqlite3_errmsg(db));
   }
+  sqlite3_bind_text(stmt, 1, suite.c_str(), -1, SQLITE_TRANSIENT);
+  std::vector<std::string> out;
+  int rc;
+  while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+    const unsigned char* t = sqlite3_column_text(stmt, 0);
+    if (t != nullptr) out.emplace_back(reinterpret_cast<const char*>(t));
+  }
+  sqlite3_finalize(stmt);
+  if (rc != SQLITE_DONE) return IoError(std::string("reading the history: ") + sqlite3_errmsg(db));
+  return out;
+}
+
+const std::vector<std::string>& ResultMetrics() {
+  static const std::vector<std::string> kNames = {"wall_us_median", "wall_us_normalized",
+                                                  "modeled_us",     "max_abs_err",
+                                                  "max_rel_err",    "rel_l2",
+                                                  "max_ulp",        "cosine",
+                                                  "fallback_ops",   "peak_device_bytes"};
+  return kNames;
+}
+
+StatusOr<int> RunHistory(const HistoryOptions& o, const GlobalOptions& global) {
   auto store = Store::Open(global.db, Store::Mode::kReadOnly);
   if (!store.ok()) return store.status();
+  sqlite3* db = (*store)->handle();
   std::vector<std::string> metrics;
   if (!o.metric.empty()) metrics.push_back(o.metric);
   // A suite neither recorded nor defined is a typo, not an empty history.
-  StatusOr<bool> recorded = SuiteHasResults((*store)->handle(), o.suite);
+  StatusOr<bool> recorded = SuiteHasResults(db, o.suite);
   if (!recorded.ok()) return recorded.status();
-  if (!*recorded && !std::filesystem::exists(global.suites_dir + "/" + o.suite + ".json")) {
-    return NotFound("--suite '" + o.suite + "': no results of it in " + global.db + " and no " + o.suite +
-                    ".json in " + global.suites_dir + "; see `spyre-regress list` for the suites");
+  const bool defined = std::filesystem::exists(global.suites_dir + "/" + o.suite + ".json");
+  if (!*recorded && !defined) {
+    StatusOr<std::vector<std::string>> known =
+        Names(db, "SELECT DISTINCT suite FROM results WHERE ?1 = ?1", "");
+    if (!known.ok()) return known.status();
+    for (const std::string& s : ListSuites(global.suites_dir)) known->push_back(s);
+    return NotFound("--suite '" + o.suite + "': no results of it in " + global.db + " and no " +
+                    o.suite + ".json in " + global.suites_dir + DidYouMean(o.suite, *known) +
+                    " (see `spyre-regress list` for the suites)");
   }
-  auto shifts = SuiteHistory((*store)->handle(), o.suite, o.case_name, metrics);
+  // Likewise a case that is neither recorded nor in the suite file.
+  if (!o.case_name.empty()) {
+    StatusOr<std::vector<std::string>> cases =
+        Names(db, "SELECT DISTINCT case_name FROM results WHERE suite = ?1", o.suite);
+    if (!cases.ok()) return cases.status();
+    if (defined) {
+      StatusOr<SuiteSpec> suite = LoadSuite(global.suites_dir, o.suite);
+      if (suite.ok()) {
+        for (const CaseSpec& c : suite->cases) cases->push_back(c.id);
+      }
+    }
+    if (std::find(cases->begin(), cases->end(), o.case_name) == cases->end()) {
+      return NotFound("--case '" + o.case_name + "': suite " + o.suite + " has no such case" +
+                      DidYouMean(o.case_name, *cases) + " (see 'spyre-regress list --suite " +
+                      o.suite + "')");
+    }
+  }
+  // A metric is a result column or one a case kind records (decode:
+  // tokens_per_s, ttft_us, ...); those are found in the store.
+  if (!o.metric.empty() && !IsHistoryMetric(o.metric)) {
+    StatusOr<std::vector<std::string>> recorded_metrics =
+        Names(db,
+              "SELECT DISTINCT m.name FROM metrics m JOIN results r ON r.id = m.result_id WHERE "
+              "r.suite = ?1",
+              o.suite);
+    if (!recorded_metrics.ok()) return recorded_metrics.status();
+    if (std::find(recorded_metrics->begin(), recorded_metrics->end(), o.metric) ==
+        recorded_metrics->end()) {
+      std::vector<std::string> known = ResultMetrics();
+      for (const std::string& m : *recorded_metrics) {
+        if (std::find(known.begin(), known.end(), m) == known.end()) known.push_back(m);
+      }
+      std::string list;
+      for (const std::string& m : known) list += (list.empty() ? "" : ", ") + m;
+      return UsageError("--metric '" + o.metric + "' is not recorded for suite " + o.suite +
+                        DidYouMean(o.metric, known) + " (known: " + list + ")");
+    }
+  }
+  auto shifts = SuiteHistory(db, o.suite, o.case_name, metrics);
   if (!shifts.ok()) return shifts.status();
   if (o.json) {
     nlohmann::json j = {{"suite", o.suite}, {"change_points", nlohmann::json::array()}};
@@ -78,7 +148,10 @@ void AddHistoryVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
   CLI::App* cmd = app.add_subcommand("history", "change points over all recorded runs of a suite");
   cmd->add_option("--suite", opts->suite, "suite name")->required();
   cmd->add_option("--case", opts->case_name, "only this case id");
-  cmd->add_option("--metric", opts->metric, "only this metric (default: latency, accuracy, fallback, memory)");
+  cmd->add_option("--metric", opts->metric,
+                  "only this metric: a result column (wall_us_median, max_ulp, ...) or one the "
+                  "case kind records (decode: tokens_per_s, ttft_us, itl_us, ...); default: "
+                  "latency, accuracy, fallback, memory");
   cmd->add_flag("--json", opts->json, "one JSON document on stdout");
   cmd->callback([opts, &global, action] { *action = [opts, &global] { return RunHistory(*opts, global); }; });
 }

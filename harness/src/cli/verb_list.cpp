@@ -1,6 +1,7 @@
 // `spyre-regress list [--suite S] [--json]`: the suites, their cases, kinds
 // and tags. Loading validates each suite, so a broken suite file is reported
 // here (exit 2) before anything runs.
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -22,6 +23,13 @@ nlohmann::json CaseJson(const CaseSpec& c) {
 }
 
 StatusOr<int> RunList(const ListOptions& opts, const GlobalOptions& global) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(global.suites_dir, ec)) {
+    return NotFound(
+        "--suites " + global.suites_dir +
+        ": no such directory: pass --suites with the directory holding your <name>.json "
+        "suite files");
+  }
   std::vector<std::string> names = opts.suite.empty() ? ListSuites(global.suites_dir)
                                                       : std::vector<std::string>{opts.suite};
   nlohmann::json doc = {{"suites", nlohmann::json::array()}};
@@ -34,7 +42,8 @@ StatusOr<int> RunList(const ListOptions& opts, const GlobalOptions& global) {
                         {"cases", nlohmann::json::array()}};
     for (const CaseSpec& c : suite->cases) s["cases"].push_back(CaseJson(c));
     if (!opts.json) {
-      std::cout << suite->name << " (" << suite->cases.size() << " cases)"
+      std::cout << suite->name << " (" << suite->cases.size()
+                << (suite->cases.size() == 1 ? " case)" : " cases)")
                 << (suite->description.empty() ? "" : ": " + suite->description) << "\n";
       if (!opts.suite.empty()) {
         for (const CaseSpec& c : suite->cases) {
@@ -46,6 +55,11 @@ StatusOr<int> RunList(const ListOptions& opts, const GlobalOptions& global) {
       }
     }
     doc["suites"].push_back(std::move(s));
+  }
+  if (names.empty()) {
+    return NotFound("--suites " + global.suites_dir +
+                    ": holds no suite files (<name>.json): pass --suites with the directory that "
+                    "holds them");
   }
   if (opts.json) std::cout << doc.dump(2) << "\n";
   return 0;

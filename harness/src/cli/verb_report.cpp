@@ -1,4 +1,4 @@
-// `spyre-regress report [--run RUN|latest] --out DIR`: writes DIR/index.html,
+// `spyre-regress report [--run RUN] --out DIR`: writes DIR/index.html,
 // junit.xml, summary.md and report.json for one recorded run (reports/).
 #include <cstdlib>
 #include <iostream>
@@ -16,34 +16,22 @@ struct ReportVerbOptions {
   std::string out;
 };
 
-StatusOr<int64_t> ResolveRun(sqlite3* db, const std::string& spec, const std::string& db_path) {
-  if (spec == "latest") {
-    StatusOr<int64_t> latest = reports::LatestRunId(db);
-    if (!latest.ok()) return latest.status().WithContext("store '" + db_path + "'");
-    return latest;
-  }
-  char* end = nullptr;
-  const long long id = std::strtoll(spec.c_str(), &end, 10);
-  if (spec.empty() || *end != '\0' || id <= 0) {
-    return UsageError("--run '" + spec + "' is not a run id or 'latest'");
-  }
-  return static_cast<int64_t>(id);
-}
-
 }  // namespace
 
 void AddReportVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
   auto opts = std::make_shared<ReportVerbOptions>();
   CLI::App* cmd = app.add_subcommand(
       "report", "write DIR/index.html, junit.xml, summary.md and report.json for a recorded run");
-  cmd->add_option("--run", opts->run, "run id, or latest (the newest run)")->capture_default_str();
+  cmd->add_option("--run", opts->run,
+                  "the run: an id, latest, ~N (N runs before the newest) or label:NAME")
+      ->capture_default_str();
   cmd->add_option("--out", opts->out, "directory to write the reports into (created when missing)")
       ->required();
   cmd->callback([opts, &global, action] {
     *action = [opts, &global]() -> StatusOr<int> {
       StatusOr<std::unique_ptr<Store>> store = Store::Open(global.db, Store::Mode::kReadOnly);
       if (!store.ok()) return store.status();
-      StatusOr<int64_t> run = ResolveRun((*store)->handle(), opts->run, global.db);
+      StatusOr<int64_t> run = ResolveRunRef((*store)->handle(), opts->run, "--run");
       if (!run.ok()) return run.status();
       StatusOr<reports::ReportModel> model =
           reports::BuildReportModel((*store)->handle(), *run, reports::ReportOptions{});

@@ -128,7 +128,18 @@ StatusOr<int> Run(const RunFlags& f, const GlobalOptions& g) {
   if (!shard.ok()) return shard.status();
   auto tags = ParseTags(f.tags);
   if (!tags.ok()) return tags.status();
-  if (f.baseline.empty()) return UsageError("--baseline is empty: use auto, none, a run id or label:NAME");
+  if (f.baseline.empty()) {
+    return UsageError("--baseline is empty: use auto, none, a run id, latest, ~N or label:NAME");
+  }
+  std::string baseline = f.baseline;
+  if (IsRelativeRunRef(baseline)) {
+    // Resolved now, before this run is recorded and becomes the newest.
+    StatusOr<std::unique_ptr<Store>> store = Store::Open(g.db, Store::Mode::kReadOnly);
+    if (!store.ok()) return store.status();
+    StatusOr<int64_t> id = ResolveRunRef((*store)->handle(), baseline, "--baseline");
+    if (!id.ok()) return id.status();
+    baseline = std::to_string(*id);
+  }
   request.filter = f.filter;
   request.warmup = f.warmup;
   request.repeat = f.repeat;
@@ -141,7 +152,7 @@ StatusOr<int> Run(const RunFlags& f, const GlobalOptions& g) {
   request.inject = f.inject;
   request.label = f.label;
   request.tags = *tags;
-  request.baseline = f.baseline;
+  request.baseline = baseline;
   request.confirm_rounds = f.confirm_rounds;
   request.confirm_max_rounds = std::max(f.confirm_rounds, f.confirm_max_rounds);
   request.confirm_budget_s = f.confirm_budget_s;
@@ -216,7 +227,9 @@ void AddRunVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
   cmd->add_option("--inject", f->inject, "fault injection spec (SPYRE_EMU_FAULTS syntax)");
   cmd->add_option("--label", f->label, "free text stored with the run");
   cmd->add_option("--tag", f->tags, "K=V added to the fingerprint (repeatable)");
-  cmd->add_option("--baseline", f->baseline, "auto (default), a run id, label:NAME, or none");
+  cmd->add_option(
+      "--baseline", f->baseline,
+      "auto (default), none, a run id, latest, ~N (N runs before the newest) or label:NAME");
   cmd->add_option("--report", f->report, "also write DIR/index.html, junit.xml, summary.md, report.json");
   cmd->add_flag("--json", f->json, "one JSON document on stdout; human text on stderr");
   cmd->callback([f, &global, action] {

@@ -19,7 +19,8 @@ bool IsUpstream(const std::string& component) {
 }
 
 std::string Describe(const nlohmann::json& v) {
-  if (v.is_null()) return "(none)";
+  // An empty string (no faults, no tag value) reads as a blank otherwise.
+  if (v.is_null() || (v.is_string() && v.get<std::string>().empty())) return "(none)";
   if (v.is_string()) return v.get<std::string>();
   return v.dump();
 }

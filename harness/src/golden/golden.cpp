@@ -9,6 +9,7 @@
 #include <regex>
 #include <type_traits>
 
+#include <c10/util/Exception.h>
 #include <torch/csrc/api/include/torch/version.h>
 
 #include "harness/build_info.h"
@@ -178,8 +179,19 @@ namespace {
 Status CheckGoldenFile(const std::string& path, const SuiteSpec& suite, const CaseSpec& c) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) {
-    return NotFound("missing golden file " + path + " for case '" + c.id +
-                    "' (run 'spyre-regress golden generate --suite " + suite.name + "')");
+    // <golden dir>/<suite>/<case>.safetensors: a golden directory that is not
+    // there at all is a wrong --golden more often than files never generated.
+    const std::filesystem::path dir = std::filesystem::path(path).parent_path().parent_path();
+    const std::string generate = "spyre-regress golden generate --suite " + suite.name +
+                                 (suite.root.empty() ? "" : " --suites " + suite.root) +
+                                 " --golden " + dir.string();
+    if (!dir.empty() && !std::filesystem::exists(dir, ec)) {
+      return NotFound("missing golden file " + path + " for case '" + c.id +
+                      "': the golden directory " + dir.string() +
+                      " does not exist; check --golden, or create it with '" + generate + "'");
+    }
+    return NotFound("missing golden file " + path + " for case '" + c.id + "' (run '" + generate +
+                    "')");
   }
   if (const std::string kind = NotRegularFileKind(path); !kind.empty()) {
     return InvalidInput(
@@ -220,6 +232,21 @@ const char* DriftStatusName(DriftStatus s) {
   return "ok";
 }
 
+namespace {
+
+// A case libtorch refused, as one line naming the suite file, the case and the op.
+std::string CaseErrorLine(const SuiteSpec& suite, const CaseSpec& c, const std::string& message,
+                          bool libtorch) {
+  const std::string what = message.substr(0, message.find('\n'));
+  const std::string op =
+      c.body.contains("op") && c.body["op"].is_string() ? c.body["op"].get<std::string>() : c.kind;
+  return (suite.path.empty() ? suite.name : suite.path) + ": case '" + c.id + "' (op " + op +
+         "): " + (libtorch ? "libtorch refused it: " : "the op could not run: ") + what +
+         "; fix the case's attrs or inputs";
+}
+
+}  // namespace
+
 StatusOr<GoldenGenerateResult> GenerateGolden(const SuiteSpec& suite, const ExecOptions& options,
                                               const std::string& filter) {
   GoldenGenerateResult result;
@@ -243,7 +270,16 @@ StatusOr<GoldenGenerateResult> GenerateGolden(const SuiteSpec& suite, const Exec
       ++result.imported;
       continue;
     }
-    StatusOr<SafetensorsFile> golden = kind->ComputeGolden(suite, c, options);
+    StatusOr<SafetensorsFile> golden = InternalError("not computed");
+    try {
+      golden = kind->ComputeGolden(suite, c, options);
+    } catch (const c10::Error& e) {
+      result.case_errors.push_back(CaseErrorLine(suite, c, e.what_without_backtrace(), true));
+      continue;
+    } catch (const std::exception& e) {
+      result.case_errors.push_back(CaseErrorLine(suite, c, e.what(), false));
+      continue;
+    }
     if (!golden.ok()) return golden.status().WithContext(suite.name + "/" + c.id);
     const std::string path = GoldenPath(options.golden_dir, suite.name, c.id);
     SPYRE_RETURN_IF_ERROR(WriteSafetensors(path, *golden));
@@ -281,7 +317,14 @@ StatusOr<std::vector<CaseDrift>> VerifyGolden(const SuiteSpec& suite, const Exec
     StatusOr<SafetensorsFile> stored =
         LoadGolden(GoldenPath(options.golden_dir, suite.name, c.id), suite, c);
     if (!stored.ok()) return stored.status();
-    StatusOr<SafetensorsFile> fresh = kind->ComputeGolden(suite, c, options);
+    StatusOr<SafetensorsFile> fresh = InternalError("not computed");
+    try {
+      fresh = kind->ComputeGolden(suite, c, options);
+    } catch (const c10::Error& e) {
+      return InvalidInput(CaseErrorLine(suite, c, e.what_without_backtrace(), true));
+    } catch (const std::exception& e) {
+      return InvalidInput(CaseErrorLine(suite, c, e.what(), false));
+    }
     if (!fresh.ok()) return fresh.status().WithContext(suite.name + "/" + c.id);
     out.push_back(Diff(c.id, *stored, *fresh));
   }

@@ -5,6 +5,7 @@
 #include "harness/execute.h"
 #include "harness/golden.h"
 #include "harness/run_session.h"
+#include "harness/suggest.h"
 #include "harness/thresholds.h"
 #include "runner/inject_names.h"
 #include "spyre_emu/config.h"
@@ -135,10 +136,22 @@ StatusOr<RunPlan> PlanRun(const RunRequest& request) {
     plan.suites.push_back(std::move(*suite));
   }
   if (matched == 0) {
+    // A filter that is a mistyped case id gets the closest one.
+    std::vector<std::string> ids;
+    for (const SuiteSpec& s : plan.suites) {
+      for (const CaseSpec& c : s.cases) ids.push_back(c.id);
+    }
+    std::string plain = request.filter;
+    if (!plain.empty() && plain.front() == '^') plain.erase(0, 1);
+    if (!plain.empty() && plain.back() == '$') plain.pop_back();
+    if (const size_t slash = plain.rfind('/'); slash != std::string::npos)
+      plain.erase(0, slash + 1);
     return UsageError("no case of " + Join(request.suites, ", ") +
                       (request.filter.empty() ? std::string(" (the suite is empty)")
-                                              : " matches --filter '" + request.filter + "'") +
-                      ": see `spyre-regress list`");
+                                              : " matches --filter '" + request.filter + "'" +
+                                                    DidYouMean(plain, ids)) +
+                      " (see `spyre-regress list" +
+                      (request.suites.empty() ? "" : " --suite " + request.suites.front()) + "`)");
   }
   SPYRE_RETURN_IF_ERROR(CheckCaseFiles(plan));
   plan.jobs = plan.latency ? 1 : request.jobs;

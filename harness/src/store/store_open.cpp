@@ -6,8 +6,10 @@
 #include <chrono>
 #include <cstdio>
 #include <thread>
+#include <vector>
 
 #include "harness/store.h"
+#include "store/process_identity.h"
 #include "store/schema.h"
 #include "store/sql.h"
 
@@ -24,6 +26,47 @@ const char* RunStatusName(RunStatus s) {
   }
   return "aborted";
 }
+
+namespace {
+
+// A read-only reader cannot mark abandoned runs aborted (MarkAbandonedRuns
+// does that when the store is next opened for writing), but it must not show
+// them as running either: a temporary v_runs, which shadows the stored view
+// for this connection only, reports them aborted. Nothing is written to the
+// store.
+Status ShowAbandonedRunsAborted(sqlite3* db, const std::string& path) {
+  std::vector<int64_t> gone;
+  {
+    Stmt running(db, "SELECT id, pid, pid_start FROM runs WHERE status = 'running' AND host = ?");
+    running.Bind(1, store_internal::HostName());
+    int rc;
+    while ((rc = running.Step()) == SQLITE_ROW) {
+      if (!store_internal::ProcessAlive(running.Int(1), running.Int(2)))
+        gone.push_back(running.Int(0));
+    }
+    if (rc != SQLITE_DONE) return SqlStatus(db, rc, path, "looking for abandoned runs");
+  }
+  if (gone.empty()) return Status::Ok();
+  const char* kSetup[] = {"CREATE TEMP TABLE abandoned_runs (id INTEGER PRIMARY KEY)",
+                          "CREATE TEMP VIEW v_runs AS"
+                          " SELECT r.id AS run_id, r.suite, r.label,"
+                          " CASE WHEN a.id IS NULL THEN r.status ELSE 'aborted' END AS status,"
+                          " r.started_at, r.finished_at, r.fingerprint, r.env_json"
+                          " FROM main.runs r LEFT JOIN temp.abandoned_runs a ON a.id = r.id"};
+  for (const char* sql : kSetup) {
+    const int rc = sqlite3_exec(db, sql, nullptr, nullptr, nullptr);
+    if (rc != SQLITE_OK) return SqlStatus(db, rc, path, "listing abandoned runs");
+  }
+  for (int64_t id : gone) {
+    Stmt add(db, "INSERT INTO temp.abandoned_runs (id) VALUES (?)");
+    add.Bind(1, id);
+    if (int rc = add.Run(); rc != SQLITE_DONE)
+      return SqlStatus(db, rc, path, "listing abandoned runs");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
 
 int Store::LatestSchemaVersion() { return static_cast<int>(store_internal::Migrations().size()); }
 
@@ -114,6 +157,7 @@ StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path, Mode mode,
                      "): open it read-write once to migrate it (`run`, or `merge --into` "
                      "this store, where it is writable)");
     }
+    SPYRE_RETURN_IF_ERROR(ShowAbandonedRunsAborted(store->handle(), path));
   }
   return store;
 }

@@ -6,6 +6,14 @@
 #include "store/sql.h"
 
 namespace harness {
+namespace {
+
+// Why a run left `running` by a supervisor that is gone is aborted.
+std::string AbandonedNote(int64_t pid) {
+  return "supervisor is gone: pid " + std::to_string(pid) + " ended without finishing the run";
+}
+
+}  // namespace
 using store_internal::Stmt;
 using store_internal::Transaction;
 
@@ -48,9 +56,7 @@ StatusOr<int> Store::MarkAbandonedRuns() {
     // finished it meanwhile.
     Stmt mark(db_, "UPDATE runs SET status = 'aborted', finished_at = ?, note = ?"
                    " WHERE id = ? AND status = 'running'");
-    mark.Bind(1, store_internal::NowIso())
-        .Bind(2, "supervisor (pid " + std::to_string(pid) + ") ended without finishing the run")
-        .Bind(3, id);
+    mark.Bind(1, store_internal::NowIso()).Bind(2, AbandonedNote(pid)).Bind(3, id);
     if (int rc2 = mark.Run(); rc2 != SQLITE_DONE) return Error(rc2, "marking an abandoned run aborted");
   }
   return static_cast<int>(gone.size());
@@ -155,9 +161,14 @@ StatusOr<RunState> ReadRunState(sqlite3* db, int64_t run_id) {
   if (options.is_object() && options.contains("cases") && options["cases"].is_number_unsigned()) {
     st.planned = options["cases"].get<int64_t>();
   }
-  // A read-only reader cannot mark an abandoned run aborted, but it can say so.
+  // A read-only reader cannot mark an abandoned run aborted, but it reports
+  // it as the next writer will record it.
   st.abandoned = st.status == "running" && st.host == store_internal::HostName() &&
                  !store_internal::ProcessAlive(q.Int(3), q.Int(4));
+  if (st.abandoned) {
+    st.status = "aborted";
+    st.note = AbandonedNote(q.Int(3));
+  }
   return st;
 }
 

@@ -77,7 +77,11 @@ CaseResult ExecuteCase(const SuiteSpec& suite, const CaseSpec& c, const ExecOpti
     return r;
   } catch (const c10::Error& e) {
     // libtorch's what() carries a backtrace; one line is what a report needs.
-    return ErrorResult(c, std::string("libtorch: ") + e.what_without_backtrace());
+    std::string what = e.what_without_backtrace();
+    what = what.substr(0, what.find('\n'));
+    const bool op = c.body.contains("op") && c.body["op"].is_string();
+    return ErrorResult(c, (op ? "op " + c.body["op"].get<std::string>() + ": " : std::string()) +
+                              "libtorch: " + what);
   } catch (const std::exception& e) {
     return ErrorResult(c, std::string("exception: ") + e.what());
   }

@@ -8,6 +8,7 @@
 
 #include "harness/execute.h"
 #include "harness/input_file.h"
+#include "harness/suggest.h"
 #include "harness/suite.h"
 #include "schema_check.h"
 #include "sweep.h"
@@ -180,6 +181,34 @@ Status CheckCaseCount(const std::string& text, const std::string& file) {
 
 }  // namespace
 
+// The model case kinds take their limits inside "model" (decode's
+// max_logprob_diff, prefill's tolerance and min_cosine, ...); the case's own
+// "tolerance" is the op kind's. A limit put there is told where it goes,
+// ahead of the schema's generic "unknown member".
+static Status CheckModelLimitsPlace(const nlohmann::json& doc, const std::string& file) {
+  if (!doc.is_object() || !doc.contains("cases") || !doc["cases"].is_array()) return Status::Ok();
+  static const std::set<std::string> kModelKinds = {"decode", "prefill", "embed"};
+  static const std::set<std::string> kOwnMembers = {"max_logprob_diff", "min_top_k_overlap",
+                                                    "near_tie_margin", "top_k", "min_cosine"};
+  const nlohmann::json& cases = doc["cases"];
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const nlohmann::json& c = cases[i];
+    if (!c.is_object() || !c.contains("kind") || !c["kind"].is_string() ||
+        kModelKinds.count(c["kind"].get<std::string>()) == 0 || !c.contains("tolerance") ||
+        !c["tolerance"].is_object() || c["tolerance"].empty()) {
+      continue;
+    }
+    const std::string kind = c["kind"].get<std::string>();
+    const std::string at = "/cases/" + std::to_string(i);
+    const std::string key = c["tolerance"].begin().key();
+    const std::string to =
+        kOwnMembers.count(key) != 0 ? at + "/model/" + key : at + "/model/tolerance/" + key;
+    return Bad(file, at + "/tolerance/" + key,
+               "a " + kind + " case's limits belong in its \"model\" member: move it to " + to);
+  }
+  return Status::Ok();
+}
+
 StatusOr<SuiteSpec> LoadSuite(const std::string& suites_dir, const std::string& name) {
   static const std::regex kName("[A-Za-z0-9_][A-Za-z0-9_.-]*");
   if (!std::regex_match(name, kName) || name == "schema") {
@@ -188,8 +217,13 @@ StatusOr<SuiteSpec> LoadSuite(const std::string& suites_dir, const std::string& 
   const std::string file = (fs::path(suites_dir) / (name + ".json")).string();
   StatusOr<std::string> text = ReadInputFile(file, kMaxJsonFileBytes, "suite file");
   if (!text.ok() && text.status().code() == ErrorCode::kNotFound) {
-    return NotFound(file + ": no such suite file (see 'spyre-regress list' for the suites in " +
-                    suites_dir + ")");
+    std::error_code ec;
+    if (!fs::is_directory(suites_dir, ec)) {
+      return NotFound(file + ": no such suite file: the suites directory " + suites_dir +
+                      " does not exist (pass --suites with the directory holding <name>.json)");
+    }
+    return NotFound(file + ": no such suite file" + DidYouMean(name, ListSuites(suites_dir)) +
+                    " (see 'spyre-regress list' for the suites in " + suites_dir + ")");
   }
   if (!text.ok()) return text.status();
   if (const size_t at = TooDeepAt(*text, kMaxSuiteDepth); at != std::string::npos) {
@@ -205,6 +239,7 @@ StatusOr<SuiteSpec> LoadSuite(const std::string& suites_dir, const std::string& 
     return Bad(file, "", std::string("not valid JSON: ") + e.what());
   }
   text->clear();
+  SPYRE_RETURN_IF_ERROR(CheckModelLimitsPlace(doc, file));
   Status schema = CheckAgainstSchema(doc, suites_dir);
   if (!schema.ok()) return InvalidInput(file + ": " + schema.message());
   if (doc.value("name", name) != name) {

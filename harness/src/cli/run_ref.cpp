@@ -1,0 +1,119 @@
+// Run references: how a command names a recorded run (cli.h, ResolveRunRef).
+#include <cstdlib>
+#include <string>
+
+#include "cli.h"
+
+namespace harness::cli {
+namespace {
+
+// A whole non-negative decimal number, or -1.
+int64_t Count(const std::string& text) {
+  if (text.empty() || text.size() > 12 ||
+      text.find_first_not_of("0123456789") != std::string::npos) {
+    return -1;
+  }
+  return std::strtoll(text.c_str(), nullptr, 10);
+}
+
+std::string Syntax(const std::string& flag, const std::string& ref) {
+  return flag + " '" + ref +
+         "' is not a run: use a run id, latest, ~N (N runs before the newest) or label:NAME "
+         "(see 'spyre-regress runs')";
+}
+
+// The id of the run `back` runs before the newest, by id.
+StatusOr<int64_t> NthNewest(sqlite3* db, int64_t back, const std::string& flag,
+                            const std::string& ref) {
+  sqlite3_stmt* stmt = nullptr;
+  if (sqlite3_prepare_v2(db, "SELECT run_id FROM v_runs ORDER BY run_id DESC LIMIT 1 OFFSET ?", -1,
+                         &stmt, nullptr) != SQLITE_OK) {
+    return IoError(std::string("reading the runs: ") + sqlite3_errmsg(db));
+  }
+  sqlite3_bind_int64(stmt, 1, back);
+  const int rc = sqlite3_step(stmt);
+  const int64_t id = rc == SQLITE_ROW ? sqlite3_column_int64(stmt, 0) : 0;
+  sqlite3_finalize(stmt);
+  if (rc == SQLITE_ROW) return id;
+  if (rc != SQLITE_DONE) return IoError(std::string("reading the runs: ") + sqlite3_errmsg(db));
+  if (back == 0) {
+    return NotFound(flag + " '" + ref +
+                    "': the store has no runs yet: run `spyre-regress run --suite S` first");
+  }
+  return NotFound(flag + " '" + ref + "': the store has fewer than " + std::to_string(back + 1) +
+                  " runs (see 'spyre-regress runs')");
+}
+
+StatusOr<int64_t> ByLabel(sqlite3* db, const std::string& label, const std::string& flag) {
+  sqlite3_stmt* stmt = nullptr;
+  if (sqlite3_prepare_v2(db, "SELECT max(run_id) FROM v_runs WHERE label = ?", -1, &stmt,
+                         nullptr) != SQLITE_OK) {
+    return IoError(std::string("reading the runs: ") + sqlite3_errmsg(db));
+  }
+  sqlite3_bind_text(stmt, 1, label.c_str(), static_cast<int>(label.size()), SQLITE_TRANSIENT);
+  const int rc = sqlite3_step(stmt);
+  const bool found = rc == SQLITE_ROW && sqlite3_column_type(stmt, 0) != SQLITE_NULL;
+  const int64_t id = found ? sqlite3_column_int64(stmt, 0) : 0;
+  sqlite3_finalize(stmt);
+  if (rc != SQLITE_ROW) return IoError(std::string("reading the runs: ") + sqlite3_errmsg(db));
+  if (!found) {
+    return NotFound(flag + " 'label:" + label +
+                    "': no run has that label (see 'spyre-regress runs')");
+  }
+  return id;
+}
+
+StatusOr<int64_t> ById(sqlite3* db, int64_t id, const std::string& flag) {
+  sqlite3_stmt* stmt = nullptr;
+  if (sqlite3_prepare_v2(db, "SELECT count(*) FROM v_runs WHERE run_id = ?", -1, &stmt, nullptr) !=
+      SQLITE_OK) {
+    return IoError(std::string("reading the runs: ") + sqlite3_errmsg(db));
+  }
+  sqlite3_bind_int64(stmt, 1, id);
+  const int rc = sqlite3_step(stmt);
+  const bool found = rc == SQLITE_ROW && sqlite3_column_int64(stmt, 0) > 0;
+  sqlite3_finalize(stmt);
+  if (rc != SQLITE_ROW) return IoError(std::string("reading the runs: ") + sqlite3_errmsg(db));
+  if (!found) {
+    return NotFound(flag + " " + std::to_string(id) + ": run " + std::to_string(id) +
+                    " is not in the store (see 'spyre-regress runs')");
+  }
+  return id;
+}
+
+}  // namespace
+
+bool IsRelativeRunRef(const std::string& ref) {
+  if (ref == "latest") return true;
+  const std::string tail = ref.rfind("latest~", 0) == 0 ? ref.substr(7)
+                           : ref.rfind('~', 0) == 0     ? ref.substr(1)
+                                                        : "";
+  return Count(tail) >= 0;
+}
+
+StatusOr<int64_t> ResolveRunRef(sqlite3* db, const std::string& ref, const std::string& flag) {
+  if (ref.rfind("label:", 0) == 0) {
+    if (ref.size() == 6) return UsageError(flag + " 'label:' names no label: use label:NAME");
+    return ByLabel(db, ref.substr(6), flag);
+  }
+  if (ref == "latest") return NthNewest(db, 0, flag, ref);
+  for (const char* prefix : {"latest~", "~"}) {
+    const std::string p = prefix;
+    if (ref.rfind(p, 0) != 0) continue;
+    const int64_t back = Count(ref.substr(p.size()));
+    if (back < 0) return UsageError(Syntax(flag, ref));
+    return NthNewest(db, back, flag, ref);
+  }
+  const int64_t id = Count(ref);
+  if (id <= 0) {
+    // "-1" reads as an offset: say which spelling that is.
+    if (ref.size() > 1 && ref[0] == '-' && Count(ref.substr(1)) > 0) {
+      return UsageError(flag + " '" + ref + "': an offset from the newest run is written ~" +
+                        ref.substr(1) + " (latest is ~0)");
+    }
+    return UsageError(Syntax(flag, ref));
+  }
+  return ById(db, id, flag);
+}
+
+}  // namespace harness::cli
