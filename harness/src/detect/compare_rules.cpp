@@ -178,13 +178,13 @@ struct Verdict {
   double p = 1;
 };
 
-// Interleaved processes: Mann-Whitney between the two sets and the
-// Hodges-Lehmann bound reaching the minimum effect. History: the
+// Interleaved processes: Mann-Whitney between the two sets at `alpha` and the
+// Hodges-Lehmann estimate reaching the minimum effect. History: the
 // candidate's processes taken together are one new run, which must lie
 // outside the history's between-run spread (prediction interval, Student t
 // with n - 1 degrees of freedom) by at least the minimum effect.
 Verdict JudgeLevels(const std::vector<double>& base_logs, const std::vector<double>& cand_logs,
-                    bool interleaved, const ThresholdValues& v, bool robust = false) {
+                    bool interleaved, double alpha, const ThresholdValues& v, bool robust = false) {
   Verdict out;
   const double effect = std::log1p(v.wall_min_effect);
   if (interleaved) {
@@ -193,8 +193,8 @@ Verdict JudgeLevels(const std::vector<double>& base_logs, const std::vector<doub
     // between-process drift of a few percent is common on a shared host
     // (an unchanged rerun was confirmed at +2.4% with the far bound).
     out.p = MannWhitneyU(base_logs, cand_logs).p_value;
-    out.shift = HodgesLehmannShift(base_logs, cand_logs, v.wall_alpha).estimate;
-    out.changed = out.p < v.wall_alpha && std::fabs(out.shift) >= effect;
+    out.shift = HodgesLehmannShift(base_logs, cand_logs, alpha).estimate;
+    out.changed = out.p < alpha && std::fabs(out.shift) >= effect;
     return out;
   }
   const double n = static_cast<double>(base_logs.size());
@@ -205,7 +205,7 @@ Verdict JudgeLevels(const std::vector<double>& base_logs, const std::vector<doub
   const double scale = sd * std::sqrt(1 + 1 / n);
   out.p = scale > 0 ? 2 * (1 - StudentTCdf(std::fabs(out.shift) / scale, n - 1))
                     : (out.shift != 0 ? 0 : 1);
-  out.changed = out.p < v.wall_alpha && std::fabs(out.shift) >= effect;
+  out.changed = out.p < alpha && std::fabs(out.shift) >= effect;
   return out;
 }
 
@@ -222,7 +222,8 @@ std::vector<std::string> BlameWallOps(const ProcessEvidence& e, const ThresholdV
     // Interleaved: processes against processes. History: the candidate's
     // value(s) as one new run against the op's earlier runs.
     if (a.size() < (e.interleaved ? 3u : 5u) || b.size() < (e.interleaved ? 3u : 1u)) continue;
-    const Verdict verdict = JudgeLevels(a, b, e.interleaved, v, /*robust=*/true);
+    // Naming an op inside a finding already made: the ordinary level.
+    const Verdict verdict = JudgeLevels(a, b, e.interleaved, v.wall_alpha, v, /*robust=*/true);
     if (!verdict.changed || verdict.shift <= 0) continue;
     growth.emplace_back(Median(cand_values) - Median(it->second), op);
   }
@@ -386,7 +387,10 @@ void CompareWall(const CaseResult& base, const CaseResult& cand, const Threshold
   }
   const std::vector<double> a = Logs(e.base), b = Logs(e.cand);
   if (std::fabs(std::exp(Median(b)) - std::exp(Median(a))) < v.wall_min_abs_us) return;
-  const Verdict verdict = JudgeLevels(a, b, e.interleaved, v);
+  // Interleaved confirmation decides tens of suspects per run, each of which
+  // would make the run exit 1: it is held to the stricter level.
+  const Verdict verdict =
+      JudgeLevels(a, b, e.interleaved, e.interleaved ? v.wall_confirm_alpha : v.wall_alpha, v);
   const std::string level =
       e.interleaved ? Fmt("%g fresh processes each, interleaved with the baseline's configuration",
                           double(b.size()))
