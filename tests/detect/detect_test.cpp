@@ -53,7 +53,7 @@ void MarkRounds(CaseResult* r) {
 // interleaved with the baseline's configuration, at `base_us` and
 // `cand_us`; the mm op carries `mm_factor` of the change, add none.
 void Confirm(CaseResult* r, int64_t baseline_run, double base_us, double cand_us,
-             double mm_factor = 1, int n = 5) {
+             double mm_factor = 1, int n = 7) {
   harness::WallConfirmation c;
   c.baseline_run_id = baseline_run;
   for (int i = 0; i < n; ++i) {
@@ -152,6 +152,28 @@ TEST(DetectTest, ImprovementsAreReported) {
   EXPECT_EQ(kinds, (std::vector<FindingKind>{FindingKind::kStatus, FindingKind::kLatency, FindingKind::kModeledLatency}));
 }
 
+// Suspects (runner/confirm.h re-times them): samples as recorded on a
+// loaded 2-core host, two in five of them preempted on each side.
+TEST(DetectTest, ASuspectIsSeenThroughPreemptedSamples) {
+  const harness::ThresholdValues v;
+  CaseResult base, cand;
+  base.wall_us = {35.05, 168.32, 33.13, 32.49, 164.07};
+  cand.wall_us = {75.36, 1326.18, 78.41, 78.4, 4076.65};  // mm doubled
+  EXPECT_TRUE(harness::WallSuspect(base, cand, v));
+  EXPECT_TRUE(harness::WallSuspect(cand, base, v));  // and the other way
+  // Unchanged, with the same outliers: the fastest halves overlap.
+  cand.wall_us = {33.9, 171.2, 34.6, 32.8, 158.4};
+  EXPECT_FALSE(harness::WallSuspect(base, cand, v));
+  // A few percent slower, fastest halves overlapping, the slowest samples
+  // mixed in: not a suspect either.
+  cand.wall_us = {35.6, 36.2, 34.9, 170.0, 150.0};
+  EXPECT_FALSE(harness::WallSuspect(base, cand, v));
+  // Fewer than wall_min_samples: never.
+  base.wall_us = {35, 33, 32};
+  cand.wall_us = {78, 75, 79};
+  EXPECT_FALSE(harness::WallSuspect(base, cand, v));
+}
+
 TEST(DetectTest, AWallShiftSeenInsideOneProcessIsANoteNeverAVerdict) {
   std::mt19937_64 rng(8);
   auto base = MakeRun(1, {Case("a", rng, 1000), Case("b", rng, 1000)});
@@ -197,6 +219,14 @@ TEST(DetectTest, ConfirmationRoundsDecideAndNameOnlyAnOpWhoseOwnChangeIsSignific
   // Rounds timed against another baseline are not evidence against this one.
   Confirm(&cand.cases[0], 7, 1000, 2000, 2.25);
   EXPECT_TRUE(harness::CompareRuns(base, cand, harness::Thresholds()).regressions.empty());
+  // Five processes a side, completely separated, cannot reach the
+  // confirmation's level (p = 0.0079 > 0.001): a note, not a finding.
+  Confirm(&cand.cases[0], 1, 1000, 2000, 2.25, 5);
+  c = harness::CompareRuns(base, cand, harness::Thresholds());
+  EXPECT_TRUE(c.regressions.empty());
+  ASSERT_EQ(c.notes.size(), 2u);
+  EXPECT_NE(c.notes[0].find("not confirmed"), std::string::npos) << c.notes[0];
+  EXPECT_NE(c.notes[0].find("p = 0.0079"), std::string::npos) << c.notes[0];
 }
 
 TEST(DetectTest, FreshProcessesAreJudgedAgainstTheCasesBetweenRunHistory) {

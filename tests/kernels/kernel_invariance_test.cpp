@@ -3,7 +3,10 @@
 // trace event each kernel records.
 #include <ATen/ATen.h>
 
+#include <cmath>
 #include <functional>
+#include <set>
+#include <utility>
 
 #include <gtest/gtest.h>
 
@@ -147,6 +150,44 @@ TEST(KernelInvarianceTest, CoresChangeModeledTimeOnly) {
   EXPECT_EQ(used[0], 1);
   EXPECT_GT(used[1], 1);
   EXPECT_GT(modeled[0], 4 * modeled[1]);  // the split pays off
+}
+
+// The matmul cost is memoized per shape (the split search ran inside the
+// kernel's wall time): every call must still get the cost of the profile and
+// core count in force at that call, in any order of switches.
+TEST(KernelInvarianceTest, MatmulCostFollowsProfileAndCoresAtEveryCall) {
+  const at::Tensor a = ToDevice(Random({31, 70}, 30)), b = ToDevice(Random({70, 96}, 31));
+  const spyre_emu::MatmulShape shape{1, 31, 96, 70, 2};
+  const spyre_emu::Config saved = spyre_emu::CurrentConfig();
+  const std::pair<spyre_emu::Profile, int> settings[] = {
+      {spyre_emu::Profile::kInductor, 32}, {spyre_emu::Profile::kSendnn, 32},
+      {spyre_emu::Profile::kInductor, 32}, {spyre_emu::Profile::kInductor, 4},
+      {spyre_emu::Profile::kSendnn, 4},    {spyre_emu::Profile::kInductor, 32}};
+  std::set<uint64_t> distinct;
+  for (const auto& [profile, cores] : settings) {
+    spyre_emu::Config c = saved;
+    c.profile = profile;
+    c.cores = cores;
+    spyre_emu::SetConfig(c);
+    const spyre_emu::KernelCost want =
+        spyre_emu::ModelMatmul(shape, spyre_emu::CostProfileFor(profile), cores);
+    for (int call = 0; call < 2; ++call) {
+      spyre_emu::TraceScope trace;
+      at::mm(a, b);
+      int seen = 0;
+      for (const spyre_emu::TraceEvent& e : trace.events()) {
+        if (e.op != "mm" || e.kind != spyre_emu::EventKind::kKernel) continue;
+        ++seen;
+        EXPECT_EQ(e.modeled_ns, static_cast<uint64_t>(std::llround(want.total_ns)))
+            << spyre_emu::ProfileName(profile) << " on " << cores << " cores, call " << call;
+        EXPECT_EQ(e.cores_used, want.split.cores());
+        distinct.insert(e.modeled_ns);
+      }
+      EXPECT_EQ(seen, 1);
+    }
+  }
+  spyre_emu::SetConfig(saved);
+  EXPECT_GE(distinct.size(), 3u);  // the settings do give different costs
 }
 
 }  // namespace

@@ -83,12 +83,12 @@ TEST(RunE2E, RoundsTimeEveryCaseInFreshWorkersAndStoreOneValuePerRound) {
 TEST(RunE2E, SuspectsAreReTimedInFreshProcessesBesideTheBaselinesConfiguration) {
   TempDir dir;
   const std::string db = dir.File("s.db");
-  // Five processes a side is the fewest a verdict can rest on (p < 0.01);
-  // nine samples and a tenfold slowdown keep the suspect test clear of the
-  // outliers a busy host throws into single samples.
+  // Seven processes a side is the fewest a verdict can rest on (p < 0.001,
+  // the default); nine samples and a tenfold slowdown keep the suspect test
+  // clear of the outliers a busy host throws into single samples.
   const std::vector<std::string> common = {
       "run", "--suite",          "smoke", "--filter", "^smoke/mm\\.128x256", "--db", db, "--repeat",
-      "9",   "--confirm-rounds", "5"};
+      "9",   "--confirm-rounds", "7"};
   auto base = RunCli(common);
   ASSERT_EQ(base.exit_code, 0) << base.out << base.err;
   std::vector<std::string> slow = common;
@@ -112,10 +112,11 @@ TEST(RunE2E, SuspectsAreReTimedInFreshProcessesBesideTheBaselinesConfiguration) 
     EXPECT_NE(r.err.find("budget 120 s"), std::string::npos) << r.err;
     // Every suspect's fresh processes are stored, for `compare` and the reports.
     const std::string confirmed = One(
-        db, "SELECT count(*) FROM results WHERE run_id = " + run +
-                " AND json_extract(extra_json, '$.confirm.baseline_run') = 1"
-                " AND json_array_length(json_extract(extra_json, '$.confirm.values')) >= 5"
-                " AND json_array_length(json_extract(extra_json, '$.confirm.baseline_values')) >= 5");
+        db,
+        "SELECT count(*) FROM results WHERE run_id = " + run +
+            " AND json_extract(extra_json, '$.confirm.baseline_run') = 1"
+            " AND json_array_length(json_extract(extra_json, '$.confirm.values')) >= 7"
+            " AND json_array_length(json_extract(extra_json, '$.confirm.baseline_values')) >= 7");
     EXPECT_NE(confirmed, "0");
     flagged = One(db, "SELECT count(*) FROM v_regressions WHERE run_id = " + run +
                           " AND kind = 'latency'");

@@ -111,8 +111,10 @@ std::optional<WallConfirmation> ReadWallConfirmation(const CaseResult& r);
 nlohmann::json WallConfirmationJson(const WallConfirmation& c);
 
 // Whether the candidate's wall samples look changed against the baseline's
-// when judged inside one process each (Mann-Whitney p < 0.1 and the
-// Hodges-Lehmann shift at least wall_min_effect). Such a case is a
+// when judged inside one process each (the slowest sample of each side left
+// out, Mann-Whitney p < 0.1 and the Hodges-Lehmann shift at least
+// wall_min_effect; or the fastest half of each side completely apart by at
+// least twice wall_min_effect). Such a case is a
 // suspect: not a verdict (one process cannot show the between-process
 // noise), but worth re-timing in fresh processes.
 bool WallSuspect(const CaseResult& base, const CaseResult& cand, const ThresholdValues& v);

@@ -47,8 +47,8 @@ struct RunRequest {
   // Confirmation of wall-time suspects (runner/confirm.h): at least this many
   // fresh processes per side (0: off), up to confirm_max_rounds while a
   // verdict is undecided and the budget (seconds) lasts.
-  int confirm_rounds = 5;
-  int confirm_max_rounds = 9;
+  int confirm_rounds = 7;
+  int confirm_max_rounds = 11;
   double confirm_budget_s = 120;
   std::string db, suites_dir, golden_dir;
   int threads = 0;          // libtorch threads shared by the workers (0: online cores)

@@ -20,6 +20,11 @@ struct ThresholdValues {
   double modeled_latency = 0.005;    // relative change of modeled time that counts
   double wall_min_effect = 0.05;     // smallest relative wall-time change that counts
   double wall_alpha = 0.01;          // Mann-Whitney significance level
+  // The level for a suspect re-timed in fresh processes interleaved with the
+  // baseline's configuration: a run confirms tens of suspects, and each one
+  // that passes makes the run exit 1. 7 processes a side can reach 0.001
+  // (complete separation: p = 0.00058); 6 cannot.
+  double wall_confirm_alpha = 0.001;
   int wall_min_samples = 5;          // fewer samples per side: "not enough samples"
   double wall_noise_k = 3;        // with rounds: the shift must exceed k x the spread history adds
   double wall_noise_prior = 0.1;  // no longer used: accepted so that older files still load

@@ -21,7 +21,7 @@ namespace {
 struct RunFlags {
   std::vector<std::string> suites;
   std::string filter, shard = "1/1", profile, inject, label, baseline = "auto", report;
-  int warmup = -1, repeat = -1, rounds = 1, jobs = 1, confirm_rounds = 5, confirm_max_rounds = 9;
+  int warmup = -1, repeat = -1, rounds = 1, jobs = 1, confirm_rounds = 7, confirm_max_rounds = 11;
   double confirm_budget_s = 120;
   double min_sample_us = -1;
   double timeout_s = 0;
@@ -205,11 +205,12 @@ void AddRunVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
   cmd->add_option(
          "--confirm-rounds", f->confirm_rounds,
          "re-time a case whose wall time looks changed in at least N fresh processes per side "
-         "before judging it (default 5; 0: off, and wall time gets no verdict without rounds "
+         "before judging it (default 7, the fewest that can reach wall_confirm_alpha 0.001; 0: "
+         "off, and wall time gets no verdict without rounds "
          "or history)")
       ->check(CLI::Range(0, 100));
   cmd->add_option("--confirm-max-rounds", f->confirm_max_rounds,
-                  "up to this many while a verdict is undecided (default 9)")
+                  "up to this many while a verdict is undecided (default 11)")
       ->check(CLI::Range(1, 100));
   cmd->add_option("--confirm-budget", f->confirm_budget_s,
                   "seconds the confirmation may take before it stops adding rounds (default 120)")

@@ -18,6 +18,7 @@ Status Apply(const nlohmann::json& j, const std::string& where, ThresholdValues*
     if (key == "modeled_latency") target = &v->modeled_latency;
     else if (key == "wall_min_effect") target = &v->wall_min_effect;
     else if (key == "wall_alpha") target = &v->wall_alpha;
+    else if (key == "wall_confirm_alpha") target = &v->wall_confirm_alpha;
     else if (key == "accuracy_rel_margin") target = &v->accuracy_rel_margin;
     else if (key == "accuracy_abs_margin") target = &v->accuracy_abs_margin;
     else if (key == "ulp_margin") target = &v->ulp_margin;
@@ -43,6 +44,9 @@ Status Apply(const nlohmann::json& j, const std::string& where, ThresholdValues*
     *target = value.get<double>();
   }
   if (v->wall_alpha <= 0 || v->wall_alpha >= 1) return InvalidInput(where + "/wall_alpha: must be in (0, 1)");
+  if (v->wall_confirm_alpha <= 0 || v->wall_confirm_alpha >= 1) {
+    return InvalidInput(where + "/wall_confirm_alpha: must be in (0, 1)");
+  }
   return Status::Ok();
 }
 

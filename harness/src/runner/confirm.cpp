@@ -50,13 +50,31 @@ std::vector<double> Logs(const std::vector<double>& v) {
   return out;
 }
 
-// Undecided: an interleaved comparison whose p-value is near the line.
-bool Undecided(const Side& cand, const Side& base, double alpha) {
-  const double p = MannWhitneyU(Logs(base.values), Logs(cand.values)).p_value;
-  return p >= alpha && p < 0.1;
-}
-
 }  // namespace
+
+// Futile: after kFutilityRounds pairs the two sets overlap so much (p >= 0.5)
+// and the estimate is so far inside the minimum effect that no reachable
+// number of processes would confirm the case; most unchanged suspects stop
+// there. Below min_rounds every other case goes on; from there, only a case
+// whose p-value lies between wall_confirm_alpha and 0.1 does.
+ConfirmStep NextConfirmStep(const std::vector<double>& base_values,
+                            const std::vector<double>& cand_values, int round, int min_rounds,
+                            const ThresholdValues& v) {
+  constexpr int kFutilityRounds = 4;
+  constexpr double kFutilityP = 0.5;
+  const std::vector<double> a = Logs(base_values), b = Logs(cand_values);
+  if (a.size() < 3 || b.size() < 3) {
+    return round < min_rounds ? ConfirmStep::kMore : ConfirmStep::kDecided;
+  }
+  const double p = MannWhitneyU(a, b).p_value;
+  const double shift = HodgesLehmannShift(a, b, v.wall_confirm_alpha).estimate;
+  if (round >= kFutilityRounds && p >= kFutilityP &&
+      std::fabs(shift) < std::log1p(v.wall_min_effect)) {
+    return ConfirmStep::kFutile;
+  }
+  if (round < min_rounds) return ConfirmStep::kMore;
+  return p >= v.wall_confirm_alpha && p < 0.1 ? ConfirmStep::kMore : ConfirmStep::kDecided;
+}
 
 StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const SupervisorOptions& options,
                                              Store& store, int64_t run_id,
@@ -140,17 +158,19 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
       if (out.interrupted) return out;
     }
     out.rounds = round;
-    if (round < min_rounds) continue;
-    // Enough rounds: only interleaved cases near the line go on.
+    if (!settings) {
+      // Against history: a fixed number of processes.
+      if (round >= min_rounds) pending.clear();
+      continue;
+    }
     std::vector<WorkItem> next;
-    if (settings) {
-      for (const WorkItem& item : pending) {
-        const CaseKey key{item.suite, item.case_id};
-        if (Undecided(cand_sides[key], base_sides[key],
-                      thresholds->For(item.suite, item.case_id).wall_alpha)) {
-          next.push_back(item);
-        }
-      }
+    for (const WorkItem& item : pending) {
+      const CaseKey key{item.suite, item.case_id};
+      const ConfirmStep step =
+          NextConfirmStep(base_sides[key].values, cand_sides[key].values, round, min_rounds,
+                          thresholds->For(item.suite, item.case_id));
+      if (step == ConfirmStep::kMore) next.push_back(item);
+      if (step == ConfirmStep::kFutile) ++out.futile;
     }
     pending = std::move(next);
   }
@@ -172,13 +192,16 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
   }
   out.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   char line[512];
-  std::snprintf(line, sizeof(line),
-                "confirmation: %d wall-time suspect(s) re-timed in %d fresh process(es) %s, %.1f s "
-                "of a %.0f s budget%s",
-                out.suspects, out.rounds,
-                settings ? "per side, interleaved with the baseline's configuration" : "each",
-                out.elapsed_s, r.confirm_budget_s,
-                over_budget ? " (budget spent: fewer rounds)" : "");
+  std::snprintf(
+      line, sizeof(line),
+      "confirmation: %d wall-time suspect(s) re-timed in up to %d fresh process(es) %s"
+      "%s, %.1f s of a %.0f s budget%s",
+      out.suspects, out.rounds,
+      settings ? "per side, interleaved with the baseline's configuration" : "each",
+      out.futile > 0
+          ? (" (" + std::to_string(out.futile) + " stopped early, plainly unchanged)").c_str()
+          : "",
+      out.elapsed_s, r.confirm_budget_s, over_budget ? " (budget spent: fewer rounds)" : "");
   out.summary = line;
   return out;
 }

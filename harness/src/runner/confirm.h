@@ -16,19 +16,24 @@
 // between-run history at the baseline's environment.
 //
 // confirm_rounds processes per side at least; while a case is undecided
-// (interleaved Mann-Whitney p between wall_alpha and 0.1) more pairs follow,
-// up to confirm_max_rounds, as long as the time budget lasts. The values
-// are stored in the result's extra["confirm"] (WallConfirmation).
+// (interleaved Mann-Whitney p between wall_confirm_alpha and 0.1) more pairs
+// follow, up to confirm_max_rounds, as long as the time budget lasts. A case
+// whose sets plainly overlap after four pairs (p >= 0.5, estimate inside the
+// minimum effect) stops there: it cannot be confirmed, and most suspects of
+// an unchanged run are such cases. The values are stored in the result's
+// extra["confirm"] (WallConfirmation).
 #include <string>
 #include <vector>
 
 #include "harness/run_session.h"
+#include "harness/thresholds.h"
 
 namespace harness::runner_internal {
 
 struct ConfirmOutcome {
   int suspects = 0;
   int rounds = 0;  // fresh processes per side for the longest-running case
+  int futile = 0;  // suspects stopped early: plainly unchanged
   bool interleaved = false;
   double elapsed_s = 0;
   bool interrupted = false;
@@ -36,6 +41,15 @@ struct ConfirmOutcome {
   int workers_started = 0;
   std::string summary;  // one line for the output; "" without suspects
 };
+
+// What the next interleaved pair of processes is for, given one value per
+// process so far on each side (a sequential design: stop as soon as more
+// processes cannot change the answer, so that the budget goes to the cases
+// near the line). `round`: pairs timed so far.
+enum class ConfirmStep { kMore, kDecided, kFutile };
+ConfirmStep NextConfirmStep(const std::vector<double>& base_values,
+                            const std::vector<double>& cand_values, int round, int min_rounds,
+                            const ThresholdValues& v);
 
 // Re-times the suspects among `results` (the main pass of run `run_id`,
 // already recorded) and stores their confirmation values. `log` (may be

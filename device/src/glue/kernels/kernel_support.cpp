@@ -3,10 +3,13 @@
 #include <ATen/Parallel.h>
 #include <c10/util/Exception.h>
 
+#include <array>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <mutex>
 #include <thread>
+#include <unordered_map>
 
 #include "spyre_emu/dl16.h"
 #include "spyre_emu/runtime.h"
@@ -66,7 +69,33 @@ const OpFaults* FaultsFor(const std::string& op) {
 
 KernelCost MatmulCost(int64_t batch, int64_t m, int64_t n, int64_t k, at::ScalarType dtype) {
   const MatmulShape shape{batch, m, n, k, dtype == at::kFloat ? 4 : 2};
-  return ModelMatmul(shape, CostProfileFor(CurrentConfig().profile), CurrentCores());
+  const Profile profile = CurrentConfig().profile;
+  const int cores = CurrentCores();
+  // The inductor profile searches every split of the cores for the cheapest
+  // (hundreds of candidates, 8-25 us of host time for the suites' matmuls),
+  // the sendnn profile takes one fixed split (0.02 us). The search runs
+  // inside the kernel's wall time, so without this memo a profile switch
+  // changed the measured host time of every small matmul, not just its
+  // modeled time. One entry per shape, profile and core count, per thread:
+  // the first call of a shape (a warm-up) pays the search, later calls a
+  // lookup. The memo is dropped when it grows past a bound (a sweep of many
+  // shapes), so it never holds more than that.
+  using Key = std::array<int64_t, 7>;
+  struct KeyHash {
+    size_t operator()(const Key& key) const {
+      size_t h = 0;
+      for (int64_t x : key) h = h * 1000003u ^ std::hash<int64_t>()(x);
+      return h;
+    }
+  };
+  thread_local std::unordered_map<Key, KernelCost, KeyHash> memo;
+  const Key key{batch, m, n, k, shape.elem_bytes, static_cast<int64_t>(profile), cores};
+  if (auto it = memo.find(key); it != memo.end()) return it->second;
+  constexpr size_t kMemoEntries = 4096;
+  if (memo.size() >= kMemoEntries) memo.clear();
+  const KernelCost cost = ModelMatmul(shape, CostProfileFor(profile), cores);
+  memo.emplace(key, cost);
+  return cost;
 }
 
 KernelCost VectorCost(VectorKind kind, int64_t rows, int64_t cols, at::ScalarType dtype,

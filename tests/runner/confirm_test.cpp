@@ -1,0 +1,60 @@
+// The confirmation's sequential rule: which suspects get another pair of
+// fresh processes. Fixed values, no timing.
+#include "runner/confirm.h"
+
+#include <gtest/gtest.h>
+
+namespace harness::runner_internal {
+namespace {
+
+// n values around `center`, spread by +-1% steps.
+std::vector<double> Around(double center, int n) {
+  std::vector<double> v;
+  for (int i = 0; i < n; ++i) v.push_back(center * (1 + 0.01 * (i - n / 2)));
+  return v;
+}
+
+// n values alternating around `center` by +-spread.
+std::vector<double> Zigzag(double center, double spread, int n, bool up_first) {
+  std::vector<double> v;
+  for (int i = 0; i < n; ++i)
+    v.push_back(center * (1 + ((i % 2 == 0) == up_first ? spread : -spread) * (1 + 0.1 * i)));
+  return v;
+}
+
+TEST(ConfirmStepTest, BelowTheMinimumEveryCaseGoesOnUnlessPlainlyUnchanged) {
+  const ThresholdValues v;
+  // Three pairs that separate: not enough processes for any verdict yet.
+  EXPECT_EQ(NextConfirmStep(Around(100, 3), Around(200, 3), 3, 7, v), ConfirmStep::kMore);
+  // Four pairs that overlap completely, estimate near zero: stop.
+  EXPECT_EQ(NextConfirmStep(Zigzag(100, 0.2, 4, true), Zigzag(100, 0.2, 4, false), 4, 7, v),
+            ConfirmStep::kFutile);
+  // The same overlap with only three pairs: too early to give up.
+  EXPECT_EQ(NextConfirmStep(Zigzag(100, 0.2, 3, true), Zigzag(100, 0.2, 3, false), 3, 7, v),
+            ConfirmStep::kMore);
+  // A doubling never stops early.
+  EXPECT_EQ(NextConfirmStep(Around(100, 5), Around(200, 5), 5, 7, v), ConfirmStep::kMore);
+}
+
+TEST(ConfirmStepTest, FromTheMinimumOnlyCasesNearTheLineGoOn) {
+  const ThresholdValues v;  // wall_confirm_alpha 0.001
+  // Seven a side, completely separated: p = 0.00058, decided.
+  EXPECT_EQ(NextConfirmStep(Around(100, 7), Around(200, 7), 7, 7, v), ConfirmStep::kDecided);
+  // One inversion among seven a side: p = 0.0012, just above the level: more.
+  std::vector<double> base = Around(100, 7), cand = Around(200, 7);
+  base.back() = 195;  // above the candidate's fastest (194) only
+  EXPECT_EQ(NextConfirmStep(base, cand, 7, 7, v), ConfirmStep::kMore);
+  // Plain overlap at seven: stopped as futile.
+  EXPECT_EQ(NextConfirmStep(Zigzag(100, 0.2, 7, true), Zigzag(100, 0.2, 7, false), 7, 7, v),
+            ConfirmStep::kFutile);
+  // A wide, unclear difference (p = 0.26, estimate +13%): decided at the
+  // minimum, and the judge makes no finding of it.
+  const std::vector<double> wide_b = {100, 141, 91, 161, 111, 131, 96};
+  const std::vector<double> wide_c = {121, 152, 102, 172, 106, 183, 117};
+  EXPECT_EQ(NextConfirmStep(wide_b, wide_c, 7, 7, v), ConfirmStep::kDecided);
+  // The same at five pairs: too early, more processes.
+  EXPECT_EQ(NextConfirmStep(wide_b, wide_c, 5, 7, v), ConfirmStep::kMore);
+}
+
+}  // namespace
+}  // namespace harness::runner_internal
