@@ -20,7 +20,8 @@ bool IsUpstream(const std::string& component) {
 
 std::string Describe(const nlohmann::json& v) {
   if (v.is_null()) return "(none)";
-  if (v.is_string()) return v.get<std::string>();
+  // A blank value (no faults injected) reads "none", not as nothing.
+  if (v.is_string()) return v.get<std::string>().empty() ? "none" : v.get<std::string>();
   return v.dump();
 }
 
