@@ -240,9 +240,8 @@ Status CheckModelFiles(const harness::SuiteSpec& suite, const harness::CaseSpec&
   return IndexCheckpoint(mc->checkpoint).status();
 }
 
-Status CheckModelGolden(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
-                        ModelTask task, const harness::SafetensorsFile& golden,
-                        const std::string& path) {
+Status CheckModelGolden(const harness::SuiteSpec& suite, const harness::CaseSpec& c, ModelTask task,
+                        const harness::SafetensorsHeader& golden, const std::string& path) {
   auto mc = ParseModelCase(suite, c, task);
   if (!mc.ok()) return mc.status();
   const int64_t b = mc->prompts.size(0), s = mc->prompts.size(1);
@@ -254,7 +253,8 @@ Status CheckModelGolden(const harness::SuiteSpec& suite, const harness::CaseSpec
   std::vector<Want> wants;
   switch (task) {
     case ModelTask::kDecode:
-      wants = {{"tokens", {b, mc->steps}, true}, {"logprobs", {b, mc->steps, mc->config.vocab}, false}};
+      wants = {{"tokens", {b, mc->steps}, true},
+               {"logprobs", {b, mc->steps, mc->config.vocab}, false}};
       break;
     case ModelTask::kPrefill:
       wants = {{"logits", {b, s, mc->config.vocab}, false}};
@@ -266,16 +266,16 @@ Status CheckModelGolden(const harness::SuiteSpec& suite, const harness::CaseSpec
   const std::string regenerate =
       "; regenerate it with 'spyre-regress golden generate --suite " + suite.name + "'";
   for (const Want& w : wants) {
-    const at::Tensor* t = golden.Find(w.name);
+    const harness::SafetensorsEntry* t = golden.Find(w.name);
     if (t == nullptr) return InvalidInput(path + ": has no tensor '" + w.name + "'" + regenerate);
-    if (at::isFloatingType(t->scalar_type()) == w.integral) {
+    if (at::isFloatingType(t->dtype) == w.integral) {
       return InvalidInput(path + ": tensor '" + w.name + "' is " +
-                          std::string(c10::toString(t->scalar_type())) + ", expected " +
+                          std::string(c10::toString(t->dtype)) + ", expected " +
                           (w.integral ? "an integer" : "a floating") + " dtype" + regenerate);
     }
-    if (t->sizes() != at::IntArrayRef(w.shape)) {
+    if (t->shape != w.shape) {
       return InvalidInput(path + ": tensor '" + w.name + "' has shape " +
-                          harness::ShapeText(t->sizes()) + ", the case produces " +
+                          harness::ShapeText(t->shape) + ", the case produces " +
                           harness::ShapeText(w.shape) + regenerate);
     }
   }

@@ -66,7 +66,7 @@ harness::Status CheckModelFiles(const harness::SuiteSpec& suite, const harness::
 // computed from these prompts and weights needs the weights: the case
 // checks that when it runs.
 harness::Status CheckModelGolden(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
-                                 ModelTask task, const harness::SafetensorsFile& golden,
+                                 ModelTask task, const harness::SafetensorsHeader& golden,
                                  const std::string& path);
 
 // What the model kinds share before a run: CheckFiles and CheckGolden above,
@@ -79,7 +79,7 @@ class ModelCaseKind : public harness::CaseKind {
     return CheckModelFiles(suite, c, task_);
   }
   harness::Status CheckGolden(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
-                              const harness::SafetensorsFile& golden,
+                              const harness::SafetensorsHeader& golden,
                               const std::string& path) const override {
     return CheckModelGolden(suite, c, task_, golden, path);
   }

@@ -49,20 +49,23 @@ class OpCaseKind : public harness::CaseKind {
  public:
   // The preflight's checks (op_preflight.cpp): a broken input file or a
   // golden file with the wrong outputs is exit 2 before anything is recorded.
-  harness::Status CheckFiles(const harness::SuiteSpec& suite, const harness::CaseSpec& c) const override {
+  harness::Status CheckFiles(const harness::SuiteSpec& suite,
+                             const harness::CaseSpec& c) const override {
     auto oc = ParseOpCase(suite, c);
     if (!oc.ok()) return oc.status();
     return InputShapes(*oc).status();
   }
 
   harness::Status CheckGolden(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
-                              const harness::SafetensorsFile& golden, const std::string& path) const override {
+                              const harness::SafetensorsHeader& golden,
+                              const std::string& path) const override {
     auto oc = ParseOpCase(suite, c);
     if (!oc.ok()) return oc.status();
     return CheckGoldenOutputs(*oc, golden, path, suite.name);
   }
 
-  harness::Status Validate(const harness::SuiteSpec& suite, const harness::CaseSpec& c) const override {
+  harness::Status Validate(const harness::SuiteSpec& suite,
+                           const harness::CaseSpec& c) const override {
     return ParseOpCase(suite, c).status();
   }
 
@@ -85,7 +88,8 @@ class OpCaseKind : public harness::CaseKind {
     if (!inputs.ok()) return inputs.status();
     harness::SafetensorsFile f;
     Outputs outs = RunReference(*oc, *inputs);
-    for (size_t i = 0; i < outs.size(); ++i) f.tensors.emplace_back("out" + std::to_string(i), outs[i]);
+    for (size_t i = 0; i < outs.size(); ++i)
+      f.tensors.emplace_back("out" + std::to_string(i), outs[i]);
     f.metadata = harness::GeneratorMetadata();
     f.metadata.insert({{"format", "spyre-regress-golden/1"},
                        {"suite", suite.name},
@@ -112,9 +116,12 @@ class OpCaseKind : public harness::CaseKind {
     if (!golden.ok()) return Errored(golden.status().message());
     auto digests = golden->metadata.find("input_digests");
     if (digests != golden->metadata.end() && digests->second != InputDigests(*inputs)) {
-      return Errored(golden_path + ": the inputs differ from those the golden outputs were computed "
-                     "from (generator or input file changed); regenerate with 'spyre-regress golden "
-                     "generate --suite " + suite.name + "'");
+      return Errored(
+          golden_path +
+          ": the inputs differ from those the golden outputs were computed "
+          "from (generator or input file changed); regenerate with 'spyre-regress golden "
+          "generate --suite " +
+          suite.name + "'");
     }
 
     // Device execution only is timed: inputs are placed before, outputs read after.
@@ -122,8 +129,9 @@ class OpCaseKind : public harness::CaseKind {
     CaseResult r;
     r.status = CaseStatus::kPassed;
     Outputs device_outs;
-    harness::TakeWallSamples(harness::SamplingFor(suite, options),
-                             [&] { device_outs = oc->op->run(device_inputs, oc->attrs); }, &r);
+    harness::TakeWallSamples(
+        harness::SamplingFor(suite, options),
+        [&] { device_outs = oc->op->run(device_inputs, oc->attrs); }, &r);
     // One more run, untimed, under a trace scope: tracing must not inflate
     // the wall-time samples.
     const DeviceProfile profile =
@@ -150,7 +158,8 @@ class OpCaseKind : public harness::CaseKind {
       const at::Tensor* ref = golden->Find(name);
       if (ref == nullptr) return Errored(golden_path + ": has no tensor '" + name + "'" + hint);
       const at::ScalarType expected = yard[i].scalar_type();
-      const harness::Status typed = CheckReferenceDtype(*ref, expected, name, golden_path, hint);
+      const harness::Status typed =
+          CheckReferenceDtype(ref->scalar_type(), expected, name, golden_path, hint);
       if (!typed.ok()) return Errored(typed.message());
       if (ref->sizes() != yard[i].sizes()) {
         return Errored(golden_path + ": tensor '" + name + "' has shape " +

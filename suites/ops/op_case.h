@@ -86,16 +86,16 @@ std::string GoldenFixHint(const OpCase& oc, const std::string& suite);
 // (harness::ReferenceDtypeProblem): fp32 or fp64 for a floating output, the
 // same dtype for an integer or bool one. `name` is the tensor, `path` the
 // file, `hint` what to do (GoldenFixHint).
-harness::Status CheckReferenceDtype(const at::Tensor& ref, at::ScalarType expected,
+harness::Status CheckReferenceDtype(at::ScalarType ref, at::ScalarType expected,
                                     const std::string& name, const std::string& path,
                                     const std::string& hint);
 
-// The golden file (read from `path`) holds exactly the outputs the op
+// The golden file (at `path`, its header) holds exactly the outputs the op
 // produces for the case's inputs: out0..outN-1, no other tensor, each of a
 // dtype that can serve the output and of the shape ExpectedOutputs gives.
 // Errors name the file and tensor, what was found and expected, and say what
 // to do (regenerate, or fix an imported file).
-harness::Status CheckGoldenOutputs(const OpCase& oc, const harness::SafetensorsFile& golden,
+harness::Status CheckGoldenOutputs(const OpCase& oc, const harness::SafetensorsHeader& golden,
                                    const std::string& path, const std::string& suite);
 
 // SHA-256 digests of the inputs, as a JSON array dump (golden metadata).

@@ -109,16 +109,16 @@ std::string GoldenFixHint(const OpCase& oc, const std::string& suite) {
   return "; regenerate it with 'spyre-regress golden generate --suite " + suite + "'";
 }
 
-harness::Status CheckReferenceDtype(const at::Tensor& ref, at::ScalarType expected,
+harness::Status CheckReferenceDtype(at::ScalarType ref, at::ScalarType expected,
                                     const std::string& name, const std::string& path,
                                     const std::string& hint) {
-  const std::string problem = harness::ReferenceDtypeProblem(ref.scalar_type(), expected);
+  const std::string problem = harness::ReferenceDtypeProblem(ref, expected);
   if (problem.empty()) return harness::Status::Ok();
   return harness::InvalidInput(path + ": tensor '" + name +
                                "' cannot serve as the golden output: " + problem + hint);
 }
 
-harness::Status CheckGoldenOutputs(const OpCase& oc, const harness::SafetensorsFile& golden,
+harness::Status CheckGoldenOutputs(const OpCase& oc, const harness::SafetensorsHeader& golden,
                                    const std::string& path, const std::string& suite) {
   auto expected = ExpectedOutputs(oc);
   if (!expected.ok()) return expected.status();
@@ -126,11 +126,10 @@ harness::Status CheckGoldenOutputs(const OpCase& oc, const harness::SafetensorsF
   if (!expected->has_value()) {
     // Shapes and dtypes unknown until the case runs (and errors): a golden
     // output is still never fp16 or bf16, less precise than any judge needs.
-    for (const auto& [name, tensor] : golden.tensors) {
-      if (name.rfind("out", 0) != 0) continue;
-      const at::ScalarType t = tensor.scalar_type();
-      if (t == at::kHalf || t == at::kBFloat16) {
-        return CheckReferenceDtype(tensor, at::kFloat, name, path, hint);
+    for (const harness::SafetensorsEntry& e : golden.tensors) {
+      if (e.name.rfind("out", 0) != 0) continue;
+      if (e.dtype == at::kHalf || e.dtype == at::kBFloat16) {
+        return CheckReferenceDtype(e.dtype, at::kFloat, e.name, path, hint);
       }
     }
     return harness::Status::Ok();
@@ -142,23 +141,23 @@ harness::Status CheckGoldenOutputs(const OpCase& oc, const harness::SafetensorsF
   for (size_t i = 0; i < outs.size(); ++i) {
     const std::string name = "out" + std::to_string(i);
     names.insert(name);
-    const at::Tensor* ref = golden.Find(name);
+    const harness::SafetensorsEntry* ref = golden.Find(name);
     if (ref == nullptr) {
       return harness::InvalidInput(path + ": has no tensor '" + name + "'; " + produces + hint);
     }
-    SPYRE_RETURN_IF_ERROR(CheckReferenceDtype(*ref, outs[i].dtype, name, path, hint));
-    if (ref->sizes() != at::IntArrayRef(outs[i].shape)) {
+    SPYRE_RETURN_IF_ERROR(CheckReferenceDtype(ref->dtype, outs[i].dtype, name, path, hint));
+    if (ref->shape != outs[i].shape) {
       return harness::InvalidInput(path + ": tensor '" + name + "' has shape " +
-                                   harness::ShapeText(ref->sizes()) + ", the op '" + oc.op->name +
+                                   harness::ShapeText(ref->shape) + ", the op '" + oc.op->name +
                                    "' produces " + harness::ShapeText(outs[i].shape) +
                                    " for this case's inputs" + hint);
     }
   }
   // The run compares output i with out<i> and counts the file's tensors: one
   // more tensor of any name would be a case error after the timed runs.
-  for (const auto& [name, tensor] : golden.tensors) {
-    if (names.count(name) == 0) {
-      return harness::InvalidInput(path + ": holds tensor '" + name +
+  for (const harness::SafetensorsEntry& e : golden.tensors) {
+    if (names.count(e.name) == 0) {
+      return harness::InvalidInput(path + ": holds tensor '" + e.name +
                                    "', which is not an output; " + produces + hint);
     }
   }

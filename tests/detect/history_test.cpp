@@ -3,6 +3,7 @@
 #include "harness/history.h"
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include "harness/host_probe.h"
 #include "harness/store.h"
@@ -94,10 +95,14 @@ TEST_F(HistoryTest, AutoBaselineIsTheLatestEarlierCompletedRunOnTheSameCpu) {
   EXPECT_FALSE(harness::ResolveBaseline(db, "none", cand)->has_value());
   EXPECT_EQ(*harness::ResolveBaseline(db, std::to_string(r2), cand), r2);
   EXPECT_EQ(*harness::ResolveBaseline(db, "label:release", cand), r1);
-  EXPECT_EQ(harness::ResolveBaseline(db, "label:nope", cand).status().code(), harness::ErrorCode::kNotFound);
-  EXPECT_EQ(harness::ResolveBaseline(db, "999", cand).status().code(), harness::ErrorCode::kNotFound);
-  EXPECT_EQ(harness::ResolveBaseline(db, "3", cand).status().code(), harness::ErrorCode::kInvalidInput);  // aborted
-  EXPECT_EQ(harness::ResolveBaseline(db, "yesterday", cand).status().code(), harness::ErrorCode::kUsage);
+  EXPECT_EQ(harness::ResolveBaseline(db, "label:nope", cand).status().code(),
+            harness::ErrorCode::kNotFound);
+  EXPECT_EQ(harness::ResolveBaseline(db, "999", cand).status().code(),
+            harness::ErrorCode::kNotFound);
+  EXPECT_EQ(harness::ResolveBaseline(db, "3", cand).status().code(),
+            harness::ErrorCode::kInvalidInput);  // aborted
+  EXPECT_EQ(harness::ResolveBaseline(db, "yesterday", cand).status().code(),
+            harness::ErrorCode::kUsage);
 }
 
 TEST_F(HistoryTest, AutoBaselineSkipsRunsWithInjectedFaultsOrHarnessErrorsAndSaysWhy) {
@@ -123,6 +128,39 @@ TEST_F(HistoryTest, AutoBaselineSkipsRunsWithInjectedFaultsOrHarnessErrorsAndSay
   }
   // Named explicitly, a faulted run is still a baseline: the user asked for it.
   EXPECT_EQ(*harness::ResolveBaseline(store_->handle(), std::to_string(faulted), cand), faulted);
+}
+
+TEST_F(HistoryTest, ARunThatCompletedWithPlannedCasesMissingIsNeverABaseline) {
+  const int64_t whole =
+      AddRun("inductor", "cpu-a", {Result("a", 10, 100), Result("b", 10, 100)}, "release");
+  const int64_t partial =
+      AddRun("inductor", "cpu-a", {Result("a", 10, 100), Result("b", 10, 100)}, "release");
+  // It set out to record five cases and recorded two (a store write that
+  // failed, a supervisor that lost its workers' results).
+  const std::string sql =
+      "UPDATE runs SET options_json = '{\"cases\": 5}' WHERE id = " + std::to_string(partial);
+  ASSERT_EQ(sqlite3_exec(store_->handle(), sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+  const int64_t cand = AddRun("inductor", "cpu-a", {Result("a", 10, 100), Result("b", 10, 100)});
+
+  auto choice = harness::ChooseBaseline(store_->handle(), "auto", cand);
+  ASSERT_TRUE(choice.ok()) << choice.status().message();
+  EXPECT_EQ(choice->run_id, whole);
+  EXPECT_NE(choice->reason.find("run " + std::to_string(partial) +
+                                ": completed with cases missing: 2 of 5 planned cases recorded"),
+            std::string::npos)
+      << choice->reason;
+
+  choice = harness::ChooseBaseline(store_->handle(), "label:release", cand);
+  ASSERT_TRUE(choice.ok()) << choice.status().message();
+  EXPECT_EQ(choice->run_id, whole);
+  EXPECT_NE(choice->reason.find("passed over run " + std::to_string(partial)), std::string::npos)
+      << choice->reason;
+
+  auto named = harness::ChooseBaseline(store_->handle(), std::to_string(partial), cand);
+  ASSERT_FALSE(named.ok());
+  EXPECT_EQ(named.status().code(), harness::ErrorCode::kInvalidInput);
+  EXPECT_NE(named.status().message().find("2 of 5 planned cases recorded"), std::string::npos)
+      << named.status().message();
 }
 
 TEST_F(HistoryTest, ATwofoldWallShiftLastingFourRunsIsAChangePoint) {
@@ -175,8 +213,9 @@ TEST_F(HistoryTest, ProfileSwitchIsOneChangePointAttributedToProfile) {
   std::vector<int64_t> ids;
   for (int i = 0; i < 12; ++i) {
     bool sendnn = i >= 6;
-    ids.push_back(AddRun(sendnn ? "sendnn" : "inductor", "cpu-a",
-                         {Result("a", sendnn ? 32.5 : 23.7, 100 + (i % 3)), Result("b", 5, 50 + (i % 2))}));
+    ids.push_back(
+        AddRun(sendnn ? "sendnn" : "inductor", "cpu-a",
+               {Result("a", sendnn ? 32.5 : 23.7, 100 + (i % 3)), Result("b", 5, 50 + (i % 2))}));
   }
   auto shifts = harness::SuiteHistory(store_->handle(), "smoke", "", {});
   ASSERT_TRUE(shifts.ok()) << shifts.status().message();
@@ -228,7 +267,8 @@ TEST_F(HistoryTest, WallNoiseAndHistoryUseHostNormalisedMediansWhereProbed) {
   auto normalized = harness::LoadSeries(store_->handle(), "smoke", "a", "wall_us_normalized");
   ASSERT_TRUE(normalized.ok());
   ASSERT_EQ(normalized->size(), ids.size());
-  for (const auto& p : *normalized) EXPECT_NEAR(p.value, 400 * harness::kHostProbeReferenceUs / 10, 1e-9);
+  for (const auto& p : *normalized)
+    EXPECT_NEAR(p.value, 400 * harness::kHostProbeReferenceUs / 10, 1e-9);
   auto raw = harness::LoadSeries(store_->handle(), "smoke", "a", "wall_us_median");
   ASSERT_TRUE(raw.ok());
   EXPECT_NEAR(raw->at(1).value, 800, 1e-9) << "the raw series keeps what was measured";

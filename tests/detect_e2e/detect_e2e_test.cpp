@@ -38,7 +38,7 @@ class DetectE2eTest : public ::testing::Test {
   }
 
   // Separate processes on a shared VM land on speeds up to ~2x apart
-  // (build/detector_rates, README), and under a full load a 9 us addmm was
+  // (build/detector_rates, bench/README.md), and under a full load a 9 us addmm was
   // seen at 2x as well: the test's own thresholds allow 100% and 50 us so
   // that only the injected slowdown (x20) counts.
   std::string Thresholds() {

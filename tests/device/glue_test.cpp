@@ -65,7 +65,7 @@ TEST_F(GlueTest, Fp16LosesItsTenthFractionBit) {
   }
 }
 
-// README "The emulated device": what fp16 cannot hold on the way back.
+// docs/device.md: what fp16 cannot hold on the way back.
 TEST_F(GlueTest, ValuesOutsideTheFormatsComeBackAsDocumented) {
   const float inf = std::numeric_limits<float>::infinity();
   at::Tensor x = at::tensor({inf, -1e10f, 1e-12f, 65520.0f, 65472.0f, 1e-6f});

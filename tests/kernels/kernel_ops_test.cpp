@@ -195,7 +195,7 @@ TEST(KernelOpsTest, SoftmaxAndLayerNormMeetTheirBounds) {
     const at::Tensor x = ToDevice(Random(shape, seed++, -6, 6));
     const at::Tensor x64 = Values(x).to(at::kDouble);
     // Softmax: sums of n terms in fp32 then one division: within 2 DL16 ULP
-    // for these lengths (<= 150 + rounding of exp), documented in the README.
+    // for these lengths (<= 150 + rounding of exp), documented in docs/device.md.
     EXPECT_LE(MaxDl16UlpError(Values(at::softmax(x, -1)), at::softmax(x64, -1)), 2);
     EXPECT_LE(MaxDl16UlpError(Values(at::softmax(x, 0)), at::softmax(x64, 0)), 2);
     // log_softmax: absolute error (values near 0 have tiny ULPs).

@@ -24,12 +24,14 @@ harness::SafetensorsFile Golden(const std::string& suite, const std::string& id)
 
 TEST(ModelGoldenCheckTest, EveryCommittedModelGoldenFilePasses) {
   int checked = 0;
-  for (SuiteTask st : {SuiteTask{"decode", ModelTask::kDecode}, SuiteTask{"prefill", ModelTask::kPrefill},
-                       SuiteTask{"embed", ModelTask::kEmbed}}) {
+  for (SuiteTask st :
+       {SuiteTask{"decode", ModelTask::kDecode}, SuiteTask{"prefill", ModelTask::kPrefill},
+        SuiteTask{"embed", ModelTask::kEmbed}}) {
     auto suite = harness::LoadSuite(SPYRE_SOURCE_DIR "/suites", st.suite);
     ASSERT_TRUE(suite.ok()) << suite.status().message();
     for (const harness::CaseSpec& c : suite->cases) {
-      harness::Status s = CheckModelGolden(*suite, c, st.task, Golden(st.suite, c.id), "g");
+      harness::Status s =
+          CheckModelGolden(*suite, c, st.task, harness::HeaderOf(Golden(st.suite, c.id)), "g");
       EXPECT_TRUE(s.ok()) << st.suite << "/" << c.id << ": " << s.message();
       ++checked;
     }
@@ -46,20 +48,23 @@ TEST(ModelGoldenCheckTest, WrongShapeDtypeOrNameIsNamed) {
 
   harness::SafetensorsFile logits = Golden("prefill", p.id);
   logits.tensors[0].second = logits.tensors[0].second.narrow(1, 0, 1).contiguous();
-  harness::Status s = CheckModelGolden(*prefill, p, ModelTask::kPrefill, logits, "p.safetensors");
+  harness::Status s = CheckModelGolden(*prefill, p, ModelTask::kPrefill, harness::HeaderOf(logits),
+                                       "p.safetensors");
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("p.safetensors: tensor 'logits' has shape"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("p.safetensors: tensor 'logits' has shape"), std::string::npos)
+      << s.message();
   EXPECT_NE(s.message().find("golden generate --suite prefill"), std::string::npos) << s.message();
 
   harness::SafetensorsFile typed = Golden("embed", e.id);
   typed.tensors[0].second = typed.tensors[0].second.to(at::kInt);
-  s = CheckModelGolden(*embed, e, ModelTask::kEmbed, typed, "e.safetensors");
+  s = CheckModelGolden(*embed, e, ModelTask::kEmbed, harness::HeaderOf(typed), "e.safetensors");
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("'embeddings' is Int, expected a floating dtype"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("'embeddings' is Int, expected a floating dtype"), std::string::npos)
+      << s.message();
 
   harness::SafetensorsFile renamed = Golden("embed", e.id);
   renamed.tensors[0].first = "pooled";
-  s = CheckModelGolden(*embed, e, ModelTask::kEmbed, renamed, "e.safetensors");
+  s = CheckModelGolden(*embed, e, ModelTask::kEmbed, harness::HeaderOf(renamed), "e.safetensors");
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("has no tensor 'embeddings'"), std::string::npos) << s.message();
 }

@@ -88,7 +88,7 @@ TEST(NightlyDrillTest, BlasSwitchIsAttributedToBlasAndProfileSwitchIsAChangePoin
   const std::string attribution = comparison.value("attribution", "");
   EXPECT_NE(attribution.find("blas"), std::string::npos) << attribution;
   EXPECT_NE(attribution.find("reference"), std::string::npos) << attribution;
-  // What the drill found, for the log (ctest -V): README quotes it.
+  // What the drill found, for the log (ctest -V): bench/README.md quotes it.
   std::cout << "[drill] night 6 (run " << runs[5] << ") vs night 5: " << attribution << "\n";
   for (const auto& f : comparison["regressions"]) {
     std::cout << "[drill]   " << f["case"].get<std::string>() << " ["

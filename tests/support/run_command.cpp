@@ -75,7 +75,10 @@ CommandResult RunCommand(const std::vector<std::string>& argv,
 
 CommandResult RunCli(const std::vector<std::string>& args,
                      const std::map<std::string, std::string>& env, int timeout_s) {
-  std::vector<std::string> argv{SPYRE_REGRESS_BIN};
+  // SPYRE_TEST_CLI runs the same tests against another build of the CLI
+  // (an older commit's, to show that a test fails without its fix).
+  const char* other = std::getenv("SPYRE_TEST_CLI");
+  std::vector<std::string> argv{other != nullptr && *other != '\0' ? other : SPYRE_REGRESS_BIN};
   argv.insert(argv.end(), args.begin(), args.end());
   return RunCommand(argv, env, timeout_s);
 }

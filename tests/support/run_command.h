@@ -19,7 +19,8 @@ struct CommandResult {
 CommandResult RunCommand(const std::vector<std::string>& argv,
                          const std::map<std::string, std::string>& env = {}, int timeout_s = 300);
 
-// RunCommand on the built spyre-regress with the given arguments.
+// RunCommand on the built spyre-regress with the given arguments (or on the
+// binary SPYRE_TEST_CLI names, when set).
 CommandResult RunCli(const std::vector<std::string>& args,
                      const std::map<std::string, std::string>& env = {}, int timeout_s = 300);
 

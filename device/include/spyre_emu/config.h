@@ -1,5 +1,5 @@
 #pragma once
-// Emulator settings, read from the environment (README):
+// Emulator settings, read from the environment (docs/cli.md):
 //   SPYRE_EMU_PROFILE   inductor (default) | sendnn
 //   SPYRE_EMU_ROUNDING  nearest-away (default) | nearest-even | truncate
 //   SPYRE_EMU_CORES     1..32 (default 32)

@@ -62,7 +62,7 @@ float Dl16Decode(uint16_t bits);
 // Dl16Decode(Dl16Encode(x, rounding)): the value x takes on the device.
 float RoundToDl16(float x, Rounding rounding);
 
-// The contract's scalar functions (README): the current rounding
+// The documented scalar functions (docs/device.md): the current rounding
 // setting of the emulator (SPYRE_EMU_ROUNDING).
 uint16_t dl16_from_float(float x);
 float dl16_to_float(uint16_t bits);

@@ -1,5 +1,5 @@
 #pragma once
-// Fault injection: the SPYRE_EMU_FAULTS spec (README), torch-free.
+// Fault injection: the SPYRE_EMU_FAULTS spec (docs/device.md), torch-free.
 //
 //   SPYRE_EMU_FAULTS="mm:slow=3;_softmax:error=0.01,nan;gelu:fallback"
 //

@@ -4,7 +4,7 @@
 // 10th fraction bit (kFp16InputRounding), bf16 and fp32 sources round with
 // the current setting, other dtypes go through fp32. Device -> host decodes
 // DL16 exactly to fp32, then converts to the destination dtype (for fp16:
-// nearest-even, overflowing to Inf; see README "The emulated device").
+// nearest-even, overflowing to Inf; see docs/device.md).
 // Contiguous fp16/bf16/fp32 copies convert straight between the host buffer
 // and device memory; anything strided is staged through a contiguous buffer
 // and scattered or gathered with CPU copies over a HostAlias.

@@ -148,7 +148,7 @@ std::string FindingSummary(const Finding& f);
 // counted, notes listed.
 std::string FormatComparison(const Comparison& c, size_t max_rows = 50);
 
-// The contract's JSON shape (README, compare --json).
+// The JSON shape `compare --json` prints (docs/detection.md).
 nlohmann::json ToJson(const Comparison& c);
 
 }  // namespace harness

@@ -20,7 +20,7 @@ namespace harness {
 
 constexpr double kDl16Spacing = 1.0 / 512;  // 2^-9: spacing of DL16 in [1, 2)
 
-// How an output of a given dtype is judged (README, "Tolerance policy").
+// How an output of a given dtype is judged (docs/judging.md).
 enum class FormatKind {
   kDl16,   // fp16, bf16: DL16 on the device; one NaN/Inf code
   kIeee,   // fp32, fp64: IEEE on the device; NaN, +Inf and -Inf told apart

@@ -1,5 +1,5 @@
 #pragma once
-// The environment fingerprint (README, "Environment fingerprint"):
+// The environment fingerprint (docs/cli.md, `env`):
 // everything upstream of a result that could move it. Stored with every run
 // (v_runs.env_json) and diffed between runs to attribute regressions.
 //

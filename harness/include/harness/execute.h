@@ -52,12 +52,12 @@ class CaseKind {
   // which checks modeled figures against published ones); `golden generate`
   // and `verify` pass over them.
   virtual bool HasGolden(const CaseSpec& c) const;
-  // Checks what a case's golden file (read from `path`) holds, before a run
-  // starts, so that a wrong file is exit 2 rather than a recorded case
-  // error; what only the outputs can tell is still found when the case runs.
-  // The default accepts any file.
-  virtual Status CheckGolden(const SuiteSpec& suite, const CaseSpec& c, const SafetensorsFile& golden,
-                             const std::string& path) const;
+  // Checks what a case's golden file (at `path`) holds, from its header
+  // (names, dtypes, shapes, metadata), before a run starts, so that a wrong
+  // file is exit 2 rather than a recorded case error; what only the values
+  // can tell is still found when the case runs. The default accepts any file.
+  virtual Status CheckGolden(const SuiteSpec& suite, const CaseSpec& c,
+                             const SafetensorsHeader& golden, const std::string& path) const;
   // Checks the files a case reads other than its golden file (a model's
   // checkpoint, an op's input files) before a run starts, for every selected
   // case, golden or not: a file that cannot serve the case is exit 2 rather
@@ -70,7 +70,7 @@ class CaseKind {
 using CaseKindFactory = std::function<std::unique_ptr<CaseKind>()>;
 void RegisterCaseKind(const std::string& name, CaseKindFactory factory);
 const CaseKind* FindCaseKind(const std::string& name);  // nullptr when unknown
-std::string CaseKindNames();  // "decode, op, ..." for error messages
+std::string CaseKindNames();                            // "decode, op, ..." for error messages
 
 // Registers a kind from a static object in the kind's own file:
 //   SPYRE_REGISTER_CASE_KIND("op", OpCaseKind);
@@ -79,8 +79,8 @@ struct CaseKindRegistrar {
     RegisterCaseKind(name, std::move(factory));
   }
 };
-#define SPYRE_REGISTER_CASE_KIND(name, Type)                                    \
-  static ::harness::CaseKindRegistrar spyre_case_kind_registrar_##Type(         \
+#define SPYRE_REGISTER_CASE_KIND(name, Type)                            \
+  static ::harness::CaseKindRegistrar spyre_case_kind_registrar_##Type( \
       name, [] { return std::unique_ptr<::harness::CaseKind>(new Type()); })
 
 // Looks up the case's kind and executes it; an unknown kind or an exception

@@ -80,7 +80,7 @@ const char* DtypeName(at::ScalarType t);
 const char* DtypeShortName(at::ScalarType t);
 
 // Parses an input object of a suite file (the "shape", "dtype", "dist",
-// ... members; see README "Suites and golden outputs"). `pointer` names the
+// ... members; see docs/suites.md). `pointer` names the
 // object in errors. A "file" input is not handled here (see op inputs).
 StatusOr<InputSpec> ParseInputSpec(const nlohmann::json& j, const std::string& pointer);
 

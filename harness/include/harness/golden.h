@@ -30,6 +30,11 @@ std::string GoldenPath(const std::string& golden_dir, const std::string& suite,
 // names, else GoldenPath. Missing -> NotFound with what to run.
 StatusOr<SafetensorsFile> LoadGolden(const std::string& path, const SuiteSpec& suite,
                                      const CaseSpec& c);
+// The same checks and errors as LoadGolden, reading only the file's header
+// (names, dtypes, shapes, metadata) and its size: what a run's preflight
+// needs, at a cost that does not grow with the file.
+StatusOr<SafetensorsHeader> LoadGoldenHeader(const std::string& path, const SuiteSpec& suite,
+                                             const CaseSpec& c);
 
 // The metadata that says what produced a golden file: "libtorch", "blas"
 // (name and version), "blas_core" (the OpenBLAS kernel set, empty for other
@@ -38,7 +43,7 @@ std::map<std::string, std::string> GeneratorMetadata();
 
 struct GoldenGenerateResult {
   int written = 0;
-  int imported = 0;  // cases with an imported golden file, left alone
+  int imported = 0;        // cases with an imported golden file, left alone
   int without_golden = 0;  // cases whose kind has no golden outputs
   size_t bytes = 0;
 };
@@ -61,10 +66,10 @@ const char* DriftStatusName(DriftStatus s);  // "ok", "drift", "rounding", "impo
 struct CaseDrift {
   std::string case_id;
   DriftStatus status = DriftStatus::kOk;
-  std::string detail;          // what moved, e.g. "out0: 1 of 64 values differ, ..."
-  int64_t differing = 0;       // values that differ bitwise
+  std::string detail;     // what moved, e.g. "out0: 1 of 64 values differ, ..."
+  int64_t differing = 0;  // values that differ bitwise
   double max_abs_diff = 0;
-  double max_ulp_diff = 0;     // in steps of the stored format; +inf: see kDrift
+  double max_ulp_diff = 0;  // in steps of the stored format; +inf: see kDrift
   int64_t first_index = -1;
 };
 // Recomputes every case and compares with its stored golden file. A missing

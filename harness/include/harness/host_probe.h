@@ -12,7 +12,7 @@
 //   probe.Record(&result);  // extra["host_probe_us"] = median probe time
 //
 // Compare divides the candidate's wall samples by the two runs' probe ratio
-// (README "Regression detection"); history's wall_us_normalized series is the
+// (docs/detection.md); history's wall_us_normalized series is the
 // wall median scaled to kHostProbeReferenceUs.
 #include <cmath>
 #include <vector>

@@ -15,6 +15,7 @@
 //   f.tensors.emplace_back("out0", at::ones({2, 3}));
 //   f.metadata["op"] = "add";
 //   SPYRE_RETURN_IF_ERROR(WriteSafetensors("golden/ops/add.safetensors", f));
+#include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
@@ -46,8 +47,10 @@ StatusOr<SafetensorsFile> ReadSafetensors(const std::string& path,
 // is computed (a checkpoint's names, dtypes and shapes), where reading
 // megabytes of weights per case would cost more than the check is worth.
 // The header is validated exactly as ReadSafetensors does, offsets against
-// the file's size; only the data bytes themselves are not read, so the
-// file's size needs no limit (the header's is 16 MiB).
+// the file's size; only the data bytes themselves are not read. A file
+// larger than `max_bytes` is refused as ReadSafetensors refuses it (a check
+// that the run will be able to read it later); the header's own limit is
+// 16 MiB.
 struct SafetensorsEntry {
   std::string name;
   at::ScalarType dtype = at::kFloat;
@@ -58,7 +61,10 @@ struct SafetensorsHeader {
   std::map<std::string, std::string> metadata;
   const SafetensorsEntry* Find(const std::string& name) const;  // nullptr when absent
 };
-StatusOr<SafetensorsHeader> ReadSafetensorsHeader(const std::string& path);
+StatusOr<SafetensorsHeader> ReadSafetensorsHeader(const std::string& path,
+                                                  uint64_t max_bytes = UINT64_MAX);
+// The header of a file already in memory: names, dtypes, shapes, metadata.
+SafetensorsHeader HeaderOf(const SafetensorsFile& f);
 
 // Tensors are written contiguous, in order, 8-byte aligned data start. Names
 // must be unique and not "__metadata__"; dtypes F64 F32 F16 BF16 I64 I32 I16

@@ -7,6 +7,11 @@
 //   harness::StatusOr<Suite> suite = LoadSuite(path);
 //   if (!suite.ok()) return suite.status();
 //   Use(*suite);
+//
+//   SPYRE_ASSIGN_OR_RETURN(Suite suite, LoadSuite(path));   // the same, in one line
+//
+// Reading the value of a StatusOr that holds an error is a bug of ours: it
+// aborts with the error's message rather than reading an empty optional.
 #include <optional>
 #include <string>
 #include <utility>
@@ -48,6 +53,11 @@ inline Status NotFound(std::string m) { return Status(ErrorCode::kNotFound, std:
 inline Status IoError(std::string m) { return Status(ErrorCode::kIo, std::move(m)); }
 inline Status InternalError(std::string m) { return Status(ErrorCode::kInternal, std::move(m)); }
 
+namespace status_internal {
+// Prints "internal error: ..." with `status`'s message to stderr and aborts.
+[[noreturn]] void DieReadingError(const Status& status);
+}  // namespace status_internal
+
 // A value or the Status that explains its absence.
 template <typename T>
 class [[nodiscard]] StatusOr {
@@ -58,15 +68,24 @@ class [[nodiscard]] StatusOr {
   }
   bool ok() const { return status_.ok(); }
   const Status& status() const { return status_; }
-  T& value() & { return *value_; }
-  const T& value() const& { return *value_; }
-  T&& value() && { return std::move(*value_); }
-  T& operator*() & { return *value_; }
-  const T& operator*() const& { return *value_; }
-  T* operator->() { return &*value_; }
-  const T* operator->() const { return &*value_; }
+  T& value() & { return Checked(); }
+  const T& value() const& { return Checked(); }
+  T&& value() && { return std::move(Checked()); }
+  T& operator*() & { return Checked(); }
+  const T& operator*() const& { return Checked(); }
+  T* operator->() { return &Checked(); }
+  const T* operator->() const { return &Checked(); }
 
  private:
+  T& Checked() {
+    if (!value_.has_value()) status_internal::DieReadingError(status_);
+    return *value_;
+  }
+  const T& Checked() const {
+    if (!value_.has_value()) status_internal::DieReadingError(status_);
+    return *value_;
+  }
+
   Status status_;
   std::optional<T> value_;
 };
@@ -74,8 +93,20 @@ class [[nodiscard]] StatusOr {
 }  // namespace harness
 
 // Returns early from the enclosing function when `expr` yields a non-OK Status.
-#define SPYRE_RETURN_IF_ERROR(expr)            \
-  do {                                         \
-    ::harness::Status spyre_status_ = (expr);  \
+#define SPYRE_RETURN_IF_ERROR(expr)                \
+  do {                                             \
+    ::harness::Status spyre_status_ = (expr);      \
     if (!spyre_status_.ok()) return spyre_status_; \
   } while (0)
+
+// Declares or assigns `lhs` from the value of the StatusOr `expr`, or returns
+// its Status from the enclosing function:
+//   SPYRE_ASSIGN_OR_RETURN(auto header, ReadSafetensorsHeader(path));
+#define SPYRE_ASSIGN_OR_RETURN(lhs, expr) \
+  SPYRE_ASSIGN_OR_RETURN_IMPL_(SPYRE_STATUS_CONCAT_(spyre_statusor_, __LINE__), lhs, expr)
+#define SPYRE_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \
+  auto tmp = (expr);                                 \
+  if (!tmp.ok()) return tmp.status();                \
+  lhs = std::move(tmp).value()
+#define SPYRE_STATUS_CONCAT_(a, b) SPYRE_STATUS_CONCAT_INNER_(a, b)
+#define SPYRE_STATUS_CONCAT_INNER_(a, b) a##b

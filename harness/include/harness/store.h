@@ -1,6 +1,6 @@
 #pragma once
 // The SQLite store: every run, case result, metric, wall-time sample and
-// per-op trace summary (README, "Store"). The runner's supervisor
+// per-op trace summary (docs/store.md). The runner's supervisor
 // is the only writer during a run; readers (detect, reports) use the stable
 // views v_runs, v_results and v_regressions through handle().
 //

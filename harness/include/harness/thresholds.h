@@ -1,7 +1,7 @@
 #pragma once
 // Detection thresholds: defaults, per-suite and per-case overrides, read from
-// a JSON file (config/thresholds.json by default; see README "Regression
-// detection" for every key). A case override applies to case ids matching its
+// a JSON file (config/thresholds.json by default; see docs/detection.md
+// for every key). A case override applies to case ids matching its
 // regular expression (whole-id match), the last matching entry winning.
 //
 //   {"defaults": {"modeled_latency": 0.005},

@@ -1,5 +1,5 @@
 #pragma once
-// The tolerance policy (README, "Tolerance policy"). Integer and bool
+// The tolerance policy (docs/judging.md). Integer and bool
 // outputs are compared exactly (compare.h); no tolerance applies. A floating
 // output passes when
 //  1. every non-finite reference value is non-finite on the device in the

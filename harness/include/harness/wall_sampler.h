@@ -1,6 +1,6 @@
 #pragma once
 // How a case kind takes its wall-time samples, so that every kind's samples
-// mean the same thing to the judge (README "Regression detection").
+// mean the same thing to the judge (docs/detection.md).
 //
 //   harness::SamplingPlan plan = harness::SamplingFor(suite, options);
 //   harness::TakeWallSamples(plan, [&] { outs = op->run(inputs); }, &result);

@@ -1,7 +1,7 @@
 #pragma once
 // Shared pieces of the spyre-regress command line. Each verb lives in its own
 // file (verb_<name>.cpp) and registers itself with SPYRE_REGISTER_VERB; a
-// verb's action returns the process exit code (0/1/2, see the README)
+// verb's action returns the process exit code (0/1/2, see docs/cli.md)
 // and reports expected failures as a Status, which main prints as one line and
 // turns into exit code 2.
 //

@@ -1,6 +1,6 @@
 // spyre-regress: the command line. Parses the verb and its flags, then runs
 // the verb's action. Usage errors and failed actions print one line on stderr
-// and exit 2 (README).
+// and exit 2 (docs/cli.md).
 #include <unistd.h>
 
 #include <algorithm>

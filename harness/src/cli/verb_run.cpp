@@ -1,5 +1,5 @@
 // `spyre-regress run`: runs suites in worker processes, records every result
-// in the store and ends with the contract's summary lines (README).
+// in the store and ends with the contract's summary lines (docs/cli.md).
 #include <unistd.h>
 
 #include <algorithm>

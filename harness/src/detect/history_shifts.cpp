@@ -7,6 +7,7 @@
 #include <iterator>
 
 #include "harness/stats.h"
+#include "harness/store.h"
 #include "history_internal.h"
 #include "store/sql.h"
 
@@ -29,9 +30,19 @@ std::string FaultsOf(const std::string& env_json) {
   return b == std::string::npos ? "" : f.substr(b, e - b + 1);
 }
 
+// Why run `id` cannot be a baseline although it completed: cases it planned
+// are missing (a partial run would make the candidate's missing cases look
+// new and its verdicts rest on fewer cases than the suite has); "" when it
+// is whole or its state cannot be read (the caller's query already knew it).
+std::string MissingCases(sqlite3* db, int64_t id) {
+  StatusOr<RunState> st = ReadRunState(db, id);
+  return st.ok() && !st->Complete() ? st->Describe() : "";
+}
+
 }  // namespace
 
-StatusOr<std::optional<int64_t>> ResolveBaseline(sqlite3* db, const std::string& spec, int64_t candidate) {
+StatusOr<std::optional<int64_t>> ResolveBaseline(sqlite3* db, const std::string& spec,
+                                                 int64_t candidate) {
   StatusOr<BaselineChoice> choice = ChooseBaseline(db, spec, candidate);
   if (!choice.ok()) return choice.status();
   return choice->run_id;
@@ -45,17 +56,27 @@ StatusOr<BaselineChoice> ChooseBaseline(sqlite3* db, const std::string& spec, in
   }
   if (spec.rfind("label:", 0) == 0) {
     std::string label = spec.substr(6);
-    if (label.empty()) return UsageError("--baseline label: needs a name, e.g. --baseline label:release-1.2");
-    Stmt s(db, "SELECT id FROM runs WHERE label = ? AND status = 'completed' AND id <> ? "
-               "ORDER BY started_at DESC, id DESC LIMIT 1");
+    if (label.empty())
+      return UsageError("--baseline label: needs a name, e.g. --baseline label:release-1.2");
+    Stmt s(db,
+           "SELECT id FROM runs WHERE label = ? AND status = 'completed' AND id <> ? "
+           "ORDER BY started_at DESC, id DESC");
     s.Bind(1, label).Bind(2, candidate);
-    int rc = s.Step();
-    if (rc == SQLITE_ROW) {
+    int rc;
+    std::string passed_over;
+    while ((rc = s.Step()) == SQLITE_ROW) {
+      if (std::string missing = MissingCases(db, s.Int(0)); !missing.empty()) {
+        if (passed_over.empty()) passed_over = " (passed over " + missing + ")";
+        continue;
+      }
       choice.run_id = s.Int(0);
-      choice.reason = "the newest completed run labelled " + label;
+      choice.reason = "the newest complete run labelled " + label + passed_over;
       return choice;
     }
-    if (rc == SQLITE_DONE) return NotFound("--baseline " + spec + ": no completed run has that label");
+    if (rc == SQLITE_DONE) {
+      return NotFound("--baseline " + spec +
+                      ": no completed run with every planned case has that label" + passed_over);
+    }
     return QueryError(db, rc, "looking up the baseline label");
   }
   if (spec != "auto") {
@@ -70,21 +91,27 @@ StatusOr<BaselineChoice> ChooseBaseline(sqlite3* db, const std::string& spec, in
     if (rc == SQLITE_DONE) return NotFound("--baseline " + spec + ": no such run in the store");
     if (rc != SQLITE_ROW) return QueryError(db, rc, "looking up the baseline run");
     if (s.Text(0) != "completed") {
-      return InvalidInput("--baseline " + spec + ": that run is " + s.Text(0) + ", not completed; pick a completed run");
+      return InvalidInput("--baseline " + spec + ": that run is " + s.Text(0) +
+                          ", not completed; pick a completed run");
+    }
+    if (std::string missing = MissingCases(db, id); !missing.empty()) {
+      return InvalidInput("--baseline " + spec + ": " + missing +
+                          "; pick a run that recorded every case it planned");
     }
     choice.run_id = id;
     choice.reason = "given on the command line";
     return choice;
   }
-  // auto: the same suite set, earlier, completed, sharing a case, with no
-  // injected faults and no harness errors (a case that errored, crashed or
+  // auto: the same suite set, earlier, completed with every planned case,
+  // sharing a case, with no injected faults and no harness errors (a case that errored, crashed or
   // timed out, or no case passing): a slowed or broken baseline would make
   // a healthy candidate look fine or an unchanged one look better. The same
   // CPU model is preferred.
   Stmt cand(db, "SELECT suite, started_at, env_json FROM runs WHERE id = ?");
   cand.Bind(1, candidate);
   int rc = cand.Step();
-  if (rc == SQLITE_DONE) return NotFound("run " + std::to_string(candidate) + " is not in the store");
+  if (rc == SQLITE_DONE)
+    return NotFound("run " + std::to_string(candidate) + " is not in the store");
   if (rc != SQLITE_ROW) return QueryError(db, rc, "reading the candidate run");
   std::string suite = cand.Text(0), started = cand.Text(1), cpu = CpuOf(cand.Text(2));
   const std::string own_faults = FaultsOf(cand.Text(2));
@@ -114,6 +141,8 @@ StatusOr<BaselineChoice> ChooseBaseline(sqlite3* db, const std::string& spec, in
       why = std::to_string(s.Int(2)) + " case(s) errored, crashed or timed out";
     } else if (s.Int(3) == 0) {
       why = "no case passed";
+    } else if (std::string missing = MissingCases(db, id); !missing.empty()) {
+      why = missing.substr(missing.find(' ', 4) + 1);  // without "run N "
     }
     if (!why.empty()) {
       if (skipped.size() < 3) skipped.push_back("run " + std::to_string(id) + ": " + why);
@@ -257,10 +286,16 @@ StatusOr<std::vector<SeriesPoint>> LoadSuiteGeomeanSeries(sqlite3* db, const std
   bool first = true;
   for (const auto& [run, cases] : values) {
     std::set<std::string> here;
-    for (const auto& [name, v] : cases) if (v > 0) here.insert(name);
-    if (first) { common = here; first = false; continue; }
+    for (const auto& [name, v] : cases)
+      if (v > 0) here.insert(name);
+    if (first) {
+      common = here;
+      first = false;
+      continue;
+    }
     std::set<std::string> keep;
-    for (const auto& n : common) if (here.count(n)) keep.insert(n);
+    for (const auto& n : common)
+      if (here.count(n)) keep.insert(n);
     common.swap(keep);
   }
   std::vector<SeriesPoint> out;
@@ -278,7 +313,8 @@ StatusOr<std::vector<SeriesPoint>> LoadSuiteGeomeanSeries(sqlite3* db, const std
 }
 
 std::vector<HistoryShift> FindShifts(const std::string& suite, const std::string& case_name,
-                                     const std::string& metric, const std::vector<SeriesPoint>& series) {
+                                     const std::string& metric,
+                                     const std::vector<SeriesPoint>& series) {
   ChangePointOptions o;
   std::vector<double> values;
   std::vector<size_t> at;  // series index of each value
@@ -316,8 +352,8 @@ StatusOr<std::vector<HistoryShift>> SuiteHistory(sqlite3* db, const std::string&
   const bool defaults = metrics.empty();
   std::vector<std::string> wanted = metrics;
   if (defaults) {
-    wanted = {"modeled_us", "wall_us_normalized", "wall_us_median", "max_ulp", "rel_l2", "fallback_ops",
-              "peak_device_bytes"};
+    wanted = {"modeled_us", "wall_us_normalized", "wall_us_median",   "max_ulp",
+              "rel_l2",     "fallback_ops",       "peak_device_bytes"};
   }
   std::vector<HistoryShift> out;
   std::set<std::string> normalized;  // cases judged on wall_us_normalized

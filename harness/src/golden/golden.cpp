@@ -50,16 +50,17 @@ int64_t OrderedPosition(Float v) {
   std::memcpy(&b, &v, sizeof b);
   using Signed = std::make_signed_t<Bits>;
   const Signed s = static_cast<Signed>(b);
-  return s >= 0 ? static_cast<int64_t>(s)
-                : -static_cast<int64_t>(static_cast<Bits>(b & ~(Bits(1) << (8 * sizeof(Bits) - 1))));
+  return s >= 0
+             ? static_cast<int64_t>(s)
+             : -static_cast<int64_t>(static_cast<Bits>(b & ~(Bits(1) << (8 * sizeof(Bits) - 1))));
 }
 
 double StepsApart(const at::Tensor& x, const at::Tensor& y, int64_t i) {
   if (x.scalar_type() == at::kFloat) {
     const float a = x.data_ptr<float>()[i], b = y.data_ptr<float>()[i];
     if (!std::isfinite(a) || !std::isfinite(b)) return INFINITY;
-    return std::fabs(static_cast<double>(OrderedPosition<uint32_t>(a) -
-                                         OrderedPosition<uint32_t>(b)));
+    return std::fabs(
+        static_cast<double>(OrderedPosition<uint32_t>(a) - OrderedPosition<uint32_t>(b)));
   }
   if (x.scalar_type() == at::kDouble) {
     const double a = x.data_ptr<double>()[i], b = y.data_ptr<double>()[i];
@@ -93,8 +94,10 @@ BitDiff CompareBits(const at::Tensor& a, const at::Tensor& b) {
     if (std::memcmp(px + i * es, py + i * es, es) == 0) continue;
     if (d.differing++ == 0) d.first = i;
     const double diff = std::fabs(vx[i] - vy[i]);
-    if (!std::isnan(diff)) d.max_abs = std::max(d.max_abs, diff);
-    else d.max_abs = diff;
+    if (!std::isnan(diff))
+      d.max_abs = std::max(d.max_abs, diff);
+    else
+      d.max_abs = diff;
     d.max_steps = std::max(d.max_steps, StepsApart(x, y, i));
     if (!(diff <= kReferenceNoise * scale) && StepsApart(x, y, i) > 1) d.beyond_rounding = true;
   }
@@ -139,8 +142,8 @@ CaseDrift Diff(const std::string& case_id, const SafetensorsFile& stored,
     if (!r.detail.empty()) r.detail += "; ";
     r.detail += name + ": " + std::to_string(d.differing) + " of " +
                 std::to_string(tensor.numel()) + " values differ, first at index " +
-                std::to_string(d.first) + ", max abs diff " + FormatNumber(d.max_abs) +
-                ", max " + (std::isinf(d.max_steps) ? std::string("-") : FormatNumber(d.max_steps)) +
+                std::to_string(d.first) + ", max abs diff " + FormatNumber(d.max_abs) + ", max " +
+                (std::isinf(d.max_steps) ? std::string("-") : FormatNumber(d.max_steps)) +
                 " ULP of " + std::string(c10::toString(tensor.scalar_type()));
   }
   if (r.differing > 0) {
@@ -168,12 +171,15 @@ std::string GoldenPath(const std::string& golden_dir, const std::string& suite,
   return (std::filesystem::path(golden_dir) / suite / (case_id + ".safetensors")).string();
 }
 
-StatusOr<SafetensorsFile> LoadGolden(const std::string& path, const SuiteSpec& suite,
-                                     const CaseSpec& c) {
+namespace {
+
+// What LoadGolden and LoadGoldenHeader check before reading a byte: the
+// file is there and is a regular file.
+Status CheckGoldenFile(const std::string& path, const SuiteSpec& suite, const CaseSpec& c) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) {
-    return NotFound("missing golden file " + path + " for case '" + c.id + "' (run 'spyre-regress golden generate --suite " +
-                    suite.name + "')");
+    return NotFound("missing golden file " + path + " for case '" + c.id +
+                    "' (run 'spyre-regress golden generate --suite " + suite.name + "')");
   }
   if (const std::string kind = NotRegularFileKind(path); !kind.empty()) {
     return InvalidInput(
@@ -181,16 +187,35 @@ StatusOr<SafetensorsFile> LoadGolden(const std::string& path, const SuiteSpec& s
         ", not a regular file: remove it and run 'spyre-regress golden generate --suite " +
         suite.name + "'");
   }
-  return ReadSafetensors(path);
+  return Status::Ok();
+}
+
+}  // namespace
+
+StatusOr<SafetensorsFile> LoadGolden(const std::string& path, const SuiteSpec& suite,
+                                     const CaseSpec& c) {
+  SPYRE_RETURN_IF_ERROR(CheckGoldenFile(path, suite, c));
+  return ReadSafetensors(path, kMaxTensorFileBytes);
+}
+
+StatusOr<SafetensorsHeader> LoadGoldenHeader(const std::string& path, const SuiteSpec& suite,
+                                             const CaseSpec& c) {
+  SPYRE_RETURN_IF_ERROR(CheckGoldenFile(path, suite, c));
+  return ReadSafetensorsHeader(path, kMaxTensorFileBytes);
 }
 
 const char* DriftStatusName(DriftStatus s) {
   switch (s) {
-    case DriftStatus::kOk: return "ok";
-    case DriftStatus::kDrift: return "drift";
-    case DriftStatus::kRounding: return "rounding";
-    case DriftStatus::kImported: return "imported";
-    case DriftStatus::kNoGolden: return "no-golden";
+    case DriftStatus::kOk:
+      return "ok";
+    case DriftStatus::kDrift:
+      return "drift";
+    case DriftStatus::kRounding:
+      return "rounding";
+    case DriftStatus::kImported:
+      return "imported";
+    case DriftStatus::kNoGolden:
+      return "no-golden";
   }
   return "ok";
 }
@@ -235,7 +260,8 @@ StatusOr<std::vector<CaseDrift>> VerifyGolden(const SuiteSpec& suite, const Exec
     const CaseKind* kind = FindCaseKind(c.kind);
     if (kind == nullptr) return InternalError("case kind '" + c.kind + "' vanished");
     if (!kind->HasGolden(c)) {
-      out.push_back({c.id, DriftStatus::kNoGolden, "the " + c.kind + " kind has no golden outputs"});
+      out.push_back(
+          {c.id, DriftStatus::kNoGolden, "the " + c.kind + " kind has no golden outputs"});
       continue;
     }
     if (kind->UsesImportedGolden(c)) {
@@ -245,7 +271,7 @@ StatusOr<std::vector<CaseDrift>> VerifyGolden(const SuiteSpec& suite, const Exec
       StatusOr<SafetensorsFile> imported = LoadGolden(path, suite, c);
       if (!imported.ok()) return imported.status();
       SPYRE_RETURN_IF_ERROR(kind->CheckFiles(suite, c));
-      SPYRE_RETURN_IF_ERROR(kind->CheckGolden(suite, c, *imported, path));
+      SPYRE_RETURN_IF_ERROR(kind->CheckGolden(suite, c, HeaderOf(*imported), path));
       out.push_back({c.id, DriftStatus::kImported,
                      "(valid) " + path +
                          ": header, dtypes, outputs and shapes checked against the "
@@ -269,7 +295,8 @@ nlohmann::json ToJson(const CaseDrift& d) {
     j["differing"] = d.differing;
     j["max_abs_diff"] = d.max_abs_diff;
     // null when a value changed class (finite <-> NaN/Inf) or an integer moved
-    j["max_ulp_diff"] = std::isinf(d.max_ulp_diff) ? nlohmann::json() : nlohmann::json(d.max_ulp_diff);
+    j["max_ulp_diff"] =
+        std::isinf(d.max_ulp_diff) ? nlohmann::json() : nlohmann::json(d.max_ulp_diff);
     j["above_rounding"] = d.status == DriftStatus::kDrift;
     j["first_index"] = d.first_index;
   }

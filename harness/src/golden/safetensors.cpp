@@ -182,6 +182,16 @@ const SafetensorsEntry* SafetensorsHeader::Find(const std::string& name) const {
   return nullptr;
 }
 
+SafetensorsHeader HeaderOf(const SafetensorsFile& f) {
+  SafetensorsHeader h;
+  h.metadata = f.metadata;
+  for (const auto& [name, t] : f.tensors)
+    h.tensors.push_back({name, t.scalar_type(), t.sizes().vec()});
+  std::sort(h.tensors.begin(), h.tensors.end(),
+            [](const SafetensorsEntry& a, const SafetensorsEntry& b) { return a.name < b.name; });
+  return h;
+}
+
 StatusOr<SafetensorsFile> ParseSafetensors(std::string_view bytes, const std::string& where) {
   auto header_len = HeaderLength(bytes.substr(0, 8), bytes.size(), where);
   if (!header_len.ok()) return header_len.status();
@@ -234,9 +244,8 @@ StatusOr<SafetensorsFile> ReadSafetensors(const std::string& path, uint64_t max_
   });
 }
 
-StatusOr<SafetensorsHeader> ReadSafetensorsHeader(const std::string& path) {
-  // Only the header is read, so the file's size needs no limit here.
-  StatusOr<InputFile> f = OpenTensorFile(path, UINT64_MAX);
+StatusOr<SafetensorsHeader> ReadSafetensorsHeader(const std::string& path, uint64_t max_bytes) {
+  StatusOr<InputFile> f = OpenTensorFile(path, max_bytes);
   if (!f.ok()) return f.status();
   auto parsed = ReadHeader(*f, path);
   if (!parsed.ok()) return parsed.status();

@@ -77,7 +77,7 @@ Status CheckCaseFiles(const RunPlan& plan) {
     const bool imported = kind->UsesImportedGolden(*c);
     const std::string path = imported ? kind->ImportedGoldenPath(*suite, *c)
                                       : GoldenPath(plan.request.golden_dir, suite->name, c->id);
-    StatusOr<SafetensorsFile> golden = LoadGolden(path, *suite, *c);
+    StatusOr<SafetensorsHeader> golden = LoadGoldenHeader(path, *suite, *c);
     if (!golden.ok()) return golden.status();
     for (const auto& [key, want] : {std::pair{"suite", suite->name}, std::pair{"case", c->id}}) {
       if (imported) break;
@@ -129,7 +129,8 @@ StatusOr<RunPlan> PlanRun(const RunRequest& request) {
       if (!request.filter.empty() && !std::regex_search(suite->name + "/" + c.id, filter)) continue;
       ++matched;
       if (!InShard(suite->name, c.id, request.shard)) continue;
-      plan.items.push_back({suite->name, c.id, request.timeout_s > 0 ? request.timeout_s : suite->timeout_s});
+      plan.items.push_back(
+          {suite->name, c.id, request.timeout_s > 0 ? request.timeout_s : suite->timeout_s});
     }
     plan.suites.push_back(std::move(*suite));
   }

@@ -2,7 +2,7 @@
 // The store's schema as forward migrations. Migration i (1-based) takes a
 // store from version i-1 to i; released migrations are never edited, a change
 // is a new migration appended to the list. Views are the stable interface
-// (README) and are recreated by the migration that changes them.
+// (docs/store.md) and are recreated by the migration that changes them.
 #include <vector>
 
 namespace harness::store_internal {

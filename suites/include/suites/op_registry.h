@@ -52,7 +52,7 @@ struct OpDef {
   std::function<Outputs(const Inputs&, const Attrs&)> run;
   // Terms each output element sums over (tolerance growth); null = 1.
   std::function<int64_t(const Inputs&, const Attrs&)> reduction_length = nullptr;
-  std::string summary = "";  // one line for `list` and the README
+  std::string summary = "";  // one line for `list` and the docs
 };
 
 void RegisterOp(OpDef def);

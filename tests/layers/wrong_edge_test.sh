@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# ci/check-layers passes on the source tree and fails, naming the file and
+# the rule, on a copy of it with one include that points the wrong way, for
+# each kind of wrong edge.
+set -euo pipefail
+src=$1
+check="$src/ci/check-layers"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+"$check" "$src" >/dev/null || fail "the source tree itself does not pass"
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# file to edit | include to add | text the error must hold
+cases=(
+  'device/src/core/config.cpp|#include "harness/status.h"|the device knows nothing of the harness'
+  'device/src/core/memory.cpp|#include <ATen/ATen.h>|the device core is torch-free'
+  'device/include/spyre_emu/dl16.h|#include <c10/util/Half.h>|torch-free'
+  'harness/src/detect/stats.cpp|#include "reports/report_model.h"|the engine does not know the report writers'
+  'harness/src/runner/run_plan.cpp|#include "suites/op_registry.h"|the engine does not know the report writers or the case kinds'
+  'reports/src/escape.cpp|#include "runner/confirm.h"|reports read the store'
+  'suites/ops/op_case.cpp|#include "store/sql.h"|case kinds use the engine'
+  'harness/src/detect/changepoint.cpp|#include "store/sql.h"|SQL stays inside the store'
+  'harness/src/env.cpp|#include "core/config.h"|private sources are reached through spyre_emu/'
+)
+mkdir "$work/tree"
+cp -r "$src/device" "$src/harness" "$src/suites" "$src/reports" "$work/tree/"
+"$check" "$work/tree" >/dev/null || fail "the copy of the tree does not pass"
+for c in "${cases[@]}"; do
+  IFS='|' read -r file inc want <<<"$c"
+  [[ -f "$work/tree/$file" ]] || fail "$file is not in the tree: update this test"
+  cp "$src/$file" "$work/tree/$file"
+  printf '%s\n' "$inc" >>"$work/tree/$file"
+  status=0
+  err=$("$check" "$work/tree" 2>&1 >/dev/null) || status=$?
+  ((status == 1)) || fail "$file with '$inc': exit $status, expected 1"
+  grep -qF "$file:" <<<"$err" || fail "$file with '$inc': the error does not name the file: $err"
+  grep -qF "$want" <<<"$err" || fail "$file with '$inc': the error does not say '$want': $err"
+  cp "$src/$file" "$work/tree/$file"
+done
+# A known edge that was removed must leave the list too.
+sed -i 's|^#include "store/sql.h"$||' "$work/tree/harness/src/detect/history_load.cpp"
+status=0
+err=$("$check" "$work/tree" 2>&1 >/dev/null) || status=$?
+((status == 1)) || fail "a stale known edge: exit $status, expected 1"
+grep -qF "history_load.cpp #include \"store/sql.h\"' is gone" <<<"$err" ||
+  fail "a stale known edge is not named: $err"
+echo "check-layers caught ${#cases[@]} of ${#cases[@]} wrong edges"
