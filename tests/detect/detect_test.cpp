@@ -183,7 +183,7 @@ TEST(DetectTest, ConfirmationRoundsDecideAndNameOnlyAnOpWhoseOwnChangeIsSignific
   ASSERT_FALSE(f.blamed_ops.empty());
   EXPECT_EQ(f.blamed_ops[0].rfind("mm (", 0), 0u) << f.blamed_ops[0];
   EXPECT_EQ(f.blamed_ops.size(), 1u) << "add moved by noise only";
-  EXPECT_NE(harness::Attribution(c).find("faults  -> mm:slow=2"), std::string::npos)
+  EXPECT_NE(harness::Attribution(c).find("faults none -> mm:slow=2"), std::string::npos)
       << harness::Attribution(c);
   ASSERT_EQ(c.notes.size(), 1u);
   EXPECT_NE(c.notes[0].find("not confirmed"), std::string::npos) << c.notes[0];

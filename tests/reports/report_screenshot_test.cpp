@@ -45,7 +45,7 @@ void Screenshot(const std::string& html, const std::string& png) {
   auto r = spyre_test::RunCommand(
       {chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-       "--user-data-dir=" + profile.path(), "--hide-scrollbars", "--window-size=1280,3000",
+       "--user-data-dir=" + profile.path(), "--hide-scrollbars", "--window-size=1280,4200",
        "--screenshot=" + png, "file://" + html},
       {}, 180);
   ASSERT_EQ(r.exit_code, 0) << r.err;
