@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "harness/human_format.h"
+
 namespace reports {
 namespace {
 
@@ -178,26 +180,8 @@ std::string EscapeJsonForScript(const std::string& json) {
   return out;
 }
 
-std::string FormatNumber(double v) {
-  if (std::isnan(v)) return "-";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char buf[32];
-  const double a = std::fabs(v);
-  if (v == std::floor(v) && a < 1e15) {
-    std::snprintf(buf, sizeof(buf), "%.0f", v);
-  } else if (a != 0 && (a < 1e-3 || a >= 1e7)) {
-    std::snprintf(buf, sizeof(buf), "%.3g", v);
-  } else {
-    std::snprintf(buf, sizeof(buf), "%.4g", v);
-  }
-  return buf;
-}
+std::string FormatNumber(double v) { return harness::HumanNumber(v); }
 
-std::string FormatChange(double ratio) {
-  if (!std::isfinite(ratio)) return "-";
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%+.1f%%", (ratio - 1.0) * 100.0);
-  return buf;
-}
+std::string FormatChange(double ratio) { return harness::HumanChange(ratio); }
 
 }  // namespace reports

@@ -12,6 +12,7 @@ body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin:
 h1 { font-size: 1.5em; margin: 0 0 8px; }
 h2 { font-size: 1.2em; margin: 28px 0 8px; border-bottom: 1px solid var(--line); padding-bottom: 4px; }
 h3 { font-size: 1.05em; margin: 18px 0 6px; }
+h4 { font-size: 0.95em; margin: 12px 0 4px; color: var(--muted); }
 .verdict { padding: 12px 16px; border-radius: 6px; color: #fff; font-size: 1.15em; }
 .verdict b { font-size: 1.3em; text-transform: uppercase; margin-right: 12px; }
 .verdict-passed { background: var(--ok); }
@@ -30,20 +31,25 @@ tr.upstream td { background: #fff8c5; font-weight: 600; }
 .tag { display: inline-block; padding: 0 6px; border-radius: 10px; font-size: 0.85em; color: #fff; }
 .s-passed { background: var(--ok); } .s-skipped { background: var(--muted); }
 .s-failed, .s-error, .s-crashed, .s-timeout { background: var(--bad); }
-.worse { color: var(--bad); font-weight: 600; } .better { color: var(--ok); }
+.worse { color: var(--bad); font-weight: 600; } .better { color: var(--ok); font-weight: 600; }
+.chg { color: var(--muted); font-size: 0.9em; }
+.worse .chg, .better .chg { color: inherit; }
+p.note { color: var(--muted); font-size: 0.85em; margin: 2px 0 10px; max-width: 1000px; }
 input.filter { margin: 4px 0; padding: 4px 8px; width: 320px; max-width: 100%; }
 .charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(520px, 1fr)); gap: 12px; }
 figure { margin: 0; border: 1px solid var(--line); border-radius: 6px; padding: 6px; }
 figcaption { font-size: 0.9em; color: var(--muted); overflow-wrap: anywhere; }
 svg.chart { width: 100%; height: auto; }
 svg.chart .axis { stroke: #8c959f; stroke-width: 1; }
+svg.chart .grid { stroke: #eaeef2; stroke-width: 1; }
 svg.chart .line { fill: none; stroke: #0969da; stroke-width: 1.5; }
 svg.chart .pt { fill: #0969da; }
 svg.chart .cur { fill: var(--bad); stroke: #fff; stroke-width: 1; }
 svg.chart .cp { stroke: var(--bad); stroke-width: 1.5; stroke-dasharray: 5 3; }
 svg.chart .ver { stroke: #8250df; stroke-width: 1; stroke-dasharray: 2 3; }
 svg.chart text { font-size: 10px; fill: #57606a; }
-svg.chart text.cpl { fill: var(--bad); }
+svg.chart text.ytitle, svg.chart text.xtitle { font-size: 11px; fill: #1f2328; }
+svg.chart text.cpl, svg.chart text.curl { fill: var(--bad); font-weight: 600; }
 .legend span { margin-right: 14px; font-size: 0.85em; color: var(--muted); }
 .msg { max-width: 420px; overflow-wrap: anywhere; color: var(--muted); }
 #js-errors { color: var(--bad); white-space: pre-wrap; }

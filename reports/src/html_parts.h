@@ -33,6 +33,9 @@ std::string HtmlSuites(const ReportModel& m);
 std::string HtmlGoldenDrift(const ReportModel& m);
 std::string HtmlFallback(const ReportModel& m);
 
+// The exact value for sorting, in plain decimals (never an exponent); empty
+// for NaN and infinities.
+std::string SortKey(double v);
 // "<td class=num data-sort=V>text</td>" for a number (NaN sorts last).
 std::string NumCell(double v, const std::string& text);
 std::string NumCell(double v);

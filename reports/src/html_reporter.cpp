@@ -1,6 +1,7 @@
 // index.html: one self-contained page (inline CSS, JS and SVG; no network).
 // Every user-controlled string goes through EscapeHtml, and the embedded
 // JSON through EscapeJsonForScript, so a case named "<script>..." is text.
+#include <charconv>
 #include <cmath>
 #include <sstream>
 
@@ -15,22 +16,25 @@ namespace {
 
 std::string Esc(const std::string& s) { return EscapeHtml(s); }
 
+// One row per finding: its values in the metric's unit and one effect
+// figure, the change (for wall time the estimated shift the detail names).
 std::string FindingsTable(const ReportModel& m, const std::string& id,
-                          const std::vector<harness::Finding>& findings, bool regression) {
+                          const std::vector<harness::Finding>& findings, bool regression,
+                          bool hidden = false) {
   std::ostringstream out;
-  out << "<table id=\"" << id << "\" class=\"sortable\"><thead><tr><th>suite</th><th>case</th>"
+  out << "<table id=\"" << id << "\" class=\"sortable\"" << (hidden ? " hidden" : "")
+      << "><thead><tr><th>suite</th><th>case</th>"
       << "<th>kind</th><th>metric</th><th class=\"num\">baseline</th>"
-      << "<th class=\"num\">candidate</th><th class=\"num\">ratio</th><th>op blamed</th>"
+      << "<th class=\"num\">candidate</th><th class=\"num\">change</th><th>op blamed</th>"
       << "<th>detail</th></tr></thead><tbody>";
   for (const harness::Finding& f : findings) {
     out << "<tr><td>" << Esc(f.suite) << "</td><td>" << Esc(f.case_id) << "</td><td>"
         << harness::FindingKindName(f.kind) << "</td><td>" << Esc(f.metric) << "</td>"
         << NumCell(f.baseline, FindingValue(m, f, true))
-        << NumCell(f.candidate, FindingValue(m, f, false)) << "<td class=\"num "
-        << (regression ? "worse" : "better") << "\" data-sort=\""
-        << (std::isfinite(f.ratio) ? FormatNumber(f.ratio) : "") << "\" title=\""
-        << Esc(FormatChange(f.ratio)) << "\">" << FormatNumber(f.ratio) << "</td><td>"
-        << Esc(BlamedOps(f)) << "</td><td class=\"msg\">" << Esc(f.detail) << "</td></tr>";
+        << NumCell(f.candidate, FindingValue(m, f, false)) << "<td class=\"num"
+        << (std::isfinite(f.ratio) ? (regression ? " worse" : " better") : "") << "\" data-sort=\""
+        << SortKey(f.ratio) << "\">" << FormatChange(f.ratio) << "</td><td>" << Esc(BlamedOps(f))
+        << "</td><td class=\"msg\">" << Esc(f.detail) << "</td></tr>";
   }
   out << "</tbody></table>";
   return out.str();
@@ -38,9 +42,15 @@ std::string FindingsTable(const ReportModel& m, const std::string& id,
 
 }  // namespace
 
+std::string SortKey(double v) {
+  if (!std::isfinite(v)) return "";
+  char buf[400];
+  const auto r = std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::fixed);
+  return r.ec == std::errc() ? std::string(buf, r.ptr) : std::string();
+}
+
 std::string NumCell(double v, const std::string& text) {
-  return "<td class=\"num\" data-sort=\"" + (std::isfinite(v) ? FormatNumber(v) : std::string()) +
-         "\">" + Esc(text) + "</td>";
+  return "<td class=\"num\" data-sort=\"" + SortKey(v) + "\">" + Esc(text) + "</td>";
 }
 std::string NumCell(double v) { return NumCell(v, FormatNumber(v)); }
 
@@ -116,9 +126,11 @@ std::string HtmlRegressions(const ReportModel& m) {
     out << "<p>No baseline, so nothing to compare.</p>";
   else if (regs.empty())
     out << "<p>None against baseline run " << m.baseline->run_id << ".</p>";
+  // An empty table stays in the page (hidden) for the script's row check.
   out << "<input class=\"filter\" type=\"search\" data-table=\"regressions\" "
-         "placeholder=\"filter regressions\" aria-label=\"filter regressions\">"
-      << FindingsTable(m, "regressions", regs, true);
+         "placeholder=\"filter regressions\" aria-label=\"filter regressions\""
+      << (regs.empty() ? " hidden" : "") << ">"
+      << FindingsTable(m, "regressions", regs, true, regs.empty());
   if (m.comparison && !m.comparison->improvements.empty()) {
     out << "<h3>Improvements</h3>"
         << FindingsTable(m, "improvements", m.comparison->improvements, false);

@@ -33,6 +33,7 @@ nlohmann::json CountsJson(const StatusCounts& c) {
 nlohmann::json CaseJson(const CaseRow& row) {
   const harness::CaseResult& r = row.result;
   return {{"case", r.case_id},
+          {"kind", CaseKindOf(r)},
           {"status", harness::CaseStatusName(r.status)},
           {"message", r.message},
           {"max_abs_err", Number(r.max_abs_err)},

@@ -39,20 +39,17 @@ std::string MetricLines(const harness::CaseResult& r) {
   std::string s;
   for (const harness::Metric& m : r.metrics) {
     s += (m.failed ? "FAILED " : "ok     ") + m.output + " " + m.name + " = " +
-         FormatNumber(m.value);
-    if (!std::isnan(m.limit)) s += " (tolerance " + FormatNumber(m.limit) + ")";
+         harness::HumanMetric(m.name, m.value);
+    if (!std::isnan(m.limit)) s += " (tolerance " + harness::HumanMetric(m.name, m.limit) + ")";
     s += "\n";
   }
   return s;
 }
 
-std::string FindingLine(const ReportModel& m, const Finding& f) {
-  std::string s = std::string("regression ") + harness::FindingKindName(f.kind) + " " + f.metric +
-                  ": " + internal::FindingValue(m, f, true) + " -> " +
-                  internal::FindingValue(m, f, false);
-  if (std::isfinite(f.ratio)) s += " (" + FormatChange(f.ratio) + ")";
-  if (!f.detail.empty()) s += ": " + f.detail;
-  return s + "\n";
+// "regression status: passed -> failed: message", each figure once
+// (harness::FindingSummary).
+std::string FindingLine(const Finding& f) {
+  return "regression " + harness::FindingSummary(f) + "\n";
 }
 
 struct Totals {
@@ -79,7 +76,7 @@ class JunitReporter : public Reporter {
         const auto it = findings.find({r.suite, r.case_id});
         std::string regs;
         if (it != findings.end()) {
-          for (const Finding* f : it->second) regs += FindingLine(m, *f);
+          for (const Finding* f : it->second) regs += FindingLine(*f);
         }
         ++t.tests;
         t.seconds += Seconds(r);
@@ -111,9 +108,9 @@ class JunitReporter : public Reporter {
             break;
           case CaseStatus::kPassed: {
             ++t.failures;
-            const std::string summary = std::to_string(it->second.size()) +
-                                        " regression(s) against baseline run " +
-                                        std::to_string(m.baseline->run_id);
+            const std::string summary =
+                harness::Plural(static_cast<int64_t>(it->second.size()), "regression") +
+                " against baseline run " + std::to_string(m.baseline->run_id);
             cases << "      <failure message=" << Attr(summary) << " type=\"regression\">"
                   << EscapeXml(regs + MetricLines(r)) << "</failure>\n";
             break;

@@ -112,6 +112,7 @@ void FillSuites(const harness::RunRecord& cand, const harness::RunRecord* base, 
       row.base_wall_us = it->second->WallMedianUs();
       row.base_modeled_us = it->second->modeled_us;
       row.base_status = it->second->status;
+      row.base_metrics = it->second->metrics;
     }
     if (auto it = flagged.find({r.suite, r.case_id}); it != flagged.end())
       row.regressions = it->second;
@@ -128,6 +129,20 @@ void FillSuites(const harness::RunRecord& cand, const harness::RunRecord* base, 
 }
 
 }  // namespace
+
+std::string CaseKindOf(const CaseResult& r) {
+  bool tokens = false, latency = false, logits_top1 = false, embeddings = false;
+  for (const harness::Metric& m : r.metrics) {
+    tokens = tokens || m.output == "tokens";
+    latency = latency || m.output == "latency";
+    logits_top1 = logits_top1 || (m.output == "logits" && m.name == "top1_agreement");
+    embeddings = embeddings || m.output == "embeddings";
+  }
+  if (tokens && latency) return "decode";
+  if (logits_top1) return "prefill";
+  if (embeddings) return "embed";
+  return "op";
+}
 
 const char* VerdictName(Verdict v) {
   switch (v) {

@@ -1,7 +1,9 @@
+#include <cmath>
 #include <set>
 #include <tuple>
 
 #include "model_charts.h"
+#include "reports/escape.h"
 
 namespace reports::internal {
 
@@ -56,15 +58,19 @@ harness::Status LoadCharts(sqlite3* db, const ReportOptions& options, ReportMode
       if (model->case_charts.size() >= options.max_case_charts) break;
       const std::string metric = ChartMetricFor(f);
       if (metric.empty() || !seen.insert({f.suite, f.case_id, metric}).second) continue;
-      auto series = harness::LoadSeries(db, f.suite, f.case_id, metric);
+      auto series = harness::LoadSeries(db, f.suite, f.case_id, metric, run_id);
       if (!series.ok()) return series.status();
       model->case_charts.push_back(MakeChart(f.suite + " / " + f.case_id + " — " + metric, f.suite,
                                              f.case_id, metric, std::move(*series), run_id));
+      if (std::isfinite(f.ratio) && model->baseline) {
+        model->case_charts.back().note =
+            FormatChange(f.ratio) + " vs run " + std::to_string(model->baseline->run_id);
+      }
     }
   }
   for (SuiteSection& suite : model->suites) {
     for (const std::string& metric : options.suite_chart_metrics) {
-      auto series = harness::LoadSuiteGeomeanSeries(db, suite.name, metric);
+      auto series = harness::LoadSuiteGeomeanSeries(db, suite.name, metric, run_id);
       if (!series.ok()) return series.status();
       if (series->empty()) continue;
       suite.charts.push_back(MakeChart(suite.name + " — geometric mean of " + metric, suite.name,

@@ -40,8 +40,8 @@ TEST(EscapeTest, NumbersForPeople) {
   EXPECT_EQ(FormatNumber(NAN), "-");
   EXPECT_EQ(FormatNumber(INFINITY), "inf");
   EXPECT_EQ(FormatNumber(16), "16");
-  EXPECT_EQ(FormatNumber(12.3456), "12.35");
-  EXPECT_EQ(FormatNumber(1.5e-5), "1.5e-05");
+  EXPECT_EQ(FormatNumber(12.3456), "12.3");
+  EXPECT_EQ(FormatNumber(1.5e-5), "0.000015");  // never an exponent
   EXPECT_EQ(FormatChange(1.25), "+25.0%");
   EXPECT_EQ(FormatChange(0.9), "-10.0%");
   EXPECT_EQ(FormatChange(NAN), "-");

@@ -40,6 +40,19 @@ TEST(ProgressTest, LinesStyleShowsEveryCase) {
   EXPECT_EQ(out, "[1/2] passed smoke/a\n[2/2] crashed smoke/b: signal 11\n");
 }
 
+TEST(ProgressTest, CaseTimesScaleTheirUnit) {
+  CaseResult fast = R("fast", CaseStatus::kPassed);
+  fast.wall_us = {2.22, 2.22, 2.23};
+  CaseResult slow = R("slow", CaseStatus::kPassed);
+  slow.wall_us = {64400, 64400};
+  CaseResult tiny = R("tiny", CaseStatus::kPassed);
+  tiny.wall_us = {0.5};
+  std::string out = Capture(ProgressStyle::kLines, {fast, slow, tiny});
+  EXPECT_EQ(out,
+            "[1/3] passed smoke/fast (2.22 us)\n[2/3] passed smoke/slow (64.4 ms)\n"
+            "[3/3] passed smoke/tiny (500 ns)\n");
+}
+
 TEST(ProgressTest, QuietStyleShowsOnlyProblems) {
   std::string out = Capture(ProgressStyle::kQuiet, {R("a", CaseStatus::kPassed), R("b", CaseStatus::kTimeout, "no result")});
   EXPECT_EQ(out, "[2/2] timeout smoke/b: no result\n");

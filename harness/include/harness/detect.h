@@ -138,6 +138,13 @@ Comparison CompareRuns(const RunRecord& baseline, const RunRecord& candidate, co
 // component changed.
 std::string Attribution(const Comparison& c);
 
+// One finding in one line, each figure once: "status: passed -> failed:
+// message", "modeled_latency modeled_us: modeled device time +25.0% (10 us ->
+// 12.5 us)", "latency wall_us_median: 35.9 ms -> 64.4 ms: wall time +61.8%
+// (Hodges-Lehmann), ..."; values in their units (human_format.h). The values
+// are spelled out only where the detail does not state them.
+std::string FindingSummary(const Finding& f);
+
 // Human text: the environment change, the attribution, then one line per
 // regression (at most `max_rows`, then "... and N more"), improvements
 // counted, notes listed.

@@ -80,14 +80,20 @@ struct SeriesPoint {
 
 // The value of (suite, case, metric) in every completed run that has it, in
 // run order. Runs where the value is NULL/NaN are left out.
+// `through_run_id` > 0: only runs up to that one in run order (what was
+// known when it ran); 0: all.
 StatusOr<std::vector<SeriesPoint>> LoadSeries(sqlite3* db, const std::string& suite,
-                                              const std::string& case_name, const std::string& metric);
+                                              const std::string& case_name,
+                                              const std::string& metric,
+                                              int64_t through_run_id = 0);
 
 // Per completed run of `suite`: the geometric mean of `metric` over the
 // cases present in every one of those runs (so a case added later does not
 // move the mean).
+// `through_run_id` as for LoadSeries.
 StatusOr<std::vector<SeriesPoint>> LoadSuiteGeomeanSeries(sqlite3* db, const std::string& suite,
-                                                          const std::string& metric);
+                                                          const std::string& metric,
+                                                          int64_t through_run_id = 0);
 
 // A change point of a series, attributed to the environment change at it.
 struct HistoryShift {

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "harness/history.h"
+#include "harness/human_format.h"
 #include "harness/store.h"
 #include "harness/suggest.h"
 #include "harness/suite.h"
@@ -128,10 +129,10 @@ StatusOr<int> RunHistory(const HistoryOptions& o, const GlobalOptions& global) {
     return 0;
   }
   for (const HistoryShift& s : *shifts) {
-    char buf[160];
-    std::snprintf(buf, sizeof(buf), " %.4g -> %.4g (%+.2f%%, p = %.2g)", s.point.before, s.point.after,
-                  100 * s.point.relative, s.point.p_value);
-    std::cout << s.suite << "/" << s.case_name << " " << s.metric << ": shift at run " << s.first_run_id << buf;
+    std::cout << s.suite << "/" << s.case_name << " " << s.metric << ": shift at run "
+              << s.first_run_id << " " << HumanMetric(s.metric, s.point.before) << " -> "
+              << HumanMetric(s.metric, s.point.after) << " (" << HumanChange(1 + s.point.relative)
+              << ", " << HumanPValue(s.point.p_value) << ")";
     std::string changes;
     for (const EnvChange& e : s.env_change) {
       if (!e.upstream) continue;

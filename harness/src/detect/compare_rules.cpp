@@ -8,6 +8,7 @@
 #include <set>
 
 #include "harness/host_probe.h"
+#include "harness/human_format.h"
 #include "harness/stats.h"
 
 namespace harness::detect_rules {
@@ -114,13 +115,16 @@ void CompareAccuracy(const CaseResult& base, const CaseResult& cand, const Thres
   }
   // One finding per case and direction: the metric that moved most speaks for the rest.
   if (worst != nullptr) {
-    std::string detail = worst->metric + " worsened from " + Fmt("%.4g to %.4g", worst->base, worst->cand);
+    std::string detail = worst->metric + " worsened from " + HumanNumber(worst->base) + " to " +
+                         HumanNumber(worst->cand);
     if (worse_count > 1) detail += Fmt(" (%g metrics worse)", worse_count);
     if (cand.status == CaseStatus::kPassed) detail += ", still inside tolerance";
     out->regressions.push_back(Make(cand, FindingKind::kAccuracy, worst->metric, worst->base, worst->cand, detail));
   } else if (best != nullptr) {
-    out->improvements.push_back(Make(cand, FindingKind::kAccuracy, best->metric, best->base, best->cand,
-                                     best->metric + " improved from " + Fmt("%.4g to %.4g", best->base, best->cand)));
+    out->improvements.push_back(Make(cand, FindingKind::kAccuracy, best->metric, best->base,
+                                     best->cand,
+                                     best->metric + " improved from " + HumanNumber(best->base) +
+                                         " to " + HumanNumber(best->cand)));
   }
 }
 
@@ -129,9 +133,10 @@ void CompareModeled(const CaseResult& base, const CaseResult& cand, const Thresh
   if (!(base.modeled_us > 0) || !std::isfinite(cand.modeled_us)) return;
   double change = cand.modeled_us / base.modeled_us - 1;
   if (std::fabs(change) <= v.modeled_latency) return;
-  Finding f = Make(cand, FindingKind::kModeledLatency, "modeled_us", base.modeled_us, cand.modeled_us,
-                   Fmt("modeled device time %+.2f%% (%.3f -> %.3f us)", 100 * change, base.modeled_us,
-                       cand.modeled_us));
+  Finding f =
+      Make(cand, FindingKind::kModeledLatency, "modeled_us", base.modeled_us, cand.modeled_us,
+           "modeled device time " + HumanChange(1 + change) + " (" +
+               HumanDuration(base.modeled_us) + " -> " + HumanDuration(cand.modeled_us) + ")");
   if (change > 0) {
     f.blamed_ops = BlameOps(base, cand, /*modeled=*/true, 3);
     if (!f.blamed_ops.empty()) f.detail += "; grew most: " + f.blamed_ops.front();
@@ -230,7 +235,7 @@ std::vector<std::string> BlameWallOps(const ProcessEvidence& e, const ThresholdV
   std::sort(growth.rbegin(), growth.rend());
   std::vector<std::string> out;
   for (size_t i = 0; i < growth.size() && i < 3; ++i) {
-    out.push_back(growth[i].second + Fmt(" (+%.3f us)", growth[i].first));
+    out.push_back(growth[i].second + " (+" + HumanDuration(growth[i].first) + ")");
   }
   return out;
 }
@@ -279,9 +284,12 @@ void CompareRoundValues(const CaseResult& base, const CaseResult& cand, const Th
   }
   Finding f =
       Make(cand, FindingKind::kLatency, "wall_us_median", mb, std::exp(Median(Logs(cand_rounds))),
-           Fmt("wall time %+.1f%% (Hodges-Lehmann), Mann-Whitney p = %.2g",
-               100 * std::expm1(shift.estimate), mw.p_value) +
+           "wall time " + HumanChange(std::exp(shift.estimate)) +
+               " (Hodges-Lehmann), Mann-Whitney " + HumanPValue(mw.p_value) +
                Fmt(" over %g and %g processes", double(a.size()), double(b.size())) + host_note);
+  // The effect is the estimate the detail states (corrected for host speed),
+  // not the ratio of the two medians.
+  f.ratio = std::exp(shift.estimate);
   // The environment change is the cause only when the case never moves
   // this much between runs without it.
   f.env_cause = learned && std::fabs(shift.estimate) > v.wall_noise_k * run_sigma;
@@ -399,16 +407,18 @@ void CompareWall(const CaseResult& base, const CaseResult& cand, const Threshold
                             double(a.size()));
   if (!verdict.changed) {
     if (suspect) {
-      out->notes.push_back(
-          CaseKey(cand) + Fmt(": wall time %+.1f%% inside one process each, ", 100 * within) +
-          Fmt("not confirmed (%+.1f%%, p = %.2g, ", 100 * std::expm1(verdict.shift), verdict.p) +
-          level + ")");
+      out->notes.push_back(CaseKey(cand) +
+                           Fmt(": wall time %+.1f%% inside one process each, ", 100 * within) +
+                           "not confirmed (" + HumanChange(std::exp(verdict.shift)) + ", " +
+                           HumanPValue(verdict.p) + ", " + level + ")");
     }
     return;
   }
-  Finding f = Make(
-      cand, FindingKind::kLatency, "wall_us_median", std::exp(Median(a)), std::exp(Median(b)),
-      Fmt("wall time %+.1f%%, p = %.2g, ", 100 * std::expm1(verdict.shift), verdict.p) + level);
+  Finding f =
+      Make(cand, FindingKind::kLatency, "wall_us_median", std::exp(Median(a)), std::exp(Median(b)),
+           "wall time " + HumanChange(std::exp(verdict.shift)) + ", " + HumanPValue(verdict.p) +
+               ", " + level);
+  f.ratio = std::exp(verdict.shift);  // the effect the detail states
   // Interleaved, the two configurations differ only by the environment
   // change; against history, the case never moved this much without it.
   f.env_cause = true;
@@ -476,7 +486,7 @@ std::vector<std::string> BlameOps(const CaseResult& base, const CaseResult& cand
   std::sort(growth.rbegin(), growth.rend());
   std::vector<std::string> out;
   for (size_t i = 0; i < growth.size() && i < limit; ++i) {
-    out.push_back(growth[i].second + Fmt(" (+%.3f us)", growth[i].first));
+    out.push_back(growth[i].second + " (+" + HumanDuration(growth[i].first) + ")");
   }
   return out;
 }

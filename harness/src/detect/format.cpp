@@ -1,20 +1,33 @@
 #include <cmath>
-#include <cstdio>
 #include <sstream>
 
 #include "harness/detect.h"
+#include "harness/human_format.h"
 
 namespace harness {
-namespace {
 
-std::string Value(double v) {
-  if (std::isnan(v)) return "-";
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.4g", v);
-  return buf;
+std::string FindingSummary(const Finding& f) {
+  const std::string kind = FindingKindName(f.kind);
+  const std::string why = f.detail.empty() ? "" : ": " + f.detail;
+  switch (f.kind) {
+    case FindingKind::kStatus:  // the detail reads "passed -> failed: message"
+    case FindingKind::kGoldenDrift:
+      return kind + (f.detail.empty() ? "" : ": " + f.detail);
+    case FindingKind::kAccuracy:        // "... worsened from A to B"
+    case FindingKind::kModeledLatency:  // "... +25.0% (A -> B)"
+    case FindingKind::kMemory:
+      return kind + " " + f.metric + why;
+    case FindingKind::kLatency:  // the detail states the effect, not the medians
+      return kind + " " + f.metric + ": " + HumanMetric(f.metric, f.baseline) + " -> " +
+             HumanMetric(f.metric, f.candidate) + why;
+    case FindingKind::kFallback:
+      break;
+  }
+  std::string s = kind + " " + f.metric + ": " + HumanMetric(f.metric, f.baseline) + " -> " +
+                  HumanMetric(f.metric, f.candidate);
+  if (std::isfinite(f.ratio)) s += " (" + HumanChange(f.ratio) + ")";
+  return s + why;
 }
-
-}  // namespace
 
 std::string FormatComparison(const Comparison& c, size_t max_rows) {
   std::ostringstream out;
@@ -24,7 +37,8 @@ std::string FormatComparison(const Comparison& c, size_t max_rows) {
   } else {
     out << "environment changes:\n";
     for (const EnvChange& e : c.env_diff) {
-      out << "  " << (e.upstream ? "* " : "  ") << e.component << ": " << e.baseline << " -> " << e.candidate << "\n";
+      out << "  " << (e.upstream ? "* " : "  ") << e.component << ": " << EnvValueText(e.baseline)
+          << " -> " << EnvValueText(e.candidate) << "\n";
     }
   }
   std::string why = Attribution(c);
@@ -35,10 +49,7 @@ std::string FormatComparison(const Comparison& c, size_t max_rows) {
       out << "  ... and " << (c.regressions.size() - max_rows) << " more\n";
       break;
     }
-    out << "  REGRESSION " << f.suite << "/" << f.case_id << " [" << FindingKindName(f.kind) << "] " << f.metric
-        << " " << Value(f.baseline) << " -> " << Value(f.candidate);
-    if (!std::isnan(f.ratio)) out << " (x" << Value(f.ratio) << ")";
-    out << ": " << f.detail << "\n";
+    out << "  REGRESSION " << f.suite << "/" << f.case_id << " " << FindingSummary(f) << "\n";
   }
   if (!c.improvements.empty()) out << "improvements: " << c.improvements.size() << "\n";
   for (const std::string& n : c.notes) out << "  note: " << n << "\n";

@@ -128,9 +128,9 @@ StatusOr<RunRecord> LoadRunRecord(sqlite3* db, int64_t run_id) {
 
 namespace history_internal {
 
-StatusOr<std::map<std::string, std::vector<SeriesPoint>>> LoadSuiteSeries(sqlite3* db, const std::string& suite,
-                                                                          const std::string& case_name,
-                                                                          const std::string& metric) {
+StatusOr<std::map<std::string, std::vector<SeriesPoint>>> LoadSuiteSeries(
+    sqlite3* db, const std::string& suite, const std::string& case_name, const std::string& metric,
+    int64_t through_run_id) {
   std::string value_sql;
   if (const char* col = ResultColumn(metric)) {
     value_sql = std::string("r.") + col;
@@ -140,15 +140,20 @@ StatusOr<std::map<std::string, std::vector<SeriesPoint>>> LoadSuiteSeries(sqlite
     value_sql = std::string("(SELECT ") + (HigherIsBetter(metric) ? "MIN" : "MAX") +
                 "(m.value) FROM metrics m WHERE m.result_id = r.id AND m.name = ?3)";
   }
-  std::string sql = "SELECT r.case_name, r.run_id, runs.started_at, runs.label, runs.env_json, " + value_sql +
-                    " FROM results r JOIN runs ON runs.id = r.run_id"
-                    " WHERE r.suite = ?1 AND runs.status = 'completed'" +
-                    // One case: a separate condition so the (suite, case_name) index is used.
-                    std::string(case_name.empty() ? "" : " AND r.case_name = ?2") +
-                    " ORDER BY runs.started_at, runs.id";
+  std::string sql =
+      "SELECT r.case_name, r.run_id, runs.started_at, runs.label, runs.env_json, " + value_sql +
+      " FROM results r JOIN runs ON runs.id = r.run_id"
+      " WHERE r.suite = ?1 AND runs.status = 'completed'" +
+      // One case: a separate condition so the (suite, case_name) index is used.
+      std::string(case_name.empty() ? "" : " AND r.case_name = ?2") +
+      std::string(through_run_id > 0 ? " AND (runs.started_at, runs.id) <= "
+                                       "(SELECT started_at, id FROM runs WHERE id = ?5)"
+                                     : "") +
+      " ORDER BY runs.started_at, runs.id";
   Stmt s(db, sql.c_str());
   s.Bind(1, suite);
   if (!case_name.empty()) s.Bind(2, case_name);
+  if (through_run_id > 0) s.Bind(5, through_run_id);
   if (metric == kNormalizedWall) {
     s.Bind(4, kHostProbeReferenceUs);
   } else if (!ResultColumn(metric)) {
@@ -177,8 +182,9 @@ StatusOr<std::map<std::string, std::vector<SeriesPoint>>> LoadSuiteSeries(sqlite
 }  // namespace history_internal
 
 StatusOr<std::vector<SeriesPoint>> LoadSeries(sqlite3* db, const std::string& suite,
-                                              const std::string& case_name, const std::string& metric) {
-  auto all = history_internal::LoadSuiteSeries(db, suite, case_name, metric);
+                                              const std::string& case_name,
+                                              const std::string& metric, int64_t through_run_id) {
+  auto all = history_internal::LoadSuiteSeries(db, suite, case_name, metric, through_run_id);
   if (!all.ok()) return all.status();
   auto it = all->find(case_name);
   if (it == all->end()) return std::vector<SeriesPoint>{};

@@ -268,8 +268,9 @@ Status AttachWallNoise(sqlite3* db, RunRecord* run, size_t max_runs) {
 }
 
 StatusOr<std::vector<SeriesPoint>> LoadSuiteGeomeanSeries(sqlite3* db, const std::string& suite,
-                                                          const std::string& metric) {
-  auto all = history_internal::LoadSuiteSeries(db, suite, "", metric);
+                                                          const std::string& metric,
+                                                          int64_t through_run_id) {
+  auto all = history_internal::LoadSuiteSeries(db, suite, "", metric, through_run_id);
   if (!all.ok()) return all.status();
   // Runs in order, and for each run the values of the cases it has.
   std::map<int64_t, SeriesPoint> runs;

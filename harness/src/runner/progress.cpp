@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "harness/human_format.h"
+
 namespace harness {
 namespace {
 
@@ -66,11 +68,7 @@ void ProgressPrinter::OnCaseFinished(const CaseResult& r, size_t done, size_t to
                        Colored(CaseStatusName(r.status), StatusColor(r.status)) + " " + r.suite +
                        "/" + r.case_id;
     const double median = r.WallMedianUs();
-    if (!std::isnan(median)) {
-      char buf[48];
-      std::snprintf(buf, sizeof(buf), " (%.3g ms)", median / 1000);
-      line += buf;
-    }
+    if (!std::isnan(median)) line += " (" + HumanDuration(median) + ")";
     if (!ok && !r.message.empty()) line += ": " + r.message;
     std::fprintf(out_, "%s\n", line.c_str());
   }

@@ -23,9 +23,11 @@ std::string EscapeMarkdownCell(const std::string& s);
 // become \u escapes (still valid JSON and JavaScript).
 std::string EscapeJsonForScript(const std::string& json);
 
-// A number for people: "12.3", "1.23e-05", "-" for NaN, "inf".
+// A number for people (harness::HumanNumber): "12.3", "0.0000123", "-" for
+// NaN, "inf"; never an exponent.
 std::string FormatNumber(double v);
-// A ratio as a signed percentage change: 1.123 -> "+12.3%"; "-" for NaN.
+// A ratio as a signed percentage change (harness::HumanChange): 1.123 ->
+// "+12.3%"; "-" for NaN.
 std::string FormatChange(double ratio);
 
 }  // namespace reports

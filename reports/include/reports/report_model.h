@@ -11,6 +11,8 @@
 //   empty, the verdict is judged on case statuses alone.
 // - The baseline is the one detection recorded for the run (v_regressions),
 //   else resolved with `options.baseline` (history.h, ResolveBaseline).
+// - History charts end at the reported run: a report of an earlier run
+//   shows what was known when it ran, whatever was recorded since.
 // - History charts are drawn for at most `options.max_case_charts` flagged
 //   cases (the first regressions in comparison order); each suite gets one
 //   geometric-mean chart per metric in `options.suite_chart_metrics`.
@@ -58,6 +60,12 @@ struct RunInfo {
   std::vector<std::string> warnings;
 };
 
+// What a case measures, read from the metrics it recorded: "decode" (tokens,
+// logprobs and latency outputs), "prefill" (logits with top-1 agreement),
+// "embed" (embeddings) or "op" (everything else: per-output error metrics).
+// The report gives each kind its own columns.
+std::string CaseKindOf(const harness::CaseResult& r);
+
 // One case of the candidate run beside its baseline values (NaN when the
 // baseline run lacks the case or the value).
 struct CaseRow {
@@ -67,6 +75,7 @@ struct CaseRow {
   double base_modeled_us = 0;
   bool in_baseline = false;
   harness::CaseStatus base_status = harness::CaseStatus::kSkipped;  // when in_baseline
+  std::vector<harness::Metric> base_metrics;                        // when in_baseline
   int regressions = 0;                                              // findings against this case
 };
 
@@ -84,6 +93,9 @@ struct Chart {
   std::vector<harness::HistoryShift> shifts;  // change points
   std::vector<VersionMark> versions;
   int64_t current_run_id = 0;  // the reported run, highlighted
+  // For a flagged case: the finding beside the reported run, e.g. "+25.0%
+  // vs run 5"; empty for suite charts.
+  std::string note;
 };
 
 struct SuiteSection {
