@@ -48,7 +48,7 @@ struct TimingCase {
 const spyre_emu::CostProfile& ProfileNamed(const std::string& name) {
   if (name == "sendnn") return spyre_emu::CostProfileFor(spyre_emu::Profile::kSendnn);
   if (name == "inductor") return spyre_emu::CostProfileFor(spyre_emu::Profile::kInductor);
-  return spyre_emu::CostProfileFor(spyre_emu::CurrentConfig().profile);
+  return spyre_emu::CostProfileFor(spyre_emu::CurrentProfile());
 }
 
 StatusOr<TimingCase> ParseTiming(const harness::CaseSpec& c) {

@@ -4,8 +4,10 @@
 
 #include <cmath>
 #include <csignal>
+#include <future>
 #include <limits>
 #include <sstream>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -290,6 +292,41 @@ TEST_F(GlueTest, FaultsApplyToFallbackOps) {
   c.faults = "";
   SetConfig(c);
   EXPECT_FALSE(at::cumsum(x, 0).cpu().isnan().any().item<bool>());
+}
+
+// A kernel call reads the fault plan through a per-thread cache keyed by
+// ConfigGeneration: a SetConfig must still reach the next call on a thread
+// that cached the previous plan.
+TEST_F(GlueTest, ASettingChangeReachesTheNextCallOnEveryThread) {
+  at::Tensor x = at::ones({8}).to(at::kHalf).to(device());
+  auto has_nan = [&] { return at::mul(x, x).cpu().isnan().any().item<bool>(); };
+  const uint64_t before = ConfigGeneration();
+  Config c = CurrentConfig();
+  c.faults = "mul:nan";
+  SetConfig(c);
+  EXPECT_GT(ConfigGeneration(), before);
+  EXPECT_TRUE(has_nan());
+  // Another thread caches the plan with the fault, then sees it cleared.
+  std::promise<void> cleared;
+  std::future<void> cleared_seen = cleared.get_future();
+  std::promise<bool> first, second;
+  std::thread other([&] {
+    first.set_value(has_nan());
+    cleared_seen.wait();
+    second.set_value(has_nan());
+  });
+  const bool other_first = first.get_future().get();
+  c.faults = "";
+  SetConfig(c);
+  cleared.set_value();
+  const bool other_second = second.get_future().get();
+  other.join();
+  EXPECT_TRUE(other_first);
+  EXPECT_FALSE(other_second);
+  EXPECT_FALSE(has_nan());
+  c.profile = Profile::kSendnn;
+  SetConfig(c);
+  EXPECT_EQ(CurrentProfile(), Profile::kSendnn);
 }
 
 TEST_F(GlueTest, StrictModeNamesTheOp) {

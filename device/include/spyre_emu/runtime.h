@@ -19,6 +19,11 @@ namespace spyre_emu {
 
 Config CurrentConfig();  // a copy, safe to keep
 Rounding CurrentRounding();
+Profile CurrentProfile();
+// Changes with every SetConfig: what a cache of something derived from the
+// settings (the parsed fault plan) compares, instead of the settings
+// themselves, so a kernel call takes no lock and copies no string.
+uint64_t ConfigGeneration();
 int CurrentCores();
 uint64_t CurrentCapacity();  // device bytes (SPYRE_EMU_MEMORY)
 bool FenceEnabled();

@@ -15,6 +15,8 @@ struct Settings {
   Config config;
   std::string error;
   std::atomic<int> rounding{0};
+  std::atomic<int> profile{0};
+  std::atomic<uint64_t> generation{0};
   std::atomic<int> cores{kMaxCores};
   std::atomic<uint64_t> capacity{kDefaultMemoryBytes};
   std::atomic<bool> fence{false};
@@ -28,6 +30,7 @@ struct Settings {
   }
   void Mirror() {
     rounding = static_cast<int>(config.rounding);
+    profile = static_cast<int>(config.profile);
     cores = config.cores;
     capacity = config.memory_bytes;
     fence = config.fence;
@@ -50,6 +53,8 @@ Config CurrentConfig() {
 }
 
 Rounding CurrentRounding() { return static_cast<Rounding>(GetSettings().rounding.load()); }
+Profile CurrentProfile() { return static_cast<Profile>(GetSettings().profile.load()); }
+uint64_t ConfigGeneration() { return GetSettings().generation.load(std::memory_order_acquire); }
 int CurrentCores() { return GetSettings().cores.load(); }
 uint64_t CurrentCapacity() { return GetSettings().capacity.load(); }
 bool FenceEnabled() { return GetSettings().fence.load(); }
@@ -68,6 +73,7 @@ void SetConfig(const Config& config) {
   s.config = config;
   s.error.clear();
   s.Mirror();
+  s.generation.fetch_add(1, std::memory_order_release);
 }
 
 }  // namespace spyre_emu

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
@@ -44,32 +45,50 @@ std::vector<int64_t> BroadcastStrides(const at::Tensor& t, at::IntArrayRef shape
   return strides;
 }
 
-const OpFaults* FaultsFor(const std::string& op) {
-  // The plan is re-parsed when the setting changes (SetConfig, --inject).
+namespace {
+
+// The fault plan of one generation of the settings (ConfigGeneration).
+struct ParsedFaults {
+  uint64_t generation = 0;
+  FaultPlan plan;
+  std::string error;
+};
+
+// The plan for the settings in force, parsed once per SetConfig. Each thread
+// keeps the last plan it used and compares one atomic counter per kernel
+// call; only a thread that sees a new generation takes the lock.
+const ParsedFaults& CurrentFaults() {
+  thread_local std::shared_ptr<const ParsedFaults> mine;
+  const uint64_t generation = ConfigGeneration();
+  if (mine != nullptr && mine->generation == generation) return *mine;
   static std::mutex mu;
-  static bool parsed = false;
-  static std::string parsed_spec;
-  static FaultPlan plan;
-  static std::string error;
-  const std::string spec = CurrentConfig().faults;
+  static std::shared_ptr<const ParsedFaults> shared;
   std::lock_guard<std::mutex> lock(mu);
-  if (!parsed || spec != parsed_spec) {
-    parsed = true;
-    FaultPlan fresh;
-    error.clear();
-    if (FaultPlan::Parse(spec, &fresh, &error))
-      plan = fresh;
-    else
-      plan = FaultPlan();
-    parsed_spec = spec;
+  if (shared == nullptr || shared->generation != generation) {
+    auto fresh = std::make_shared<ParsedFaults>();
+    fresh->generation = generation;
+    // Read after the generation: a SetConfig in between makes this plan
+    // newer than its label, and the next call parses again.
+    if (!FaultPlan::Parse(CurrentConfig().faults, &fresh->plan, &fresh->error)) {
+      fresh->plan = FaultPlan();
+    }
+    shared = std::move(fresh);
   }
-  TORCH_CHECK(error.empty(), "spyre_emu: ", error);
-  return plan.Find(op);
+  mine = shared;
+  return *mine;
+}
+
+}  // namespace
+
+const OpFaults* FaultsFor(const std::string& op) {
+  const ParsedFaults& faults = CurrentFaults();
+  TORCH_CHECK(faults.error.empty(), "spyre_emu: ", faults.error);
+  return faults.plan.Find(op);
 }
 
 KernelCost MatmulCost(int64_t batch, int64_t m, int64_t n, int64_t k, at::ScalarType dtype) {
   const MatmulShape shape{batch, m, n, k, dtype == at::kFloat ? 4 : 2};
-  const Profile profile = CurrentConfig().profile;
+  const Profile profile = CurrentProfile();
   const int cores = CurrentCores();
   // The inductor profile searches every split of the cores for the cheapest
   // (hundreds of candidates, 8-25 us of host time for the suites' matmuls),
@@ -110,7 +129,7 @@ KernelCost VectorCost(VectorKind kind, int64_t rows, int64_t cols, at::ScalarTyp
     shape.io_bytes += static_cast<int64_t>(PaddedDeviceBytes(t.sizes().vec(), t.element_size()));
   }
   shape.steps_per_element = steps_per_element;
-  return ModelVector(shape, CostProfileFor(CurrentConfig().profile), CurrentCores());
+  return ModelVector(shape, CostProfileFor(CurrentProfile()), CurrentCores());
 }
 
 KernelCall::KernelCall(std::string op) : op_(std::move(op)) {
