@@ -19,19 +19,6 @@
 namespace reports_test {
 namespace {
 
-std::string FindChromium() {
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path ? path : "/usr/bin:/bin");
-  std::string dir;
-  while (std::getline(dirs, dir, ':')) {
-    for (const char* name : {"chromium", "chromium-browser"}) {
-      const std::string candidate = dir + "/" + name;
-      if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-    }
-  }
-  return "";
-}
-
 std::vector<std::string> ChromiumArgs(const std::string& chromium, const std::string& profile) {
   return {chromium,
           "--headless",
@@ -50,7 +37,7 @@ std::vector<std::string> ChromiumArgs(const std::string& chromium, const std::st
 class HtmlBrowserTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    chromium_ = FindChromium();
+    chromium_ = spyre_test::FindProgram({"chromium", "chromium-browser"});
     ASSERT_FALSE(chromium_.empty())
         << "chromium is not installed: run ci/setup (it installs Debian's chromium package)";
     out_dir_ = std::string(SPYRE_BUILD_DIR) + "/tests/reports/html-report";

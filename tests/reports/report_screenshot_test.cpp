@@ -21,22 +21,9 @@ namespace {
 
 using spyre_test::RunCli;
 
-std::string FindChromium() {
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path ? path : "/usr/bin:/bin");
-  std::string dir;
-  while (std::getline(dirs, dir, ':')) {
-    for (const char* name : {"chromium", "chromium-browser"}) {
-      const std::string candidate = dir + "/" + name;
-      if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-    }
-  }
-  return "";
-}
-
 // Renders `html` in headless Chromium into `png` (full width, tall window).
 void Screenshot(const std::string& html, const std::string& png) {
-  const std::string chromium = FindChromium();
+  const std::string chromium = spyre_test::FindProgram({"chromium", "chromium-browser"});
   ASSERT_FALSE(chromium.empty())
       << "chromium is not installed: run ci/setup (it installs Debian's chromium package)";
   spyre_test::TempDir profile;

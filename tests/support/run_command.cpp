@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <sstream>
 
 extern char** environ;
 
@@ -53,7 +54,8 @@ CommandResult RunCommandIn(const std::string& cwd, const std::vector<std::string
   char buf[65536];
   while (open_fds > 0) {
     int left_ms = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                       deadline - std::chrono::steady_clock::now()).count());
+                                       deadline - std::chrono::steady_clock::now())
+                                       .count());
     if (left_ms <= 0) {
       ::kill(pid, SIGKILL);
       killed = true;
@@ -72,13 +74,16 @@ CommandResult RunCommandIn(const std::string& cwd, const std::vector<std::string
       }
     }
   }
-  for (auto& f : fds) if (f.fd >= 0) ::close(f.fd);
+  for (auto& f : fds)
+    if (f.fd >= 0) ::close(f.fd);
   int status = 0;
   struct rusage usage {};
   ::wait4(pid, &status, 0, &usage);
   r.max_rss_kb = usage.ru_maxrss;
-  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-  else if (WIFSIGNALED(status)) r.exit_code = 128 + WTERMSIG(status);
+  if (WIFEXITED(status))
+    r.exit_code = WEXITSTATUS(status);
+  else if (WIFSIGNALED(status))
+    r.exit_code = 128 + WTERMSIG(status);
   if (killed) r.err += "\n[run_command: killed after timeout]\n";
   return r;
 }
@@ -98,6 +103,19 @@ CommandResult RunCliIn(const std::string& cwd, const std::vector<std::string>& a
   std::vector<std::string> argv{CliPath()};
   argv.insert(argv.end(), args.begin(), args.end());
   return RunCommandIn(cwd, argv, env, timeout_s);
+}
+
+std::string FindProgram(const std::vector<std::string>& names) {
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path != nullptr ? path : "/usr/bin:/bin");
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    for (const std::string& name : names) {
+      const std::string candidate = dir + "/" + name;
+      if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    }
+  }
+  return "";
 }
 
 int LineCount(const std::string& text) {

@@ -8,9 +8,9 @@
 namespace spyre_test {
 
 struct CommandResult {
-  int exit_code = -1;  // the exit status, or 128 + signal when killed
-  std::string out;     // stdout
-  std::string err;     // stderr
+  int exit_code = -1;   // the exit status, or 128 + signal when killed
+  std::string out;      // stdout
+  std::string err;      // stderr
   long max_rss_kb = 0;  // the child's peak resident set (its own, not its children's)
 };
 
@@ -34,6 +34,9 @@ CommandResult RunCli(const std::vector<std::string>& args,
 // The same, run in the directory `cwd`.
 CommandResult RunCliIn(const std::string& cwd, const std::vector<std::string>& args,
                        const std::map<std::string, std::string>& env = {}, int timeout_s = 300);
+
+// The first of `names` found as an executable in a PATH directory, or "".
+std::string FindProgram(const std::vector<std::string>& names);
 
 // Counts the lines of `text`.
 int LineCount(const std::string& text);
