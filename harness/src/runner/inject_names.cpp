@@ -8,6 +8,8 @@
 #include <sstream>
 #include <vector>
 
+#include "harness/suggest.h"
+
 namespace harness::runner_internal {
 namespace {
 
@@ -39,21 +41,6 @@ AtenOps CollectOps() {
   }
   for (const auto& [op, device] : reaches) (device ? out.device : out.composite).insert(op);
   return out;
-}
-
-size_t EditDistance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
 }
 
 std::string Trim(const std::string& s) {
