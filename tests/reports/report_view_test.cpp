@@ -12,6 +12,7 @@
 #include "fixture_store.h"
 #include "harness/detect.h"
 #include "harness/store.h"
+#include "report_text.h"
 #include "reports/escape.h"
 #include "reports/reporter.h"
 #include "support/temp_dir.h"
@@ -22,28 +23,7 @@ namespace {
 using harness::CaseResult;
 using harness::FindingKind;
 
-// Every number written as mantissa-e-exponent ("6.44e+04", "1.2e-07"),
-// outside words (a hex digest like "3e4f" is not one).
-std::vector<std::string> ScientificNumbers(const std::string& text) {
-  static const std::regex kSci(
-      R"((^|[^0-9A-Za-z_.])([-+]?[0-9]+(\.[0-9]+)?[eE][-+]?[0-9]+)(?![0-9A-Za-z_]))");
-  std::vector<std::string> out;
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), kSci); it != std::sregex_iterator();
-       ++it) {
-    out.push_back((*it)[2]);
-  }
-  return out;
-}
-
 std::string Html(const reports::ReportModel& m) { return reports::MakeHtmlReporter()->Render(m); }
-
-// The text from `open` (e.g. `<table id="cases-0"`) to the next `close`.
-std::string Slice(const std::string& text, const std::string& open, const std::string& close) {
-  const size_t at = text.find(open);
-  if (at == std::string::npos) return "";
-  const size_t end = text.find(close, at);
-  return text.substr(at, end == std::string::npos ? std::string::npos : end - at);
-}
 
 size_t Count(const std::string& text, const std::string& needle) {
   size_t n = 0;
