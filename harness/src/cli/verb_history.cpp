@@ -55,7 +55,8 @@ StatusOr<std::vector<std::string>> Names(sqlite3* db, const char* sql, const std
 }
 
 const std::vector<std::string>& ResultMetrics() {
-  static const std::vector<std::string> kNames = {"wall_us_median", "wall_us_normalized",
+  static const std::vector<std::string> kNames = {"wall_us_median", "unqueued_us_median",
+                                                  "wall_us_normalized",
                                                   "modeled_us",     "max_abs_err",
                                                   "max_rel_err",    "rel_l2",
                                                   "max_ulp",        "cosine",
