@@ -35,8 +35,8 @@
 #include <map>
 #include <random>
 
-#include "harness/detect.h"
-#include "harness/stats.h"
+#include "harness/detect/detect.h"
+#include "harness/detect/stats.h"
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <string>
 
-#include "harness/store.h"
+#include "harness/store/store.h"
 #include "reports/reporter.h"
 
 namespace {

@@ -1,6 +1,6 @@
 #include "harness/case_result.h"
 
-#include "harness/stats.h"
+#include "harness/detect/stats.h"
 
 #include <algorithm>
 #include <cmath>

@@ -4,8 +4,8 @@
 #include <filesystem>
 #include <set>
 
+#include "harness/golden/safetensors.h"
 #include "harness/input_file.h"
-#include "harness/safetensors.h"
 #include "suites/checkpoint.h"
 
 namespace suites {

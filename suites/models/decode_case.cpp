@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "decode_metrics.h"
-#include "harness/execute.h"
-#include "harness/golden.h"
+#include "harness/golden/golden.h"
 #include "harness/host_probe.h"
+#include "harness/suite_file/case_kinds.h"
 #include "model_case.h"
 
 namespace suites {

@@ -5,11 +5,11 @@
 #include <cstdio>
 #include <map>
 
-#include "harness/confined_path.h"
-#include "harness/generator.h"
-#include "harness/golden.h"
+#include "harness/golden/golden.h"
 #include "harness/input_file.h"
+#include "harness/inputs/generator.h"
 #include "harness/sha256.h"
+#include "harness/suite_file/confined_path.h"
 
 namespace suites {
 namespace {

@@ -14,10 +14,10 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/case_result.h"
-#include "harness/execute.h"
-#include "harness/safetensors.h"
+#include "harness/golden/safetensors.h"
 #include "harness/status.h"
-#include "harness/suite.h"
+#include "harness/suite_file/case_kinds.h"
+#include "harness/suite_file/suite_file.h"
 #include "suites/checkpoint.h"
 #include "suites/decoder.h"
 #include "suites/device_under_test.h"

@@ -3,9 +3,9 @@
 // (cosine similarity of mean-pooled encoder embeddings).
 #include <cmath>
 
-#include "harness/compare.h"
-#include "harness/execute.h"
-#include "harness/golden.h"
+#include "harness/compare/compare.h"
+#include "harness/golden/golden.h"
+#include "harness/suite_file/case_kinds.h"
 #include "harness/wall_sampler.h"
 #include "model_case.h"
 #include "suites/encoder.h"

@@ -21,7 +21,7 @@
 #include <spyre_emu/memory.h>
 #include <spyre_emu/runtime.h>
 
-#include "harness/execute.h"
+#include "harness/suite_file/case_kinds.h"
 #include "model_case.h"
 #include "suites/timing_model.h"
 

@@ -1,10 +1,10 @@
 // The "op" case kind: one op, its generated (or file) inputs, run on the
-// device under test and judged against golden outputs (harness/compare.h).
+// device under test and judged against golden outputs (harness/compare/compare.h).
 #include <cmath>
 
-#include "harness/compare.h"
-#include "harness/execute.h"
-#include "harness/golden.h"
+#include "harness/compare/compare.h"
+#include "harness/golden/golden.h"
+#include "harness/suite_file/case_kinds.h"
 #include "harness/wall_sampler.h"
 #include "op_case.h"
 #include "suites/device_under_test.h"

@@ -1,11 +1,11 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "harness/confined_path.h"
+#include "harness/compare/tolerance.h"
+#include "harness/golden/safetensors.h"
 #include "harness/input_file.h"
-#include "harness/safetensors.h"
 #include "harness/suggest.h"
-#include "harness/tolerance.h"
+#include "harness/suite_file/confined_path.h"
 #include "op_case.h"
 
 namespace suites {

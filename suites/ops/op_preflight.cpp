@@ -5,8 +5,8 @@
 
 #include <c10/util/Exception.h>
 
-#include "harness/compare.h"
-#include "harness/safetensors.h"
+#include "harness/compare/compare.h"
+#include "harness/golden/safetensors.h"
 #include "op_case.h"
 
 namespace suites {

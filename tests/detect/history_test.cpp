@@ -1,12 +1,12 @@
 // History, baselines and run loading over a fixture store built through the
 // Store API in a temporary directory.
-#include "harness/history.h"
+#include "harness/detect/history.h"
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
 #include "harness/host_probe.h"
-#include "harness/store.h"
+#include "harness/store/store.h"
 #include "support/temp_dir.h"
 
 namespace {

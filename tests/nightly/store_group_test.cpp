@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/store.h"
+#include "harness/store/store.h"
 #include "runner/store_test_util.h"
 #include "store/schema.h"
 #include "support/temp_dir.h"

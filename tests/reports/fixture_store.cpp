@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/store.h"
+#include "harness/store/store.h"
 
 namespace reports_test {
 namespace {

@@ -10,8 +10,8 @@
 #include <regex>
 
 #include "fixture_store.h"
-#include "harness/detect.h"
-#include "harness/store.h"
+#include "harness/detect/detect.h"
+#include "harness/store/store.h"
 #include "report_text.h"
 #include "reports/escape.h"
 #include "reports/reporter.h"

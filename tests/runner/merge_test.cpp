@@ -2,7 +2,7 @@
 // modified, a run merged twice refused.
 #include <gtest/gtest.h>
 
-#include "harness/store.h"
+#include "harness/store/store.h"
 #include "store_test_util.h"
 #include "support/temp_dir.h"
 

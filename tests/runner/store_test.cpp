@@ -1,7 +1,7 @@
 // Unit tests of the SQLite store on temporary files: schema and migrations,
 // the contract's views, result round trip, abandoned runs, concurrent
 // writers, and the failure modes that must never destroy data.
-#include "harness/store.h"
+#include "harness/store/store.h"
 
 #include <sys/stat.h>
 #include <sys/wait.h>

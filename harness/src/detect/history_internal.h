@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/history.h"
+#include "harness/detect/history.h"
 
 namespace harness::history_internal {
 

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <iterator>
 
-#include "harness/stats.h"
-#include "harness/store.h"
+#include "harness/detect/stats.h"
+#include "harness/store/store.h"
 #include "history_internal.h"
 #include "store/sql.h"
 

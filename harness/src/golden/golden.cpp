@@ -1,4 +1,4 @@
-#include "harness/golden.h"
+#include "harness/golden/golden.h"
 
 #include "harness/input_file.h"
 

@@ -1,4 +1,4 @@
-#include "harness/safetensors.h"
+#include "harness/golden/safetensors.h"
 
 #include <algorithm>
 #include <cstring>

@@ -1,7 +1,7 @@
 // Dtype names and the parser of a suite file's generated-input object.
 #include <algorithm>
 
-#include "harness/generator.h"
+#include "harness/inputs/generator.h"
 
 namespace harness {
 namespace {

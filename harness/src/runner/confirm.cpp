@@ -6,9 +6,9 @@
 #include <map>
 #include <set>
 
-#include "harness/detect.h"
-#include "harness/history.h"
-#include "harness/stats.h"
+#include "harness/detect/detect.h"
+#include "harness/detect/history.h"
+#include "harness/detect/stats.h"
 
 namespace harness::runner_internal {
 namespace {

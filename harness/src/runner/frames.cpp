@@ -3,7 +3,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "harness/worker.h"
+#include "harness/runner/worker_loop.h"
 
 namespace harness {
 namespace {

@@ -1,8 +1,8 @@
 // The seam between the runner and regression detection: after a completed
 // run, resolve the baseline, judge the two runs, store the findings
 // (v_regressions) and hand them back for the summary.
-#include "harness/history.h"
-#include "harness/run_session.h"
+#include "harness/detect/history.h"
+#include "harness/runner/run.h"
 
 namespace harness {
 namespace {

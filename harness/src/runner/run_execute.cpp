@@ -6,9 +6,9 @@
 #include <set>
 #include <thread>
 
+#include "harness/detect/history.h"
 #include "harness/env.h"
-#include "harness/history.h"
-#include "harness/run_session.h"
+#include "harness/runner/run.h"
 #include "runner/confirm.h"
 #include "runner/timing_rounds.h"
 #include "spyre_emu/faults.h"

@@ -8,7 +8,7 @@
 #include <memory>
 #include <optional>
 
-#include "harness/runner.h"
+#include "harness/runner/supervisor.h"
 #include "runner/interrupt.h"
 #include "runner/worker_process.h"
 

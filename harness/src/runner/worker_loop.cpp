@@ -6,7 +6,7 @@
 #include <exception>
 #include <iostream>
 
-#include "harness/worker.h"
+#include "harness/runner/worker_loop.h"
 
 namespace harness {
 namespace {

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/store.h"
+#include "harness/store/store.h"
 #include "store/merge_copy.h"
 #include "store/process_identity.h"
 #include "store/sql.h"

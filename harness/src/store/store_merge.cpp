@@ -4,7 +4,7 @@
 // (Folding the shards of one night into one run: store_group.cpp.)
 #include <map>
 
-#include "harness/store.h"
+#include "harness/store/store.h"
 #include "store/merge_copy.h"
 #include "store/sql.h"
 

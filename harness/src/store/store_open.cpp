@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "harness/store.h"
+#include "harness/store/store.h"
 #include "store/process_identity.h"
 #include "store/schema.h"
 #include "store/sql.h"

@@ -1,7 +1,7 @@
 // Runs: begin, finish, abandoned-run recovery, lookups.
 #include <unistd.h>
 
-#include "harness/store.h"
+#include "harness/store/store.h"
 #include "store/process_identity.h"
 #include "store/sql.h"
 

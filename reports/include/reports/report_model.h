@@ -24,11 +24,11 @@
 #include <string>
 #include <vector>
 
-#include "harness/detect.h"
-#include "harness/history.h"
+#include "harness/detect/detect.h"
+#include "harness/detect/history.h"
+#include "harness/detect/thresholds.h"
 #include "harness/status.h"
-#include "harness/store.h"
-#include "harness/thresholds.h"
+#include "harness/store/store.h"
 
 namespace reports {
 

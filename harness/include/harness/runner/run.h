@@ -8,7 +8,7 @@
 //   StatusOr<RunSummary> summary = ExecuteRun(*plan, &progress);
 //
 // ExecuteRun opens the store, records the run with its fingerprint, runs the
-// cases through the supervisor (harness/runner.h), finishes the run and calls
+// cases through the supervisor (harness/runner/supervisor.h), finishes the run and calls
 // the regression hook. The run ends `completed`, or `aborted` when
 // interrupted or when the store fails (then the error is returned and what was
 // recorded stays).
@@ -20,10 +20,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/runner.h"
-#include "harness/shard.h"
-#include "harness/store.h"
-#include "harness/suite.h"
+#include "harness/runner/shard.h"
+#include "harness/runner/supervisor.h"
+#include "harness/store/store.h"
+#include "harness/suite_file/suite_file.h"
 
 namespace harness {
 

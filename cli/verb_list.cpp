@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "cli.h"
-#include "harness/suite.h"
+#include "harness/suite_file/suite_file.h"
 
 namespace harness::cli {
 namespace {

@@ -6,10 +6,10 @@
 #include <regex>
 #include <set>
 
-#include "harness/execute.h"
 #include "harness/input_file.h"
 #include "harness/suggest.h"
-#include "harness/suite.h"
+#include "harness/suite_file/case_kinds.h"
+#include "harness/suite_file/suite_file.h"
 #include "schema_check.h"
 #include "sweep.h"
 

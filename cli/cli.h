@@ -13,8 +13,8 @@
 #include <functional>
 #include <iosfwd>
 #include <map>
-#include <vector>
 #include <string>
+#include <vector>
 
 #include <sqlite3.h>
 

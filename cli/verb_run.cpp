@@ -10,9 +10,9 @@
 #include <sstream>
 
 #include "cli.h"
-#include "harness/progress.h"
-#include "harness/run_session.h"
-#include "harness/store.h"
+#include "harness/runner/progress.h"
+#include "harness/runner/run.h"
+#include "harness/store/store.h"
 #include "reports/reporter.h"
 
 namespace harness::cli {

@@ -27,7 +27,7 @@
 #include <ATen/ATen.h>
 
 #include "harness/case_result.h"
-#include "harness/tolerance.h"
+#include "harness/compare/tolerance.h"
 
 namespace harness {
 

@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/case_result.h"
-#include "harness/thresholds.h"
+#include "harness/detect/thresholds.h"
 
 namespace harness {
 

@@ -13,8 +13,8 @@
 #include <string>
 
 #include "harness/case_result.h"
-#include "harness/safetensors.h"
-#include "harness/suite.h"
+#include "harness/golden/safetensors.h"
+#include "harness/suite_file/suite_file.h"
 
 namespace harness {
 

@@ -8,7 +8,7 @@
 
 #include "cli.h"
 #include "harness/env.h"
-#include "harness/golden.h"
+#include "harness/golden/golden.h"
 
 namespace harness::cli {
 namespace {

@@ -1,7 +1,7 @@
 #pragma once
 // Suites and cases as the runner sees them. A suite file (suites/<name>.json)
 // is parsed once into a SuiteSpec; each case keeps its kind-specific body as
-// JSON, which the case kind (a command, see harness/execute.h) validates when
+// JSON, which the case kind (a command, see harness/suite_file/case_kinds.h) validates when
 // the suite is loaded and interprets when the case runs.
 #include <string>
 #include <vector>

@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "cli.h"
-#include "harness/store.h"
+#include "harness/store/store.h"
 #include "harness/suggest.h"
 
 namespace harness::cli {

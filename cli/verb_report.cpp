@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "cli.h"
-#include "harness/store.h"
+#include "harness/store/store.h"
 #include "reports/reporter.h"
 
 namespace harness::cli {

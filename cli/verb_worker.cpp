@@ -1,12 +1,12 @@
 // `spyre-regress __worker`: the hidden worker verb the run supervisor execs
-// (harness/worker.h). Not for people: it speaks frames on fds 3 and 4.
+// (harness/runner/worker_loop.h). Not for people: it speaks frames on fds 3 and 4.
 #include <map>
 #include <memory>
 
 #include "cli.h"
 #include "harness/env.h"
-#include "harness/execute.h"
-#include "harness/worker.h"
+#include "harness/runner/worker_loop.h"
+#include "harness/suite_file/case_kinds.h"
 
 namespace harness::cli {
 namespace {

@@ -1,4 +1,4 @@
-#include "harness/confined_path.h"
+#include "harness/suite_file/confined_path.h"
 
 #include <filesystem>
 

@@ -5,8 +5,8 @@
 #include <set>
 
 #include "cli.h"
-#include "harness/history.h"
-#include "harness/store.h"
+#include "harness/detect/history.h"
+#include "harness/store/store.h"
 
 namespace harness::cli {
 namespace {

@@ -7,11 +7,11 @@
 #include <memory>
 
 #include "cli.h"
-#include "harness/history.h"
+#include "harness/detect/history.h"
 #include "harness/human_format.h"
-#include "harness/store.h"
+#include "harness/store/store.h"
 #include "harness/suggest.h"
-#include "harness/suite.h"
+#include "harness/suite_file/suite_file.h"
 
 namespace harness::cli {
 namespace {

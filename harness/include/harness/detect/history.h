@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/changepoint.h"
-#include "harness/detect.h"
+#include "harness/detect/changepoint.h"
+#include "harness/detect/detect.h"
 #include "harness/status.h"
 
 namespace harness {

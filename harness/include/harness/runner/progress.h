@@ -10,7 +10,7 @@
 #include <cstdio>
 #include <string>
 
-#include "harness/runner.h"
+#include "harness/runner/supervisor.h"
 
 namespace harness {
 

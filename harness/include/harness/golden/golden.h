@@ -16,9 +16,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/execute.h"
 #include "harness/status.h"
-#include "harness/suite.h"
+#include "harness/suite_file/case_kinds.h"
+#include "harness/suite_file/suite_file.h"
 
 namespace harness {
 

@@ -8,9 +8,9 @@
 #include <memory>
 
 #include "cli.h"
-#include "harness/history.h"
-#include "harness/run_session.h"
-#include "harness/store.h"
+#include "harness/detect/history.h"
+#include "harness/runner/run.h"
+#include "harness/store/store.h"
 
 namespace harness::cli {
 namespace {
