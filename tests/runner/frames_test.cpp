@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/runner/worker_loop.h"
+#include "harness/runner/frames.h"
 
 namespace harness {
 namespace {

@@ -3,7 +3,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "harness/runner/worker_loop.h"
+#include "harness/runner/frames.h"
 
 namespace harness {
 namespace {

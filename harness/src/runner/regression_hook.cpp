@@ -2,7 +2,7 @@
 // run, resolve the baseline, judge the two runs, store the findings
 // (v_regressions) and hand them back for the summary.
 #include "harness/detect/history.h"
-#include "harness/runner/run.h"
+#include "harness/runner/regression_hook.h"
 
 namespace harness {
 namespace {

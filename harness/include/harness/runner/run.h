@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/runner/regression_hook.h"
 #include "harness/runner/shard.h"
 #include "harness/runner/supervisor.h"
 #include "harness/store/store.h"
@@ -67,22 +68,6 @@ struct RunPlan {
 // Loads and validates the suites, the filter, the shard, --profile and
 // --inject. Every problem is a usage / invalid-input Status (exit 2).
 StatusOr<RunPlan> PlanRun(const RunRequest& request);
-
-// What detection found against the baseline (issue 7 fills the hook in).
-struct BaselineOutcome {
-  std::optional<int64_t> baseline_run_id;  // none: "regressions: none (no baseline)"
-  std::string reason;                      // why that run (or none) was taken
-  int regressions = 0;
-  nlohmann::json comparison = nullptr;     // compare --json shape, or null
-};
-
-// The regression hook run after a completed run: resolves `baseline` (auto:
-// the newest completed run of the same suite key; a run id; none), runs
-// detection, stores its findings (Store::RecordRegressions) and returns them.
-// A run id that does not exist is NotFound.
-StatusOr<BaselineOutcome> DetectRegressionsForRun(Store& store, int64_t run_id,
-                                                  const std::string& suite_key,
-                                                  const std::string& baseline);
 
 struct RunSummary {
   int64_t run_id = 0;
