@@ -16,12 +16,11 @@
 #include <string>
 #include <vector>
 
-#include <sqlite3.h>
-
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "harness/status.h"
+#include "harness/store/store.h"
 
 namespace harness::cli {
 
@@ -81,7 +80,7 @@ std::string AbsolutePath(const std::string& path);
 // "~N" or "latest~N" (N runs before the newest), or "label:NAME" (the
 // newest run with that label). `flag` names the option in errors. A
 // reference to no run is NotFound; a malformed one a UsageError.
-StatusOr<int64_t> ResolveRunRef(sqlite3* db, const std::string& ref, const std::string& flag);
+StatusOr<int64_t> ResolveRunRef(Store& store, const std::string& ref, const std::string& flag);
 
 // True when `ref` has run-reference syntax other than a plain id or
 // label:NAME ("latest", "~N", "latest~N").

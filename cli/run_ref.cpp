@@ -3,6 +3,7 @@
 #include <string>
 
 #include "cli.h"
+#include "harness/store/store_queries.h"
 
 namespace harness::cli {
 namespace {
@@ -23,19 +24,11 @@ std::string Syntax(const std::string& flag, const std::string& ref) {
 }
 
 // The id of the run `back` runs before the newest, by id.
-StatusOr<int64_t> NthNewest(sqlite3* db, int64_t back, const std::string& flag,
+StatusOr<int64_t> NthNewest(Store& store, int64_t back, const std::string& flag,
                             const std::string& ref) {
-  sqlite3_stmt* stmt = nullptr;
-  if (sqlite3_prepare_v2(db, "SELECT run_id FROM v_runs ORDER BY run_id DESC LIMIT 1 OFFSET ?", -1,
-                         &stmt, nullptr) != SQLITE_OK) {
-    return IoError(std::string("reading the runs: ") + sqlite3_errmsg(db));
-  }
-  sqlite3_bind_int64(stmt, 1, back);
-  const int rc = sqlite3_step(stmt);
-  const int64_t id = rc == SQLITE_ROW ? sqlite3_column_int64(stmt, 0) : 0;
-  sqlite3_finalize(stmt);
-  if (rc == SQLITE_ROW) return id;
-  if (rc != SQLITE_DONE) return IoError(std::string("reading the runs: ") + sqlite3_errmsg(db));
+  StatusOr<std::optional<int64_t>> id = NthNewestRunId(store, back);
+  if (!id.ok()) return id.status();
+  if (*id) return **id;
   if (back == 0) {
     return NotFound(flag + " '" + ref +
                     "': the store has no runs yet: run `spyre-regress run --suite S` first");
@@ -44,37 +37,20 @@ StatusOr<int64_t> NthNewest(sqlite3* db, int64_t back, const std::string& flag,
                   " runs (see 'spyre-regress runs')");
 }
 
-StatusOr<int64_t> ByLabel(sqlite3* db, const std::string& label, const std::string& flag) {
-  sqlite3_stmt* stmt = nullptr;
-  if (sqlite3_prepare_v2(db, "SELECT max(run_id) FROM v_runs WHERE label = ?", -1, &stmt,
-                         nullptr) != SQLITE_OK) {
-    return IoError(std::string("reading the runs: ") + sqlite3_errmsg(db));
-  }
-  sqlite3_bind_text(stmt, 1, label.c_str(), static_cast<int>(label.size()), SQLITE_TRANSIENT);
-  const int rc = sqlite3_step(stmt);
-  const bool found = rc == SQLITE_ROW && sqlite3_column_type(stmt, 0) != SQLITE_NULL;
-  const int64_t id = found ? sqlite3_column_int64(stmt, 0) : 0;
-  sqlite3_finalize(stmt);
-  if (rc != SQLITE_ROW) return IoError(std::string("reading the runs: ") + sqlite3_errmsg(db));
-  if (!found) {
+StatusOr<int64_t> ByLabel(Store& store, const std::string& label, const std::string& flag) {
+  StatusOr<std::optional<int64_t>> id = NewestRunIdWithLabel(store, label);
+  if (!id.ok()) return id.status();
+  if (!*id) {
     return NotFound(flag + " 'label:" + label +
                     "': no run has that label (see 'spyre-regress runs')");
   }
-  return id;
+  return **id;
 }
 
-StatusOr<int64_t> ById(sqlite3* db, int64_t id, const std::string& flag) {
-  sqlite3_stmt* stmt = nullptr;
-  if (sqlite3_prepare_v2(db, "SELECT count(*) FROM v_runs WHERE run_id = ?", -1, &stmt, nullptr) !=
-      SQLITE_OK) {
-    return IoError(std::string("reading the runs: ") + sqlite3_errmsg(db));
-  }
-  sqlite3_bind_int64(stmt, 1, id);
-  const int rc = sqlite3_step(stmt);
-  const bool found = rc == SQLITE_ROW && sqlite3_column_int64(stmt, 0) > 0;
-  sqlite3_finalize(stmt);
-  if (rc != SQLITE_ROW) return IoError(std::string("reading the runs: ") + sqlite3_errmsg(db));
-  if (!found) {
+StatusOr<int64_t> ById(Store& store, int64_t id, const std::string& flag) {
+  StatusOr<bool> found = RunExists(store, id);
+  if (!found.ok()) return found.status();
+  if (!*found) {
     return NotFound(flag + " " + std::to_string(id) + ": run " + std::to_string(id) +
                     " is not in the store (see 'spyre-regress runs')");
   }
@@ -91,18 +67,18 @@ bool IsRelativeRunRef(const std::string& ref) {
   return Count(tail) >= 0;
 }
 
-StatusOr<int64_t> ResolveRunRef(sqlite3* db, const std::string& ref, const std::string& flag) {
+StatusOr<int64_t> ResolveRunRef(Store& store, const std::string& ref, const std::string& flag) {
   if (ref.rfind("label:", 0) == 0) {
     if (ref.size() == 6) return UsageError(flag + " 'label:' names no label: use label:NAME");
-    return ByLabel(db, ref.substr(6), flag);
+    return ByLabel(store, ref.substr(6), flag);
   }
-  if (ref == "latest") return NthNewest(db, 0, flag, ref);
+  if (ref == "latest") return NthNewest(store, 0, flag, ref);
   for (const char* prefix : {"latest~", "~"}) {
     const std::string p = prefix;
     if (ref.rfind(p, 0) != 0) continue;
     const int64_t back = Count(ref.substr(p.size()));
     if (back < 0) return UsageError(Syntax(flag, ref));
-    return NthNewest(db, back, flag, ref);
+    return NthNewest(store, back, flag, ref);
   }
   const int64_t id = Count(ref);
   if (id <= 0) {
@@ -113,7 +89,7 @@ StatusOr<int64_t> ResolveRunRef(sqlite3* db, const std::string& ref, const std::
     }
     return UsageError(Syntax(flag, ref));
   }
-  return ById(db, id, flag);
+  return ById(store, id, flag);
 }
 
 }  // namespace harness::cli

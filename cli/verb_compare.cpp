@@ -30,9 +30,9 @@ StatusOr<int> RunCompareRefs(const CompareRefs& refs, const GlobalOptions& globa
   if (!store.ok()) return store.status();
   CompareOptions o;
   o.json = refs.json;
-  StatusOr<int64_t> base = ResolveRunRef((*store)->handle(), refs.baseline, "--baseline");
+  StatusOr<int64_t> base = ResolveRunRef(**store, refs.baseline, "--baseline");
   if (!base.ok()) return base.status();
-  StatusOr<int64_t> cand = ResolveRunRef((*store)->handle(), refs.candidate, "--candidate");
+  StatusOr<int64_t> cand = ResolveRunRef(**store, refs.candidate, "--candidate");
   if (!cand.ok()) return cand.status();
   o.baseline = *base;
   o.candidate = *cand;
@@ -43,13 +43,13 @@ StatusOr<int> RunCompare(const CompareOptions& o, Store* opened) {
   Store* const* store = &opened;
   auto thresholds = Thresholds::Configured();
   if (!thresholds.ok()) return thresholds.status();
-  auto base = LoadRunRecord((*store)->handle(), o.baseline);
+  auto base = LoadRunRecord(**store, o.baseline);
   if (!base.ok()) return base.status().WithContext("--baseline");
-  SPYRE_RETURN_IF_ERROR(AttachWallNoise((*store)->handle(), &*base));
-  auto cand = LoadRunRecord((*store)->handle(), o.candidate);
+  SPYRE_RETURN_IF_ERROR(AttachWallNoise(**store, &*base));
+  auto cand = LoadRunRecord(**store, o.candidate);
   if (!cand.ok()) return cand.status().WithContext("--candidate");
   // A baseline is a completed run, as for `run --baseline`.
-  auto base_state = ReadRunState((*store)->handle(), o.baseline);
+  auto base_state = ReadRunState(**store, o.baseline);
   if (!base_state.ok()) return base_state.status();
   if (!base_state->Complete()) {
     return InvalidInput("--baseline " + std::to_string(o.baseline) + ": " + base_state->Describe() +
@@ -65,7 +65,7 @@ StatusOr<int> RunCompare(const CompareOptions& o, Store* opened) {
         std::to_string(o.candidate) + " (" + cand->suite +
         ") share no case, so there is nothing to compare: pick a baseline of the same suite");
   }
-  auto cand_state = ReadRunState((*store)->handle(), o.candidate);
+  auto cand_state = ReadRunState(**store, o.candidate);
   if (!cand_state.ok()) return cand_state.status();
   const bool complete = cand_state->Complete();
   Comparison c = CompareRuns(*base, *cand, *thresholds);

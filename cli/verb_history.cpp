@@ -10,6 +10,7 @@
 #include "harness/detect/history.h"
 #include "harness/human_format.h"
 #include "harness/store/store.h"
+#include "harness/store/store_queries.h"
 #include "harness/suggest.h"
 #include "harness/suite_file/suite_file.h"
 
@@ -36,24 +37,6 @@ nlohmann::json ShiftJson(const HistoryShift& s) {
           {"p_value", s.point.p_value}, {"env_change", env}};
 }
 
-// The distinct values of a one-column query bound to `suite`.
-StatusOr<std::vector<std::string>> Names(sqlite3* db, const char* sql, const std::string& suite) {
-  sqlite3_stmt* stmt = nullptr;
-  if (sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr) != SQLITE_OK) {
-    return IoError(std::string("reading the history: ") + sqlite3_errmsg(db));
-  }
-  sqlite3_bind_text(stmt, 1, suite.c_str(), -1, SQLITE_TRANSIENT);
-  std::vector<std::string> out;
-  int rc;
-  while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-    const unsigned char* t = sqlite3_column_text(stmt, 0);
-    if (t != nullptr) out.emplace_back(reinterpret_cast<const char*>(t));
-  }
-  sqlite3_finalize(stmt);
-  if (rc != SQLITE_DONE) return IoError(std::string("reading the history: ") + sqlite3_errmsg(db));
-  return out;
-}
-
 const std::vector<std::string>& ResultMetrics() {
   static const std::vector<std::string> kNames = {"wall_us_median", "wall_us_normalized",
                                                   "modeled_us",     "max_abs_err",
@@ -66,16 +49,16 @@ const std::vector<std::string>& ResultMetrics() {
 StatusOr<int> RunHistory(const HistoryOptions& o, const GlobalOptions& global) {
   auto store = Store::Open(global.db, Store::Mode::kReadOnly);
   if (!store.ok()) return store.status();
-  sqlite3* db = (*store)->handle();
+  Store& reader = **store;
   std::vector<std::string> metrics;
   if (!o.metric.empty()) metrics.push_back(o.metric);
   // A suite neither recorded nor defined is a typo, not an empty history.
-  StatusOr<bool> recorded = SuiteHasResults(db, o.suite);
+  StatusOr<bool> recorded = SuiteHasResults(reader, o.suite);
   if (!recorded.ok()) return recorded.status();
   const bool defined = std::filesystem::exists(global.suites_dir + "/" + o.suite + ".json");
   if (!*recorded && !defined) {
     StatusOr<std::vector<std::string>> known =
-        Names(db, "SELECT DISTINCT suite FROM results WHERE ?1 = ?1", "");
+        SuitesWithResults(reader);
     if (!known.ok()) return known.status();
     for (const std::string& s : ListSuites(global.suites_dir)) known->push_back(s);
     return NotFound("--suite '" + o.suite + "': no results of it in " + global.db + " and no " +
@@ -85,7 +68,7 @@ StatusOr<int> RunHistory(const HistoryOptions& o, const GlobalOptions& global) {
   // Likewise a case that is neither recorded nor in the suite file.
   if (!o.case_name.empty()) {
     StatusOr<std::vector<std::string>> cases =
-        Names(db, "SELECT DISTINCT case_name FROM results WHERE suite = ?1", o.suite);
+        CasesWithResults(reader, o.suite);
     if (!cases.ok()) return cases.status();
     if (defined) {
       StatusOr<SuiteSpec> suite = LoadSuite(global.suites_dir, o.suite);
@@ -103,10 +86,7 @@ StatusOr<int> RunHistory(const HistoryOptions& o, const GlobalOptions& global) {
   // tokens_per_s, ttft_us, ...); those are found in the store.
   if (!o.metric.empty() && !IsHistoryMetric(o.metric)) {
     StatusOr<std::vector<std::string>> recorded_metrics =
-        Names(db,
-              "SELECT DISTINCT m.name FROM metrics m JOIN results r ON r.id = m.result_id WHERE "
-              "r.suite = ?1",
-              o.suite);
+        RecordedMetricNames(reader, o.suite);
     if (!recorded_metrics.ok()) return recorded_metrics.status();
     if (std::find(recorded_metrics->begin(), recorded_metrics->end(), o.metric) ==
         recorded_metrics->end()) {
@@ -120,7 +100,7 @@ StatusOr<int> RunHistory(const HistoryOptions& o, const GlobalOptions& global) {
                         DidYouMean(o.metric, known) + " (known: " + list + ")");
     }
   }
-  auto shifts = SuiteHistory(db, o.suite, o.case_name, metrics);
+  auto shifts = SuiteHistory(reader, o.suite, o.case_name, metrics);
   if (!shifts.ok()) return shifts.status();
   if (o.json) {
     nlohmann::json j = {{"suite", o.suite}, {"change_points", nlohmann::json::array()}};

@@ -27,7 +27,7 @@ struct MergeOptions {
 StatusOr<int> JudgeGroupRun(Store& store, const GroupRun& g, const std::string& baseline) {
   StatusOr<BaselineOutcome> outcome = DetectRegressionsForRun(store, g.run_id, g.suite, baseline);
   if (!outcome.ok()) return outcome.status().WithContext("shard group " + g.group);
-  StatusOr<RunRecord> run = LoadRunRecord(store.handle(), g.run_id);
+  StatusOr<RunRecord> run = LoadRunRecord(store, g.run_id);
   if (!run.ok()) return run.status();
   int passed = 0, failed = 0, skipped = 0;
   for (const CaseResult& c : run->cases) {

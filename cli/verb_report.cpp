@@ -31,10 +31,10 @@ void AddReportVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
     *action = [opts, &global]() -> StatusOr<int> {
       StatusOr<std::unique_ptr<Store>> store = Store::Open(global.db, Store::Mode::kReadOnly);
       if (!store.ok()) return store.status();
-      StatusOr<int64_t> run = ResolveRunRef((*store)->handle(), opts->run, "--run");
+      StatusOr<int64_t> run = ResolveRunRef(**store, opts->run, "--run");
       if (!run.ok()) return run.status();
       StatusOr<reports::ReportModel> model =
-          reports::BuildReportModel((*store)->handle(), *run, reports::ReportOptions{});
+          reports::BuildReportModel(**store, *run, reports::ReportOptions{});
       if (!model.ok()) return model.status().WithContext("store '" + global.db + "'");
       SPYRE_RETURN_IF_ERROR(reports::WriteReportFiles(*model, opts->out));
       std::cout << "run " << *run << " " << reports::VerdictName(model->verdict) << ": wrote "

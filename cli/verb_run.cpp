@@ -113,7 +113,7 @@ void PrintHumanSummary(std::ostream& out, const RunSummary& s, const std::string
 Status WriteRunReports(const std::string& db, int64_t run_id, const std::string& dir) {
   StatusOr<std::unique_ptr<Store>> store = Store::Open(db, Store::Mode::kReadOnly);
   if (!store.ok()) return store.status();
-  return reports::WriteReports((*store)->handle(), run_id, dir);
+  return reports::WriteReports(**store, run_id, dir);
 }
 
 StatusOr<int> Run(const RunFlags& f, const GlobalOptions& g) {
@@ -136,7 +136,7 @@ StatusOr<int> Run(const RunFlags& f, const GlobalOptions& g) {
     // Resolved now, before this run is recorded and becomes the newest.
     StatusOr<std::unique_ptr<Store>> store = Store::Open(g.db, Store::Mode::kReadOnly);
     if (!store.ok()) return store.status();
-    StatusOr<int64_t> id = ResolveRunRef((*store)->handle(), baseline, "--baseline");
+    StatusOr<int64_t> id = ResolveRunRef(**store, baseline, "--baseline");
     if (!id.ok()) return id.status();
     baseline = std::to_string(*id);
   }

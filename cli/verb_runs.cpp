@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "harness/store/store.h"
+#include "harness/store/store_queries.h"
 #include "harness/suggest.h"
 
 namespace harness::cli {
@@ -22,11 +23,6 @@ struct RunsOptions {
   bool all = false;
   bool json = false;
 };
-
-std::string Text(sqlite3_stmt* s, int col) {
-  const unsigned char* t = sqlite3_column_text(s, col);
-  return t == nullptr ? "" : reinterpret_cast<const char*>(t);
-}
 
 // The environment in a few words: what a reader scans a run list for.
 std::string EnvSummary(const nlohmann::json& env, const std::string& fingerprint) {
@@ -60,51 +56,35 @@ struct RunLine {
   std::optional<int64_t> baseline;
 };
 
-StatusOr<std::vector<RunLine>> ReadRuns(sqlite3* db, const RunsOptions& o) {
-  const char* sql =
-      "SELECT v.run_id, v.started_at, coalesce(v.finished_at, ''), v.suite, v.label, runs.shard,"
-      " v.fingerprint, v.env_json, runs.options_json,"
-      " (SELECT count(*) FROM regressions g WHERE g.run_id = v.run_id),"
-      " (SELECT max(baseline_run_id) FROM regressions g WHERE g.run_id = v.run_id)"
-      " FROM v_runs v JOIN runs ON runs.id = v.run_id"
-      " WHERE (?1 = '' OR v.suite = ?1 OR instr(',' || v.suite || ',', ',' || ?1 || ',') > 0)"
-      "   AND (?2 = '' OR v.label = ?2)"
-      " ORDER BY v.run_id DESC LIMIT ?3";
-  sqlite3_stmt* stmt = nullptr;
-  if (sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr) != SQLITE_OK) {
-    return IoError(std::string("reading the runs: ") + sqlite3_errmsg(db));
-  }
-  sqlite3_bind_text(stmt, 1, o.suite.c_str(), -1, SQLITE_TRANSIENT);
-  sqlite3_bind_text(stmt, 2, o.label.c_str(), -1, SQLITE_TRANSIENT);
-  sqlite3_bind_int64(stmt, 3, o.all ? -1 : o.limit);
+StatusOr<std::vector<RunLine>> ReadRuns(Store& store, const RunsOptions& o) {
+  StatusOr<std::vector<RunListing>> listed =
+      ListRuns(store, RunListQuery{o.suite, o.label, o.all ? -1 : o.limit});
+  if (!listed.ok()) return listed.status();
   std::vector<RunLine> lines;
-  int rc;
-  while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+  for (const RunListing& r : *listed) {
     RunLine l;
-    l.id = sqlite3_column_int64(stmt, 0);
-    l.started = Text(stmt, 1);
-    l.finished = Text(stmt, 2);
-    l.suite = Text(stmt, 3);
-    l.label = Text(stmt, 4);
-    l.shard = Text(stmt, 5);
-    l.fingerprint = Text(stmt, 6);
-    l.env = nlohmann::json::parse(Text(stmt, 7), nullptr, false);
-    const nlohmann::json options = nlohmann::json::parse(Text(stmt, 8), nullptr, false);
-    l.regressions = sqlite3_column_int64(stmt, 9);
+    l.id = r.id;
+    l.started = r.started;
+    l.finished = r.finished;
+    l.suite = r.suite;
+    l.label = r.label;
+    l.shard = r.shard;
+    l.fingerprint = r.fingerprint;
+    l.env = nlohmann::json::parse(r.env_json, nullptr, false);
+    const nlohmann::json options = nlohmann::json::parse(r.options_json, nullptr, false);
+    l.regressions = r.regressions;
     if (options.is_object() && options.contains("baseline_run_id") &&
         options["baseline_run_id"].is_number_integer()) {
       l.baseline = options["baseline_run_id"].get<int64_t>();
-    } else if (sqlite3_column_type(stmt, 10) != SQLITE_NULL) {
-      l.baseline = sqlite3_column_int64(stmt, 10);
+    } else {
+      l.baseline = r.regressions_baseline;
     }
     lines.push_back(std::move(l));
   }
-  sqlite3_finalize(stmt);
-  if (rc != SQLITE_DONE) return IoError(std::string("reading the runs: ") + sqlite3_errmsg(db));
   // Status as the other read-only views report it: a run whose supervisor
   // is gone is aborted, one with cases missing is partial.
   for (RunLine& l : lines) {
-    StatusOr<RunState> state = ReadRunState(db, l.id);
+    StatusOr<RunState> state = ReadRunState(store, l.id);
     if (!state.ok()) return state.status();
     l.recorded = state->recorded;
     l.planned = state->planned;
@@ -112,20 +92,6 @@ StatusOr<std::vector<RunLine>> ReadRuns(sqlite3* db, const RunsOptions& o) {
     l.status = state->Complete() ? "completed" : state->Verdict();
   }
   return lines;
-}
-
-// The distinct suites or labels of the recorded runs.
-StatusOr<std::vector<std::string>> Distinct(sqlite3* db, const std::string& column) {
-  const std::string sql =
-      column == "suite" ? "SELECT DISTINCT suite FROM v_runs" : "SELECT DISTINCT label FROM v_runs";
-  sqlite3_stmt* stmt = nullptr;
-  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr) != SQLITE_OK) {
-    return IoError(std::string("reading the runs: ") + sqlite3_errmsg(db));
-  }
-  std::vector<std::string> out;
-  while (sqlite3_step(stmt) == SQLITE_ROW) out.push_back(Text(stmt, 0));
-  sqlite3_finalize(stmt);
-  return out;
 }
 
 nlohmann::json LineJson(const RunLine& l) {
@@ -155,13 +121,13 @@ std::string ShortTime(std::string t) {
 StatusOr<int> RunRuns(const RunsOptions& o, const GlobalOptions& global) {
   StatusOr<std::unique_ptr<Store>> store = Store::Open(global.db, Store::Mode::kReadOnly);
   if (!store.ok()) return store.status();
-  StatusOr<std::vector<RunLine>> lines = ReadRuns((*store)->handle(), o);
+  StatusOr<std::vector<RunLine>> lines = ReadRuns(**store, o);
   if (!lines.ok()) return lines.status();
   if (lines->empty() && (!o.suite.empty() || !o.label.empty())) {
     // A suite or label no run has is most likely a typo.
     const bool by_suite = !o.suite.empty();
     StatusOr<std::vector<std::string>> known =
-        Distinct((*store)->handle(), by_suite ? "suite" : "label");
+        DistinctRunValues(**store, by_suite ? "suite" : "label");
     if (!known.ok()) return known.status();
     const std::string& word = by_suite ? o.suite : o.label;
     return NotFound(std::string(by_suite ? "--suite '" : "--label '") + word + "': no run in " +

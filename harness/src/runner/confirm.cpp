@@ -84,12 +84,12 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
   const RunRequest& r = plan.request;
   if (r.confirm_rounds <= 0) return out;
   const auto start = std::chrono::steady_clock::now();
-  StatusOr<BaselineChoice> choice = ChooseBaseline(store.handle(), r.baseline, run_id);
+  StatusOr<BaselineChoice> choice = ChooseBaseline(store, r.baseline, run_id);
   if (!choice.ok()) return choice.status();
   if (!choice->run_id) return out;
   StatusOr<Thresholds> thresholds = Thresholds::Configured();
   if (!thresholds.ok()) return thresholds.status();
-  StatusOr<RunRecord> base = LoadRunRecord(store.handle(), *choice->run_id);
+  StatusOr<RunRecord> base = LoadRunRecord(store, *choice->run_id);
   if (!base.ok()) return base.status();
   std::map<CaseKey, const CaseResult*> base_cases;
   for (const CaseResult& c : base->cases) base_cases[{c.suite, c.case_id}] = &c;

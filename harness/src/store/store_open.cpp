@@ -157,7 +157,7 @@ StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path, Mode mode,
                      "): open it read-write once to migrate it (`run`, or `merge --into` "
                      "this store, where it is writable)");
     }
-    SPYRE_RETURN_IF_ERROR(ShowAbandonedRunsAborted(store->handle(), path));
+    SPYRE_RETURN_IF_ERROR(ShowAbandonedRunsAborted(store->db_, path));
   }
   return store;
 }

@@ -3,21 +3,19 @@
 // shared by every output format (reporter.h). Building it is the only part
 // that touches SQLite; reporters are pure functions of the model.
 //
-//   StatusOr<ReportModel> model = BuildReportModel(store->handle(), run_id, {});
+//   StatusOr<ReportModel> model = BuildReportModel(*store, run_id, {});
 //   if (!model.ok()) return model.status();
 //
 // Edge cases:
 // - No baseline (first run of a suite, or --baseline none): `comparison` is
 //   empty, the verdict is judged on case statuses alone.
 // - The baseline is the one detection recorded for the run (v_regressions),
-//   else resolved with `options.baseline` (history.h, ResolveBaseline).
+//   else resolved with `options.baseline` (store_history.h, ResolveBaseline).
 // - History charts end at the reported run: a report of an earlier run
 //   shows what was known when it ran, whatever was recorded since.
 // - History charts are drawn for at most `options.max_case_charts` flagged
 //   cases (the first regressions in comparison order); each suite gets one
 //   geometric-mean chart per metric in `options.suite_chart_metrics`.
-#include <sqlite3.h>
-
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -137,10 +135,10 @@ struct ReportOptions {
 };
 
 // Reads run `run_id` and everything around it. NotFound for a missing run.
-harness::StatusOr<ReportModel> BuildReportModel(sqlite3* db, int64_t run_id,
+harness::StatusOr<ReportModel> BuildReportModel(harness::Store& store, int64_t run_id,
                                                 const ReportOptions& options);
 
 // The newest run of the store (any status). NotFound when the store is empty.
-harness::StatusOr<int64_t> LatestRunId(sqlite3* db);
+harness::StatusOr<int64_t> LatestRunId(harness::Store& store);
 
 }  // namespace reports

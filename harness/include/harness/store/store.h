@@ -1,8 +1,10 @@
 #pragma once
 // The SQLite store: every run, case result, metric, wall-time sample and
 // per-op trace summary (docs/store.md). The runner's supervisor
-// is the only writer during a run; readers (detect, reports) use the stable
-// views v_runs, v_results and v_regressions through handle().
+// is the only writer during a run. All SQL of the project runs here: readers
+// (detect, reports, the CLI) use the read queries of store_history.h and
+// store_queries.h; other programs read the stable views v_runs, v_results
+// and v_regressions.
 //
 //   StatusOr<std::unique_ptr<Store>> store = Store::Open("spyre-regress.db");
 //   if (!store.ok()) return store.status();
@@ -37,6 +39,11 @@
 #include "harness/status.h"
 
 namespace harness {
+
+class Store;
+namespace store_internal {
+struct Access;  // the connection, for the store's own files (store/sql.h)
+}  // namespace store_internal
 
 enum class RunStatus { kRunning, kCompleted, kAborted };
 const char* RunStatusName(RunStatus s);  // "running", "completed", "aborted"
@@ -100,9 +107,9 @@ struct RunState {
   // 2 of 18 planned cases recorded".
   std::string Describe() const;
 };
-// Reads run `run_id`'s state through a store handle (read-only access is
-// enough). NotFound for a missing run.
-StatusOr<RunState> ReadRunState(sqlite3* db, int64_t run_id);
+// Reads run `run_id`'s state (a read-only store is enough). NotFound for a
+// missing run.
+StatusOr<RunState> ReadRunState(Store& store, int64_t run_id);
 
 class Store {
  public:
@@ -122,7 +129,6 @@ class Store {
   // PRAGMA quick_check: a corrupt store is an IoError naming it, saying it
   // was left untouched. Open runs it before its first write.
   Status CheckIntegrity();
-  sqlite3* handle() { return db_; }  // for readers of the views; do not close it
   StatusOr<int> SchemaVersion();
 
   // Starts a run (status running, this host and pid recorded). Returns its id.
@@ -140,6 +146,8 @@ class Store {
   StatusOr<int> MarkAbandonedRuns();
 
   StatusOr<std::optional<RunRow>> FindRun(int64_t run_id);
+  // Notes in the run's options which baseline detection judged it against.
+  Status RecordBaselineChoice(int64_t run_id, int64_t baseline_run_id);
   // Replaces the regressions stored for `run_id` (detection writes these).
   Status RecordRegressions(int64_t run_id, int64_t baseline_run_id,
                            const std::vector<RegressionRow>& rows);
@@ -164,6 +172,7 @@ class Store {
   StatusOr<std::vector<GroupRun>> MergeGroupFrom(const std::string& src_path, const std::string& group);
 
  private:
+  friend struct store_internal::Access;
   Store(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
   Status Migrate();
   Status SwitchToWal(int busy_timeout_ms);
