@@ -26,9 +26,8 @@ std::string Syntax(const std::string& flag, const std::string& ref) {
 // The id of the run `back` runs before the newest, by id.
 StatusOr<int64_t> NthNewest(Store& store, int64_t back, const std::string& flag,
                             const std::string& ref) {
-  StatusOr<std::optional<int64_t>> id = NthNewestRunId(store, back);
-  if (!id.ok()) return id.status();
-  if (*id) return **id;
+  SPYRE_ASSIGN_OR_RETURN(auto id, NthNewestRunId(store, back));
+  if (id) return *id;
   if (back == 0) {
     return NotFound(flag + " '" + ref +
                     "': the store has no runs yet: run `spyre-regress run --suite S` first");
@@ -38,19 +37,17 @@ StatusOr<int64_t> NthNewest(Store& store, int64_t back, const std::string& flag,
 }
 
 StatusOr<int64_t> ByLabel(Store& store, const std::string& label, const std::string& flag) {
-  StatusOr<std::optional<int64_t>> id = NewestRunIdWithLabel(store, label);
-  if (!id.ok()) return id.status();
-  if (!*id) {
+  SPYRE_ASSIGN_OR_RETURN(auto id, NewestRunIdWithLabel(store, label));
+  if (!id) {
     return NotFound(flag + " 'label:" + label +
                     "': no run has that label (see 'spyre-regress runs')");
   }
-  return **id;
+  return *id;
 }
 
 StatusOr<int64_t> ById(Store& store, int64_t id, const std::string& flag) {
-  StatusOr<bool> found = RunExists(store, id);
-  if (!found.ok()) return found.status();
-  if (!*found) {
+  SPYRE_ASSIGN_OR_RETURN(auto found, RunExists(store, id));
+  if (!found) {
     return NotFound(flag + " " + std::to_string(id) + ": run " + std::to_string(id) +
                     " is not in the store (see 'spyre-regress runs')");
   }

@@ -26,33 +26,28 @@ struct CompareOptions {
 StatusOr<int> RunCompare(const CompareOptions& o, Store* opened);
 
 StatusOr<int> RunCompareRefs(const CompareRefs& refs, const GlobalOptions& global) {
-  auto store = Store::Open(global.db, Store::Mode::kReadOnly);
-  if (!store.ok()) return store.status();
+  SPYRE_ASSIGN_OR_RETURN(auto store, Store::Open(global.db, Store::Mode::kReadOnly));
   CompareOptions o;
   o.json = refs.json;
-  StatusOr<int64_t> base = ResolveRunRef(**store, refs.baseline, "--baseline");
-  if (!base.ok()) return base.status();
-  StatusOr<int64_t> cand = ResolveRunRef(**store, refs.candidate, "--candidate");
-  if (!cand.ok()) return cand.status();
-  o.baseline = *base;
-  o.candidate = *cand;
-  return RunCompare(o, store->get());
+  SPYRE_ASSIGN_OR_RETURN(auto base, ResolveRunRef(*store, refs.baseline, "--baseline"));
+  SPYRE_ASSIGN_OR_RETURN(auto cand, ResolveRunRef(*store, refs.candidate, "--candidate"));
+  o.baseline = base;
+  o.candidate = cand;
+  return RunCompare(o, store.get());
 }
 
 StatusOr<int> RunCompare(const CompareOptions& o, Store* opened) {
   Store* const* store = &opened;
-  auto thresholds = Thresholds::Configured();
-  if (!thresholds.ok()) return thresholds.status();
+  SPYRE_ASSIGN_OR_RETURN(auto thresholds, Thresholds::Configured());
   auto base = LoadRunRecord(**store, o.baseline);
   if (!base.ok()) return base.status().WithContext("--baseline");
   SPYRE_RETURN_IF_ERROR(AttachWallNoise(**store, &*base));
   auto cand = LoadRunRecord(**store, o.candidate);
   if (!cand.ok()) return cand.status().WithContext("--candidate");
   // A baseline is a completed run, as for `run --baseline`.
-  auto base_state = ReadRunState(**store, o.baseline);
-  if (!base_state.ok()) return base_state.status();
-  if (!base_state->Complete()) {
-    return InvalidInput("--baseline " + std::to_string(o.baseline) + ": " + base_state->Describe() +
+  SPYRE_ASSIGN_OR_RETURN(auto base_state, ReadRunState(**store, o.baseline));
+  if (!base_state.Complete()) {
+    return InvalidInput("--baseline " + std::to_string(o.baseline) + ": " + base_state.Describe() +
                         "; a baseline must be a completed run: pick another");
   }
   std::set<std::pair<std::string, std::string>> base_cases;
@@ -65,25 +60,24 @@ StatusOr<int> RunCompare(const CompareOptions& o, Store* opened) {
         std::to_string(o.candidate) + " (" + cand->suite +
         ") share no case, so there is nothing to compare: pick a baseline of the same suite");
   }
-  auto cand_state = ReadRunState(**store, o.candidate);
-  if (!cand_state.ok()) return cand_state.status();
-  const bool complete = cand_state->Complete();
-  Comparison c = CompareRuns(*base, *cand, *thresholds);
+  SPYRE_ASSIGN_OR_RETURN(auto cand_state, ReadRunState(**store, o.candidate));
+  const bool complete = cand_state.Complete();
+  Comparison c = CompareRuns(*base, *cand, thresholds);
   if (o.json) {
     nlohmann::json j = ToJson(c);
-    j["candidate_status"] = complete ? std::string("completed") : cand_state->Verdict();
+    j["candidate_status"] = complete ? std::string("completed") : cand_state.Verdict();
     j["shared_cases"] = shared;
     std::cout << j.dump(2) << "\n";
   } else {
     std::cout << FormatComparison(c);
     std::cout << "regressions: " << c.regressions.size() << " (baseline run " << o.baseline;
-    if (!complete) std::cout << "; candidate " << cand_state->Verdict() << ", recorded cases only";
+    if (!complete) std::cout << "; candidate " << cand_state.Verdict() << ", recorded cases only";
     std::cout << ")\n";
   }
   // Only the recorded cases were compared: a count of findings is not a verdict.
   if (!complete) {
     return InvalidInput(
-        "--candidate " + std::to_string(o.candidate) + ": " + cand_state->Describe() +
+        "--candidate " + std::to_string(o.candidate) + ": " + cand_state.Describe() +
         "; only those were compared, so this is not a verdict: compare a completed run");
   }
   return c.regressions.empty() ? 0 : 1;

@@ -51,19 +51,16 @@ void AddEnvVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
       // worker (verb_run.cpp, run_execute.cpp), so that the fingerprints
       // agree: one thread per worker unless --threads says otherwise.
       const int total = global.threads > 0 ? global.threads : 1;
-      StatusOr<int> threads = ConfigureThreads(std::max(1, total / opts->jobs));
-      if (!threads.ok()) return threads.status();
-      auto tags = ParseTags(opts->tags);
-      if (!tags.ok()) return tags.status();
-      StatusOr<nlohmann::json> fp = CollectFingerprint(*tags);
-      if (!fp.ok()) return fp.status();
-      (*fp)["jobs"] = opts->jobs;
+      SPYRE_RETURN_IF_ERROR(ConfigureThreads(std::max(1, total / opts->jobs)).status());
+      SPYRE_ASSIGN_OR_RETURN(auto tags, ParseTags(opts->tags));
+      SPYRE_ASSIGN_OR_RETURN(auto fp, CollectFingerprint(tags));
+      fp["jobs"] = opts->jobs;
       if (opts->json) {
-        (*fp)["fingerprint"] = FingerprintHash(*fp);
-        std::cout << fp->dump(2) << "\n";
+        fp["fingerprint"] = FingerprintHash(fp);
+        std::cout << fp.dump(2) << "\n";
       } else {
-        PrintHuman(*fp);
-        std::cout << "fingerprint: " << FingerprintHash(*fp) << "\n";
+        PrintHuman(fp);
+        std::cout << "fingerprint: " << FingerprintHash(fp) << "\n";
       }
       return 0;
     };

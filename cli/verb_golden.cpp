@@ -31,8 +31,7 @@ constexpr int kGoldenThreads = 2;
 constexpr int kGoldenBlasThreads = 2;
 
 Status PinGoldenThreads() {
-  StatusOr<int> threads = ConfigureThreads(kGoldenThreads);
-  if (!threads.ok()) return threads.status();
+  SPYRE_RETURN_IF_ERROR(ConfigureThreads(kGoldenThreads).status());
   PinBlasThreads(kGoldenBlasThreads);
   return Status::Ok();
 }
@@ -52,35 +51,31 @@ ExecOptions MakeExecOptions(const GlobalOptions& g) {
 
 StatusOr<int> RunGenerate(const GoldenOptions& opts, const GlobalOptions& global) {
   SPYRE_RETURN_IF_ERROR(PinGoldenThreads());
-  StatusOr<SuiteSpec> suite = LoadSuite(global.suites_dir, opts.suite);
-  if (!suite.ok()) return suite.status();
-  auto result = GenerateGolden(*suite, MakeExecOptions(global), opts.filter);
-  if (!result.ok()) return result.status();
-  std::cout << "golden: wrote " << result->written << " file(s), " << result->bytes
-            << " bytes, to " << global.golden_dir << "/" << suite->name;
-  if (result->imported > 0) std::cout << " (" << result->imported << " imported, left alone)";
-  if (result->without_golden > 0) std::cout << " (" << result->without_golden << " without golden outputs)";
-  if (!result->case_errors.empty()) {
-    std::cout << " (" << result->case_errors.size() << " case(s) refused: not written)";
+  SPYRE_ASSIGN_OR_RETURN(auto suite, LoadSuite(global.suites_dir, opts.suite));
+  SPYRE_ASSIGN_OR_RETURN(auto result, GenerateGolden(suite, MakeExecOptions(global), opts.filter));
+  std::cout << "golden: wrote " << result.written << " file(s), " << result.bytes
+            << " bytes, to " << global.golden_dir << "/" << suite.name;
+  if (result.imported > 0) std::cout << " (" << result.imported << " imported, left alone)";
+  if (result.without_golden > 0) std::cout << " (" << result.without_golden << " without golden outputs)";
+  if (!result.case_errors.empty()) {
+    std::cout << " (" << result.case_errors.size() << " case(s) refused: not written)";
   }
   std::cout << "\n";
   // Each refused case is one line, as a usage error is; the other cases'
   // files are written, and the exit code says the suite needs fixing.
-  for (const std::string& line : result->case_errors) {
+  for (const std::string& line : result.case_errors) {
     std::cerr << "spyre-regress: error: " << line << "\n";
   }
-  return result->case_errors.empty() ? 0 : 2;
+  return result.case_errors.empty() ? 0 : 2;
 }
 
 StatusOr<int> RunVerify(const GoldenOptions& opts, const GlobalOptions& global) {
   SPYRE_RETURN_IF_ERROR(PinGoldenThreads());
-  StatusOr<SuiteSpec> suite = LoadSuite(global.suites_dir, opts.suite);
-  if (!suite.ok()) return suite.status();
-  auto drifts = VerifyGolden(*suite, MakeExecOptions(global));
-  if (!drifts.ok()) return drifts.status();
+  SPYRE_ASSIGN_OR_RETURN(auto suite, LoadSuite(global.suites_dir, opts.suite));
+  SPYRE_ASSIGN_OR_RETURN(auto drifts, VerifyGolden(suite, MakeExecOptions(global)));
   int drifted = 0, rounding = 0;
   nlohmann::json cases = nlohmann::json::array();
-  for (const CaseDrift& d : *drifts) {
+  for (const CaseDrift& d : drifts) {
     if (d.status == DriftStatus::kDrift) ++drifted;
     if (d.status == DriftStatus::kRounding) ++rounding;
     cases.push_back(ToJson(d));
@@ -89,13 +84,13 @@ StatusOr<int> RunVerify(const GoldenOptions& opts, const GlobalOptions& global) 
       out << DriftStatusName(d.status) << "  " << d.case_id << "  " << d.detail << "\n";
     }
   }
-  std::string summary = std::to_string(drifts->size()) + " cases, " +
+  std::string summary = std::to_string(drifts.size()) + " cases, " +
                         std::to_string(drifted) + " drifted";
   if (rounding > 0) {
     summary += ", " + std::to_string(rounding) + " within the reference's rounding (not drift)";
   }
   if (opts.json) {
-    nlohmann::json doc = {{"suite", suite->name},
+    nlohmann::json doc = {{"suite", suite.name},
                           {"cases", cases},
                           {"drifted", drifted},
                           {"rounding", rounding},

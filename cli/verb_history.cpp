@@ -47,51 +47,43 @@ const std::vector<std::string>& ResultMetrics() {
 }
 
 StatusOr<int> RunHistory(const HistoryOptions& o, const GlobalOptions& global) {
-  auto store = Store::Open(global.db, Store::Mode::kReadOnly);
-  if (!store.ok()) return store.status();
-  Store& reader = **store;
+  SPYRE_ASSIGN_OR_RETURN(auto store, Store::Open(global.db, Store::Mode::kReadOnly));
+  Store& reader = *store;
   std::vector<std::string> metrics;
   if (!o.metric.empty()) metrics.push_back(o.metric);
   // A suite neither recorded nor defined is a typo, not an empty history.
-  StatusOr<bool> recorded = SuiteHasResults(reader, o.suite);
-  if (!recorded.ok()) return recorded.status();
+  SPYRE_ASSIGN_OR_RETURN(auto recorded, SuiteHasResults(reader, o.suite));
   const bool defined = std::filesystem::exists(global.suites_dir + "/" + o.suite + ".json");
-  if (!*recorded && !defined) {
-    StatusOr<std::vector<std::string>> known =
-        SuitesWithResults(reader);
-    if (!known.ok()) return known.status();
-    for (const std::string& s : ListSuites(global.suites_dir)) known->push_back(s);
+  if (!recorded && !defined) {
+    SPYRE_ASSIGN_OR_RETURN(auto known, SuitesWithResults(reader));
+    for (const std::string& s : ListSuites(global.suites_dir)) known.push_back(s);
     return NotFound("--suite '" + o.suite + "': no results of it in " + global.db + " and no " +
-                    o.suite + ".json in " + global.suites_dir + DidYouMean(o.suite, *known) +
+                    o.suite + ".json in " + global.suites_dir + DidYouMean(o.suite, known) +
                     " (see `spyre-regress list` for the suites)");
   }
   // Likewise a case that is neither recorded nor in the suite file.
   if (!o.case_name.empty()) {
-    StatusOr<std::vector<std::string>> cases =
-        CasesWithResults(reader, o.suite);
-    if (!cases.ok()) return cases.status();
+    SPYRE_ASSIGN_OR_RETURN(auto cases, CasesWithResults(reader, o.suite));
     if (defined) {
       StatusOr<SuiteSpec> suite = LoadSuite(global.suites_dir, o.suite);
       if (suite.ok()) {
-        for (const CaseSpec& c : suite->cases) cases->push_back(c.id);
+        for (const CaseSpec& c : suite->cases) cases.push_back(c.id);
       }
     }
-    if (std::find(cases->begin(), cases->end(), o.case_name) == cases->end()) {
+    if (std::find(cases.begin(), cases.end(), o.case_name) == cases.end()) {
       return NotFound("--case '" + o.case_name + "': suite " + o.suite + " has no such case" +
-                      DidYouMean(o.case_name, *cases) + " (see 'spyre-regress list --suite " +
+                      DidYouMean(o.case_name, cases) + " (see 'spyre-regress list --suite " +
                       o.suite + "')");
     }
   }
   // A metric is a result column or one a case kind records (decode:
   // tokens_per_s, ttft_us, ...); those are found in the store.
   if (!o.metric.empty() && !IsHistoryMetric(o.metric)) {
-    StatusOr<std::vector<std::string>> recorded_metrics =
-        RecordedMetricNames(reader, o.suite);
-    if (!recorded_metrics.ok()) return recorded_metrics.status();
-    if (std::find(recorded_metrics->begin(), recorded_metrics->end(), o.metric) ==
-        recorded_metrics->end()) {
+    SPYRE_ASSIGN_OR_RETURN(auto recorded_metrics, RecordedMetricNames(reader, o.suite));
+    if (std::find(recorded_metrics.begin(), recorded_metrics.end(), o.metric) ==
+        recorded_metrics.end()) {
       std::vector<std::string> known = ResultMetrics();
-      for (const std::string& m : *recorded_metrics) {
+      for (const std::string& m : recorded_metrics) {
         if (std::find(known.begin(), known.end(), m) == known.end()) known.push_back(m);
       }
       std::string list;
@@ -100,15 +92,14 @@ StatusOr<int> RunHistory(const HistoryOptions& o, const GlobalOptions& global) {
                         DidYouMean(o.metric, known) + " (known: " + list + ")");
     }
   }
-  auto shifts = SuiteHistory(reader, o.suite, o.case_name, metrics);
-  if (!shifts.ok()) return shifts.status();
+  SPYRE_ASSIGN_OR_RETURN(auto shifts, SuiteHistory(reader, o.suite, o.case_name, metrics));
   if (o.json) {
     nlohmann::json j = {{"suite", o.suite}, {"change_points", nlohmann::json::array()}};
-    for (const HistoryShift& s : *shifts) j["change_points"].push_back(ShiftJson(s));
+    for (const HistoryShift& s : shifts) j["change_points"].push_back(ShiftJson(s));
     std::cout << j.dump(2) << "\n";
     return 0;
   }
-  for (const HistoryShift& s : *shifts) {
+  for (const HistoryShift& s : shifts) {
     std::cout << s.suite << "/" << s.case_name << " " << s.metric << ": shift at run "
               << s.first_run_id << " " << HumanMetric(s.metric, s.point.before) << " -> "
               << HumanMetric(s.metric, s.point.after) << " (" << HumanChange(1 + s.point.relative)
@@ -120,7 +111,7 @@ StatusOr<int> RunHistory(const HistoryOptions& o, const GlobalOptions& global) {
     }
     std::cout << (changes.empty() ? ", no upstream change at that run" : ", with " + changes) << "\n";
   }
-  std::cout << "change points: " << shifts->size() << "\n";
+  std::cout << "change points: " << shifts.size() << "\n";
   return 0;
 }
 

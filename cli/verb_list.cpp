@@ -34,19 +34,18 @@ StatusOr<int> RunList(const ListOptions& opts, const GlobalOptions& global) {
                                                       : std::vector<std::string>{opts.suite};
   nlohmann::json doc = {{"suites", nlohmann::json::array()}};
   for (const std::string& name : names) {
-    StatusOr<SuiteSpec> suite = LoadSuite(global.suites_dir, name);
-    if (!suite.ok()) return suite.status();
-    nlohmann::json s = {{"name", suite->name},
-                        {"description", suite->description},
-                        {"latency", suite->latency},
+    SPYRE_ASSIGN_OR_RETURN(auto suite, LoadSuite(global.suites_dir, name));
+    nlohmann::json s = {{"name", suite.name},
+                        {"description", suite.description},
+                        {"latency", suite.latency},
                         {"cases", nlohmann::json::array()}};
-    for (const CaseSpec& c : suite->cases) s["cases"].push_back(CaseJson(c));
+    for (const CaseSpec& c : suite.cases) s["cases"].push_back(CaseJson(c));
     if (!opts.json) {
-      std::cout << suite->name << " (" << suite->cases.size()
-                << (suite->cases.size() == 1 ? " case)" : " cases)")
-                << (suite->description.empty() ? "" : ": " + suite->description) << "\n";
+      std::cout << suite.name << " (" << suite.cases.size()
+                << (suite.cases.size() == 1 ? " case)" : " cases)")
+                << (suite.description.empty() ? "" : ": " + suite.description) << "\n";
       if (!opts.suite.empty()) {
-        for (const CaseSpec& c : suite->cases) {
+        for (const CaseSpec& c : suite.cases) {
           std::string tags;
           for (const auto& t : c.tags) tags += (tags.empty() ? "" : ",") + t;
           std::cout << "  " << c.id << "  kind=" << c.kind << (tags.empty() ? "" : "  tags=" + tags)

@@ -27,10 +27,9 @@ struct MergeOptions {
 StatusOr<int> JudgeGroupRun(Store& store, const GroupRun& g, const std::string& baseline) {
   StatusOr<BaselineOutcome> outcome = DetectRegressionsForRun(store, g.run_id, g.suite, baseline);
   if (!outcome.ok()) return outcome.status().WithContext("shard group " + g.group);
-  StatusOr<RunRecord> run = LoadRunRecord(store, g.run_id);
-  if (!run.ok()) return run.status();
+  SPYRE_ASSIGN_OR_RETURN(auto run, LoadRunRecord(store, g.run_id));
   int passed = 0, failed = 0, skipped = 0;
-  for (const CaseResult& c : run->cases) {
+  for (const CaseResult& c : run.cases) {
     if (c.status == CaseStatus::kPassed) {
       ++passed;
     } else if (c.status == CaseStatus::kSkipped) {
@@ -55,9 +54,8 @@ StatusOr<int> JudgeGroupRun(Store& store, const GroupRun& g, const std::string& 
 StatusOr<int> MergeGroup(Store& into, const MergeOptions& o, const GlobalOptions& global) {
   std::map<int64_t, GroupRun> runs;  // by run id, the state after the last source
   for (const std::string& src : o.sources) {
-    StatusOr<std::vector<GroupRun>> merged = into.MergeGroupFrom(src, o.group);
-    if (!merged.ok()) return merged.status();
-    for (const GroupRun& g : *merged) runs[g.run_id] = g;
+    SPYRE_ASSIGN_OR_RETURN(auto merged, into.MergeGroupFrom(src, o.group));
+    for (const GroupRun& g : merged) runs[g.run_id] = g;
     if (!global.quiet) std::cerr << "merged " << src << " into shard group " << o.group << "\n";
   }
   int code = 0;
@@ -70,9 +68,8 @@ StatusOr<int> MergeGroup(Store& into, const MergeOptions& o, const GlobalOptions
       incomplete += (incomplete.empty() ? "" : "; ") + g.note;
       continue;
     }
-    StatusOr<int> judged = JudgeGroupRun(into, g, o.baseline);
-    if (!judged.ok()) return judged.status();
-    code = std::max(code, *judged);
+    SPYRE_ASSIGN_OR_RETURN(auto judged, JudgeGroupRun(into, g, o.baseline));
+    code = std::max(code, judged);
   }
   if (!incomplete.empty()) {
     return InvalidInput(incomplete +
@@ -112,15 +109,13 @@ void AddMergeVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
         if (!source.ok()) return source.status().WithContext("merge source");
         SPYRE_RETURN_IF_ERROR((*source)->CheckIntegrity().WithContext("merge source"));
       }
-      StatusOr<std::unique_ptr<Store>> into = Store::Open(opts->into);
-      if (!into.ok()) return into.status();
-      if (!opts->group.empty()) return MergeGroup(**into, *opts, global);
+      SPYRE_ASSIGN_OR_RETURN(auto into, Store::Open(opts->into));
+      if (!opts->group.empty()) return MergeGroup(*into, *opts, global);
       int runs = 0;
       for (const std::string& src : opts->sources) {
-        StatusOr<int> copied = (*into)->MergeFrom(src);
-        if (!copied.ok()) return copied.status();
-        runs += *copied;
-        if (!global.quiet) std::cerr << "merged " << *copied << " run(s) from " << src << "\n";
+        SPYRE_ASSIGN_OR_RETURN(auto copied, into->MergeFrom(src));
+        runs += copied;
+        if (!global.quiet) std::cerr << "merged " << copied << " run(s) from " << src << "\n";
       }
       std::cout << "merged " << runs << " run(s) from " << opts->sources.size() << " store(s) into "
                 << opts->into << "\n";

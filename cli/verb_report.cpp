@@ -29,15 +29,13 @@ void AddReportVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
       ->required();
   cmd->callback([opts, &global, action] {
     *action = [opts, &global]() -> StatusOr<int> {
-      StatusOr<std::unique_ptr<Store>> store = Store::Open(global.db, Store::Mode::kReadOnly);
-      if (!store.ok()) return store.status();
-      StatusOr<int64_t> run = ResolveRunRef(**store, opts->run, "--run");
-      if (!run.ok()) return run.status();
+      SPYRE_ASSIGN_OR_RETURN(auto store, Store::Open(global.db, Store::Mode::kReadOnly));
+      SPYRE_ASSIGN_OR_RETURN(auto run, ResolveRunRef(*store, opts->run, "--run"));
       StatusOr<reports::ReportModel> model =
-          reports::BuildReportModel(**store, *run, reports::ReportOptions{});
+          reports::BuildReportModel(*store, run, reports::ReportOptions{});
       if (!model.ok()) return model.status().WithContext("store '" + global.db + "'");
       SPYRE_RETURN_IF_ERROR(reports::WriteReportFiles(*model, opts->out));
-      std::cout << "run " << *run << " " << reports::VerdictName(model->verdict) << ": wrote "
+      std::cout << "run " << run << " " << reports::VerdictName(model->verdict) << ": wrote "
                 << opts->out << "/index.html, junit.xml, summary.md, report.json\n";
       // The files say what happened; the exit code must not read as a pass.
       if (reports::IsIncomplete(model->verdict)) {

@@ -111,9 +111,8 @@ void PrintHumanSummary(std::ostream& out, const RunSummary& s, const std::string
 
 // The run's reports (reports/), read back from the store like `report` does.
 Status WriteRunReports(const std::string& db, int64_t run_id, const std::string& dir) {
-  StatusOr<std::unique_ptr<Store>> store = Store::Open(db, Store::Mode::kReadOnly);
-  if (!store.ok()) return store.status();
-  return reports::WriteReports(**store, run_id, dir);
+  SPYRE_ASSIGN_OR_RETURN(auto store, Store::Open(db, Store::Mode::kReadOnly));
+  return reports::WriteReports(*store, run_id, dir);
 }
 
 StatusOr<int> Run(const RunFlags& f, const GlobalOptions& g) {
@@ -124,21 +123,17 @@ StatusOr<int> Run(const RunFlags& f, const GlobalOptions& g) {
       if (!name.empty()) request.suites.push_back(name);
     }
   }
-  StatusOr<Shard> shard = ParseShard(f.shard);
-  if (!shard.ok()) return shard.status();
-  auto tags = ParseTags(f.tags);
-  if (!tags.ok()) return tags.status();
+  SPYRE_ASSIGN_OR_RETURN(auto shard, ParseShard(f.shard));
+  SPYRE_ASSIGN_OR_RETURN(auto tags, ParseTags(f.tags));
   if (f.baseline.empty()) {
     return UsageError("--baseline is empty: use auto, none, a run id, latest, ~N or label:NAME");
   }
   std::string baseline = f.baseline;
   if (IsRelativeRunRef(baseline)) {
     // Resolved now, before this run is recorded and becomes the newest.
-    StatusOr<std::unique_ptr<Store>> store = Store::Open(g.db, Store::Mode::kReadOnly);
-    if (!store.ok()) return store.status();
-    StatusOr<int64_t> id = ResolveRunRef(**store, baseline, "--baseline");
-    if (!id.ok()) return id.status();
-    baseline = std::to_string(*id);
+    SPYRE_ASSIGN_OR_RETURN(auto store, Store::Open(g.db, Store::Mode::kReadOnly));
+    SPYRE_ASSIGN_OR_RETURN(auto id, ResolveRunRef(*store, baseline, "--baseline"));
+    baseline = std::to_string(id);
   }
   request.filter = f.filter;
   request.warmup = f.warmup;
@@ -146,12 +141,12 @@ StatusOr<int> Run(const RunFlags& f, const GlobalOptions& g) {
   request.rounds = f.rounds;
   request.min_sample_us = f.min_sample_us;
   request.jobs = f.jobs;
-  request.shard = *shard;
+  request.shard = shard;
   request.timeout_s = f.timeout_s;
   request.profile = f.profile;
   request.inject = f.inject;
   request.label = f.label;
-  request.tags = *tags;
+  request.tags = tags;
   request.baseline = baseline;
   request.confirm_rounds = f.confirm_rounds;
   request.confirm_max_rounds = std::max(f.confirm_rounds, f.confirm_max_rounds);
@@ -163,27 +158,24 @@ StatusOr<int> Run(const RunFlags& f, const GlobalOptions& g) {
   request.worker_exe = SelfExe();
   if (request.worker_exe.empty()) return InternalError("cannot find this executable (/proc/self/exe)");
 
-  StatusOr<RunPlan> plan = PlanRun(request);
-  if (!plan.ok()) return plan.status();
+  SPYRE_ASSIGN_OR_RETURN(auto plan, PlanRun(request));
   ProgressPrinter progress(stderr, ChooseProgressStyle(stderr, g.quiet), UseColor(stderr),
-                           plan->items.size());
-  StatusOr<RunSummary> summary = ExecuteRun(*plan, &progress);
-  progress.Clear();
-  if (!summary.ok()) return summary.status();
+                           plan.items.size());
+  SPYRE_ASSIGN_OR_RETURN(auto summary, ExecuteRun(plan, &progress); progress.Clear());
   std::ostream& human = f.json ? std::cerr : std::cout;
-  Status reported = f.report.empty() ? Status::Ok() : WriteRunReports(g.db, summary->run_id, f.report);
+  Status reported = f.report.empty() ? Status::Ok() : WriteRunReports(g.db, summary.run_id, f.report);
   if (!f.report.empty() && reported.ok()) {
     human << "reports: " << f.report << "/index.html, junit.xml, summary.md, report.json\n";
   }
-  if (f.json) std::cout << SummaryJson(*summary, g.db).dump(2) << "\n";
-  PrintHumanSummary(human, *summary, g.db);
+  if (f.json) std::cout << SummaryJson(summary, g.db).dump(2) << "\n";
+  PrintHumanSummary(human, summary, g.db);
   if (!reported.ok()) return reported;  // the results are recorded; `report` can retry
-  if (summary->interrupted_by != 0) {
-    return IoError("interrupted by signal " + std::to_string(summary->interrupted_by) + ": run " +
-                   std::to_string(summary->run_id) + " marked aborted; its " +
-                   std::to_string(summary->results.size()) + " recorded result(s) are kept");
+  if (summary.interrupted_by != 0) {
+    return IoError("interrupted by signal " + std::to_string(summary.interrupted_by) + ": run " +
+                   std::to_string(summary.run_id) + " marked aborted; its " +
+                   std::to_string(summary.results.size()) + " recorded result(s) are kept");
   }
-  const bool bad = summary->Failed() > 0 || summary->baseline.regressions > 0;
+  const bool bad = summary.Failed() > 0 || summary.baseline.regressions > 0;
   return bad ? 1 : 0;
 }
 

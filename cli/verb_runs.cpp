@@ -57,11 +57,10 @@ struct RunLine {
 };
 
 StatusOr<std::vector<RunLine>> ReadRuns(Store& store, const RunsOptions& o) {
-  StatusOr<std::vector<RunListing>> listed =
-      ListRuns(store, RunListQuery{o.suite, o.label, o.all ? -1 : o.limit});
-  if (!listed.ok()) return listed.status();
+  SPYRE_ASSIGN_OR_RETURN(auto listed,
+                         ListRuns(store, RunListQuery{o.suite, o.label, o.all ? -1 : o.limit}));
   std::vector<RunLine> lines;
-  for (const RunListing& r : *listed) {
+  for (const RunListing& r : listed) {
     RunLine l;
     l.id = r.id;
     l.started = r.started;
@@ -84,12 +83,11 @@ StatusOr<std::vector<RunLine>> ReadRuns(Store& store, const RunsOptions& o) {
   // Status as the other read-only views report it: a run whose supervisor
   // is gone is aborted, one with cases missing is partial.
   for (RunLine& l : lines) {
-    StatusOr<RunState> state = ReadRunState(store, l.id);
-    if (!state.ok()) return state.status();
-    l.recorded = state->recorded;
-    l.planned = state->planned;
-    l.note = state->note;
-    l.status = state->Complete() ? "completed" : state->Verdict();
+    SPYRE_ASSIGN_OR_RETURN(auto state, ReadRunState(store, l.id));
+    l.recorded = state.recorded;
+    l.planned = state.planned;
+    l.note = state.note;
+    l.status = state.Complete() ? "completed" : state.Verdict();
   }
   return lines;
 }
@@ -119,31 +117,27 @@ std::string ShortTime(std::string t) {
 }
 
 StatusOr<int> RunRuns(const RunsOptions& o, const GlobalOptions& global) {
-  StatusOr<std::unique_ptr<Store>> store = Store::Open(global.db, Store::Mode::kReadOnly);
-  if (!store.ok()) return store.status();
-  StatusOr<std::vector<RunLine>> lines = ReadRuns(**store, o);
-  if (!lines.ok()) return lines.status();
-  if (lines->empty() && (!o.suite.empty() || !o.label.empty())) {
+  SPYRE_ASSIGN_OR_RETURN(auto store, Store::Open(global.db, Store::Mode::kReadOnly));
+  SPYRE_ASSIGN_OR_RETURN(auto lines, ReadRuns(*store, o));
+  if (lines.empty() && (!o.suite.empty() || !o.label.empty())) {
     // A suite or label no run has is most likely a typo.
     const bool by_suite = !o.suite.empty();
-    StatusOr<std::vector<std::string>> known =
-        DistinctRunValues(**store, by_suite ? "suite" : "label");
-    if (!known.ok()) return known.status();
+    SPYRE_ASSIGN_OR_RETURN(auto known, DistinctRunValues(*store, by_suite ? "suite" : "label"));
     const std::string& word = by_suite ? o.suite : o.label;
     return NotFound(std::string(by_suite ? "--suite '" : "--label '") + word + "': no run in " +
-                    global.db + " has it" + DidYouMean(word, *known) +
+                    global.db + " has it" + DidYouMean(word, known) +
                     " (see 'spyre-regress runs')");
   }
   if (o.json) {
     nlohmann::json doc = {{"store", global.db},
                           {"store_found_by", global.db_origin},
                           {"runs", nlohmann::json::array()}};
-    for (const RunLine& l : *lines) doc["runs"].push_back(LineJson(l));
+    for (const RunLine& l : lines) doc["runs"].push_back(LineJson(l));
     std::cout << doc.dump(2) << "\n";
     return 0;
   }
   std::cout << "store " << global.db << " (" << global.db_origin << ")\n";
-  if (lines->empty()) {
+  if (lines.empty()) {
     std::cout << (o.suite.empty() && o.label.empty()
                       ? "no runs yet: `spyre-regress run --suite S` records one"
                       : "no run matches")
@@ -155,7 +149,7 @@ StatusOr<int> RunRuns(const RunsOptions& o, const GlobalOptions& global) {
         << "status" << std::setw(14) << "suite" << std::setw(14) << "label" << std::setw(9)
         << "cases" << std::setw(10) << "baseline" << std::setw(6) << "regr."
         << "environment\n";
-  for (const RunLine& l : *lines) {
+  for (const RunLine& l : lines) {
     const std::string cases =
         std::to_string(l.recorded) + (l.planned >= 0 ? "/" + std::to_string(l.planned) : "");
     table << std::left << std::setw(5) << l.id << std::setw(21) << ShortTime(l.started)

@@ -66,10 +66,9 @@ void AddWorkerVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
   cmd->add_option("--min-sample-us", opts->min_sample_us);
   cmd->callback([opts, &global, action] {
     *action = [opts, &global]() -> StatusOr<int> {
-      StatusOr<int> threads = ConfigureThreads(global.threads);
-      if (!threads.ok()) return threads.status();
+      SPYRE_ASSIGN_OR_RETURN(auto threads, ConfigureThreads(global.threads));
       SuiteCache cache(global, *opts);
-      return ServeWorker(kWorkerRequestFd, kWorkerResultFd, *threads,
+      return ServeWorker(kWorkerRequestFd, kWorkerResultFd, threads,
                          [&cache](const std::string& suite, const std::string& id) {
                            return cache.Execute(suite, id);
                          });

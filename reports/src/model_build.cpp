@@ -18,24 +18,23 @@ using harness::Status;
 using harness::StatusOr;
 
 StatusOr<RunInfo> LoadRunInfo(harness::Store& store, int64_t run_id) {
-  StatusOr<std::optional<harness::RunView>> view = harness::ReadRunView(store, run_id);
-  if (!view.ok()) return view.status();
-  if (!*view) {
+  SPYRE_ASSIGN_OR_RETURN(auto view, harness::ReadRunView(store, run_id));
+  if (!view) {
     return harness::NotFound("run " + std::to_string(run_id) +
                              " is not in the store (see v_runs for the run ids)");
   }
   RunInfo r;
-  r.run_id = (*view)->run_id;
-  r.suite = (*view)->suite;
-  r.label = (*view)->label;
-  r.status = (*view)->status;
-  r.started_at = (*view)->started_at;
-  r.finished_at = (*view)->finished_at;
-  r.fingerprint = (*view)->fingerprint;
-  r.env = nlohmann::json::parse((*view)->env_json, nullptr, /*allow_exceptions=*/false);
+  r.run_id = view->run_id;
+  r.suite = view->suite;
+  r.label = view->label;
+  r.status = view->status;
+  r.started_at = view->started_at;
+  r.finished_at = view->finished_at;
+  r.fingerprint = view->fingerprint;
+  r.env = nlohmann::json::parse(view->env_json, nullptr, /*allow_exceptions=*/false);
   if (r.env.is_discarded()) r.env = nlohmann::json::object();
   // The runner writes its warnings as "warning: A; warning: B".
-  const std::string& text = (*view)->note;
+  const std::string& text = view->note;
   const std::string mark = "warning: ";
   for (size_t at = text.find(mark); at != std::string::npos;) {
     const size_t next = text.find("; " + mark, at);
@@ -182,42 +181,36 @@ const CaseRow* ReportModel::FindCase(const std::string& suite, const std::string
 }
 
 StatusOr<int64_t> LatestRunId(harness::Store& store) {
-  StatusOr<std::optional<int64_t>> latest = harness::LatestRunId(store);
-  if (!latest.ok()) return latest.status();
-  if (!*latest) {
+  SPYRE_ASSIGN_OR_RETURN(auto latest, harness::LatestRunId(store));
+  if (!latest) {
     return harness::NotFound("the store has no runs yet: run `spyre-regress run --suite S` first");
   }
-  return **latest;
+  return *latest;
 }
 
 StatusOr<ReportModel> BuildReportModel(harness::Store& store, int64_t run_id,
                                        const ReportOptions& options) {
   ReportModel m;
-  auto run = LoadRunInfo(store, run_id);
-  if (!run.ok()) return run.status();
-  m.run = std::move(*run);
-  auto cand = harness::LoadRunRecord(store, run_id);
-  if (!cand.ok()) return cand.status();
+  SPYRE_ASSIGN_OR_RETURN(auto run, LoadRunInfo(store, run_id));
+  m.run = std::move(run);
+  SPYRE_ASSIGN_OR_RETURN(auto cand, harness::LoadRunRecord(store, run_id));
 
-  auto recorded = harness::RecordedBaselineRun(store, run_id);
-  if (!recorded.ok()) return recorded.status();
-  std::optional<int64_t> base_id = *recorded;
+  SPYRE_ASSIGN_OR_RETURN(auto recorded, harness::RecordedBaselineRun(store, run_id));
+  std::optional<int64_t> base_id = recorded;
   if (!base_id) {
-    auto resolved = harness::ResolveBaseline(store, options.baseline, run_id);
-    if (!resolved.ok()) return resolved.status();
-    base_id = *resolved;
+    SPYRE_ASSIGN_OR_RETURN(auto resolved,
+                           harness::ResolveBaseline(store, options.baseline, run_id));
+    base_id = resolved;
   }
   std::optional<harness::RunRecord> base;
   if (base_id) {
-    auto info = LoadRunInfo(store, *base_id);
-    if (!info.ok()) return info.status();
-    m.baseline = std::move(*info);
-    auto rec = harness::LoadRunRecord(store, *base_id);
-    if (!rec.ok()) return rec.status();
-    base = std::move(*rec);
+    SPYRE_ASSIGN_OR_RETURN(auto info, LoadRunInfo(store, *base_id));
+    m.baseline = std::move(info);
+    SPYRE_ASSIGN_OR_RETURN(auto rec, harness::LoadRunRecord(store, *base_id));
+    base = std::move(rec);
     // The same run-to-run noise floor as `run` and `compare` judge with.
     if (harness::Status s = harness::AttachWallNoise(store, &*base); !s.ok()) return s;
-    m.comparison = harness::CompareRuns(*base, *cand, options.thresholds);
+    m.comparison = harness::CompareRuns(*base, cand, options.thresholds);
     m.attribution = harness::Attribution(*m.comparison);
     for (const auto* list : {&m.comparison->regressions, &m.comparison->improvements}) {
       for (const harness::Finding& f : *list) {
@@ -225,10 +218,10 @@ StatusOr<ReportModel> BuildReportModel(harness::Store& store, int64_t run_id,
       }
     }
   }
-  FillSuites(*cand, base ? &*base : nullptr, &m);
+  FillSuites(cand, base ? &*base : nullptr, &m);
 
   bool failed = false;
-  for (const CaseResult& r : cand->cases) failed = failed || IsFailure(r.status);
+  for (const CaseResult& r : cand.cases) failed = failed || IsFailure(r.status);
   if (failed) {
     m.verdict = Verdict::kFailed;
   } else if (m.comparison && !m.comparison->regressions.empty()) {
@@ -236,17 +229,16 @@ StatusOr<ReportModel> BuildReportModel(harness::Store& store, int64_t run_id,
   }
   // The run's own state comes first: its recorded cases are not all it set
   // out to do.
-  auto state = harness::ReadRunState(store, run_id);
-  if (!state.ok()) return state.status();
-  m.state = *state;
-  const std::string incomplete = state->Verdict();
+  SPYRE_ASSIGN_OR_RETURN(auto state, harness::ReadRunState(store, run_id));
+  m.state = state;
+  const std::string incomplete = state.Verdict();
   if (!incomplete.empty()) {
     // An abandoned run stays `running` until the next writer marks it
     // aborted; the description says its supervisor is gone.
     m.verdict = incomplete == "partial"   ? Verdict::kPartial
                 : incomplete == "running" ? Verdict::kRunning
                                           : Verdict::kAborted;
-    m.incomplete = state->Describe();
+    m.incomplete = state.Describe();
   }
   SPYRE_RETURN_IF_ERROR(internal::LoadCharts(store, options, &m));
   return m;

@@ -53,9 +53,8 @@ harness::Status WriteReportFiles(const ReportModel& model, const std::string& di
 
 harness::Status WriteReports(harness::Store& store, int64_t run_id, const std::string& dir,
                              const ReportOptions& options) {
-  harness::StatusOr<ReportModel> model = BuildReportModel(store, run_id, options);
-  if (!model.ok()) return model.status();
-  return WriteReportFiles(*model, dir);
+  SPYRE_ASSIGN_OR_RETURN(auto model, BuildReportModel(store, run_id, options));
+  return WriteReportFiles(model, dir);
 }
 
 }  // namespace reports

@@ -102,19 +102,17 @@ class DecodeCaseKind : public ModelCaseKind {
   harness::StatusOr<harness::SafetensorsFile> ComputeGolden(
       const harness::SuiteSpec& suite, const harness::CaseSpec& c,
       const harness::ExecOptions&) const override {
-    auto mc = ParseModelCase(suite, c, ModelTask::kDecode);
-    if (!mc.ok()) return mc.status();
-    auto weights = LoadModelWeights(*mc);
-    if (!weights.ok()) return weights.status();
-    const int64_t max_len = mc->prompts.size(1) + mc->steps;
-    DecoderModel cpu(mc->config, *weights, at::kCPU, kModelReferenceDtype, LayerImpl::kPortable,
+    SPYRE_ASSIGN_OR_RETURN(auto mc, ParseModelCase(suite, c, ModelTask::kDecode));
+    SPYRE_ASSIGN_OR_RETURN(auto weights, LoadModelWeights(mc));
+    const int64_t max_len = mc.prompts.size(1) + mc.steps;
+    DecoderModel cpu(mc.config, weights, at::kCPU, kModelReferenceDtype, LayerImpl::kPortable,
                      max_len);
     const at::Tensor logits =
-        RunDecode(cpu, mc->prompts, at::Tensor(), mc->steps, nullptr, kModelReferenceDtype);
+        RunDecode(cpu, mc.prompts, at::Tensor(), mc.steps, nullptr, kModelReferenceDtype);
     harness::SafetensorsFile f;
     f.tensors.emplace_back("tokens", logits.argmax(-1));
     f.tensors.emplace_back("logprobs", at::log_softmax(logits, -1).to(at::kFloat));
-    f.metadata = ModelGoldenMetadata(suite, c, *mc, *weights);
+    f.metadata = ModelGoldenMetadata(suite, c, mc, weights);
     return f;
   }
 

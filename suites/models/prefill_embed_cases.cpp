@@ -46,10 +46,9 @@ harness::StatusOr<at::Tensor> GoldenTensor(const harness::SuiteSpec& suite,
                                            const harness::ExecOptions& options, const ModelCase& mc,
                                            const Weights& weights, const std::string& name) {
   const std::string path = harness::GoldenPath(options.golden_dir, suite.name, c.id);
-  auto golden = harness::LoadGolden(path, suite, c);
-  if (!golden.ok()) return golden.status();
-  SPYRE_RETURN_IF_ERROR(CheckGoldenInputs(*golden, mc, weights, path, suite.name));
-  const at::Tensor* t = golden->Find(name);
+  SPYRE_ASSIGN_OR_RETURN(auto golden, harness::LoadGolden(path, suite, c));
+  SPYRE_RETURN_IF_ERROR(CheckGoldenInputs(golden, mc, weights, path, suite.name));
+  const at::Tensor* t = golden.Find(name);
   if (t == nullptr)
     return harness::InvalidInput(path + ": has no tensor '" + name + "'; regenerate it");
   return *t;
@@ -61,27 +60,24 @@ class PrefillCaseKind : public ModelCaseKind {
 
   harness::Status Validate(const harness::SuiteSpec& suite,
                            const harness::CaseSpec& c) const override {
-    auto mc = ParseModelCase(suite, c, ModelTask::kPrefill);
-    if (!mc.ok()) return mc.status();
+    SPYRE_ASSIGN_OR_RETURN(auto mc, ParseModelCase(suite, c, ModelTask::kPrefill));
     harness::Tolerance t = LogitsTolerance();
-    return mc->tolerance.is_null()
+    return mc.tolerance.is_null()
                ? harness::Status::Ok()
                : harness::ApplyToleranceOverrides(
-                     mc->tolerance, c.body.value("pointer", "") + "/model/tolerance", &t);
+                     mc.tolerance, c.body.value("pointer", "") + "/model/tolerance", &t);
   }
 
   harness::StatusOr<harness::SafetensorsFile> ComputeGolden(
       const harness::SuiteSpec& suite, const harness::CaseSpec& c,
       const harness::ExecOptions&) const override {
-    auto mc = ParseModelCase(suite, c, ModelTask::kPrefill);
-    if (!mc.ok()) return mc.status();
-    auto weights = LoadModelWeights(*mc);
-    if (!weights.ok()) return weights.status();
-    DecoderModel cpu(mc->config, *weights, at::kCPU, kModelReferenceDtype, LayerImpl::kPortable,
-                     mc->prompts.size(1));
+    SPYRE_ASSIGN_OR_RETURN(auto mc, ParseModelCase(suite, c, ModelTask::kPrefill));
+    SPYRE_ASSIGN_OR_RETURN(auto weights, LoadModelWeights(mc));
+    DecoderModel cpu(mc.config, weights, at::kCPU, kModelReferenceDtype, LayerImpl::kPortable,
+                     mc.prompts.size(1));
     harness::SafetensorsFile f;
-    f.tensors.emplace_back("logits", cpu.Prefill(mc->prompts).to(at::kFloat).contiguous());
-    f.metadata = ModelGoldenMetadata(suite, c, *mc, *weights);
+    f.tensors.emplace_back("logits", cpu.Prefill(mc.prompts).to(at::kFloat).contiguous());
+    f.metadata = ModelGoldenMetadata(suite, c, mc, weights);
     return f;
   }
 
@@ -142,14 +138,12 @@ class EmbedCaseKind : public ModelCaseKind {
   harness::StatusOr<harness::SafetensorsFile> ComputeGolden(
       const harness::SuiteSpec& suite, const harness::CaseSpec& c,
       const harness::ExecOptions&) const override {
-    auto mc = ParseModelCase(suite, c, ModelTask::kEmbed);
-    if (!mc.ok()) return mc.status();
-    auto weights = LoadModelWeights(*mc);
-    if (!weights.ok()) return weights.status();
-    EncoderModel cpu(mc->config, *weights, at::kCPU, kModelReferenceDtype);
+    SPYRE_ASSIGN_OR_RETURN(auto mc, ParseModelCase(suite, c, ModelTask::kEmbed));
+    SPYRE_ASSIGN_OR_RETURN(auto weights, LoadModelWeights(mc));
+    EncoderModel cpu(mc.config, weights, at::kCPU, kModelReferenceDtype);
     harness::SafetensorsFile f;
-    f.tensors.emplace_back("embeddings", cpu.Embed(mc->prompts).to(at::kFloat).contiguous());
-    f.metadata = ModelGoldenMetadata(suite, c, *mc, *weights);
+    f.tensors.emplace_back("embeddings", cpu.Embed(mc.prompts).to(at::kFloat).contiguous());
+    f.metadata = ModelGoldenMetadata(suite, c, mc, weights);
     return f;
   }
 

@@ -51,17 +51,15 @@ class OpCaseKind : public harness::CaseKind {
   // golden file with the wrong outputs is exit 2 before anything is recorded.
   harness::Status CheckFiles(const harness::SuiteSpec& suite,
                              const harness::CaseSpec& c) const override {
-    auto oc = ParseOpCase(suite, c);
-    if (!oc.ok()) return oc.status();
-    return CheckOpAcceptsInputs(*oc, suite.path.empty() ? suite.name : suite.path, c.id);
+    SPYRE_ASSIGN_OR_RETURN(auto oc, ParseOpCase(suite, c));
+    return CheckOpAcceptsInputs(oc, suite.path.empty() ? suite.name : suite.path, c.id);
   }
 
   harness::Status CheckGolden(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
                               const harness::SafetensorsHeader& golden,
                               const std::string& path) const override {
-    auto oc = ParseOpCase(suite, c);
-    if (!oc.ok()) return oc.status();
-    return CheckGoldenOutputs(*oc, golden, path, suite.name);
+    SPYRE_ASSIGN_OR_RETURN(auto oc, ParseOpCase(suite, c));
+    return CheckGoldenOutputs(oc, golden, path, suite.name);
   }
 
   harness::Status Validate(const harness::SuiteSpec& suite,
@@ -82,23 +80,21 @@ class OpCaseKind : public harness::CaseKind {
   harness::StatusOr<harness::SafetensorsFile> ComputeGolden(
       const harness::SuiteSpec& suite, const harness::CaseSpec& c,
       const harness::ExecOptions&) const override {
-    auto oc = ParseOpCase(suite, c);
-    if (!oc.ok()) return oc.status();
-    auto inputs = BuildInputs(*oc);
-    if (!inputs.ok()) return inputs.status();
+    SPYRE_ASSIGN_OR_RETURN(auto oc, ParseOpCase(suite, c));
+    SPYRE_ASSIGN_OR_RETURN(auto inputs, BuildInputs(oc));
     harness::SafetensorsFile f;
-    Outputs outs = RunReference(*oc, *inputs);
+    Outputs outs = RunReference(oc, inputs);
     for (size_t i = 0; i < outs.size(); ++i)
       f.tensors.emplace_back("out" + std::to_string(i), outs[i]);
     f.metadata = harness::GeneratorMetadata();
     f.metadata.insert({{"format", "spyre-regress-golden/1"},
                        {"suite", suite.name},
                        {"case", c.id},
-                       {"op", oc->op->name},
-                       {"attrs", oc->attrs.dump()},
-                       {"seed", std::to_string(oc->seed)},
+                       {"op", oc.op->name},
+                       {"attrs", oc.attrs.dump()},
+                       {"seed", std::to_string(oc.seed)},
                        {"inputs", c.body["inputs"].dump()},
-                       {"input_digests", InputDigests(*inputs)},
+                       {"input_digests", InputDigests(inputs)},
                        {"reference_dtype", "float64"}});
     return f;
   }

@@ -45,13 +45,12 @@ Status AttachWallNoise(Store& store, RunRecord* run, size_t max_runs) {
   std::set<std::string> suites;
   for (const CaseResult& c : run->cases) suites.insert(c.suite);
   for (const std::string& suite : suites) {
-    auto all = LoadSuiteSeries(store, suite, "", "wall_us_median");
-    if (!all.ok()) return all.status();
+    SPYRE_ASSIGN_OR_RETURN(auto all, LoadSuiteSeries(store, suite, "", "wall_us_median"));
     // Raw medians of the runs at the baseline's environment: the level at
     // which a candidate's fresh processes are judged against history.
     std::map<int64_t, std::map<std::string, std::map<std::string, double>>>
         op_wall;  // run -> case -> op
-    for (const auto& [name, series] : *all) {
+    for (const auto& [name, series] : all) {
       auto at = std::find_if(series.begin(), series.end(),
                              [&](const SeriesPoint& p) { return p.run_id == run->run_id; });
       if (at == series.end()) continue;
@@ -73,14 +72,14 @@ Status AttachWallNoise(Store& store, RunRecord* run, size_t max_runs) {
         for (const auto& [op, wall] : c->second) run->op_run_wall[key][op].push_back(wall);
       }
     }
-    auto normalized = LoadSuiteSeries(store, suite, "", "wall_us_normalized");
-    if (!normalized.ok()) return normalized.status();
+    SPYRE_ASSIGN_OR_RETURN(auto normalized,
+                           LoadSuiteSeries(store, suite, "", "wall_us_normalized"));
     // Host-speed normalised medians where the runs have probes: the spread
     // left is the case's own, not the host's.
-    for (auto& [name, series] : *normalized) {
-      if (series.size() >= 3) (*all)[name] = std::move(series);
+    for (auto& [name, series] : normalized) {
+      if (series.size() >= 3) all[name] = std::move(series);
     }
-    for (const auto& [name, series] : *all) {
+    for (const auto& [name, series] : all) {
       auto at = std::find_if(series.begin(), series.end(),
                              [&](const SeriesPoint& p) { return p.run_id == run->run_id; });
       if (at == series.end()) continue;
@@ -97,12 +96,11 @@ Status AttachWallNoise(Store& store, RunRecord* run, size_t max_runs) {
 StatusOr<std::vector<SeriesPoint>> LoadSuiteGeomeanSeries(Store& store, const std::string& suite,
                                                           const std::string& metric,
                                                           int64_t through_run_id) {
-  auto all = LoadSuiteSeries(store, suite, "", metric, through_run_id);
-  if (!all.ok()) return all.status();
+  SPYRE_ASSIGN_OR_RETURN(auto all, LoadSuiteSeries(store, suite, "", metric, through_run_id));
   // Runs in order, and for each run the values of the cases it has.
   std::map<int64_t, SeriesPoint> runs;
   std::map<int64_t, std::map<std::string, double>> values;
-  for (const auto& [name, series] : *all) {
+  for (const auto& [name, series] : all) {
     for (const SeriesPoint& p : series) {
       runs.emplace(p.run_id, p);
       values[p.run_id][name] = p.value;
@@ -185,9 +183,8 @@ StatusOr<std::vector<HistoryShift>> SuiteHistory(Store& store, const std::string
   std::vector<HistoryShift> out;
   std::set<std::string> normalized;  // cases judged on wall_us_normalized
   for (const std::string& metric : wanted) {
-    auto all = LoadSuiteSeries(store, suite, case_name, metric);
-    if (!all.ok()) return all.status();
-    for (const auto& [name, series] : *all) {
+    SPYRE_ASSIGN_OR_RETURN(auto all, LoadSuiteSeries(store, suite, case_name, metric));
+    for (const auto& [name, series] : all) {
       // By default one wall series per case: normalised when it was probed.
       if (defaults && metric == "wall_us_normalized" && series.size() >= 2) normalized.insert(name);
       if (defaults && metric == "wall_us_median" && normalized.count(name)) continue;

@@ -10,19 +10,15 @@ StatusOr<BaselineOutcome> DetectRegressionsForRun(Store& store, int64_t run_id,
                                                   const std::string& /*suite_key*/,
                                                   const std::string& baseline) {
   BaselineOutcome outcome;
-  StatusOr<BaselineChoice> choice = ChooseBaseline(store, baseline, run_id);
-  if (!choice.ok()) return choice.status();
-  outcome.reason = choice->reason;
-  const std::optional<int64_t>* chosen = &choice->run_id;
+  SPYRE_ASSIGN_OR_RETURN(auto choice, ChooseBaseline(store, baseline, run_id));
+  outcome.reason = choice.reason;
+  const std::optional<int64_t>* chosen = &choice.run_id;
   if (!chosen->has_value()) return outcome;
-  StatusOr<Thresholds> thresholds = Thresholds::Configured();
-  if (!thresholds.ok()) return thresholds.status();
-  StatusOr<RunRecord> base = LoadRunRecord(store, **chosen);
-  if (!base.ok()) return base.status();
-  SPYRE_RETURN_IF_ERROR(AttachWallNoise(store, &*base));
-  StatusOr<RunRecord> cand = LoadRunRecord(store, run_id);
-  if (!cand.ok()) return cand.status();
-  Comparison comparison = CompareRuns(*base, *cand, *thresholds);
+  SPYRE_ASSIGN_OR_RETURN(auto thresholds, Thresholds::Configured());
+  SPYRE_ASSIGN_OR_RETURN(auto base, LoadRunRecord(store, **chosen));
+  SPYRE_RETURN_IF_ERROR(AttachWallNoise(store, &base));
+  SPYRE_ASSIGN_OR_RETURN(auto cand, LoadRunRecord(store, run_id));
+  Comparison comparison = CompareRuns(base, cand, thresholds);
   std::vector<RegressionRow> rows;
   for (const Finding& f : comparison.regressions) {
     RegressionRow row;

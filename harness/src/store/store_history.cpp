@@ -204,19 +204,18 @@ StatusOr<std::map<std::string, std::vector<SeriesPoint>>> LoadSuiteSeries(
 StatusOr<std::vector<SeriesPoint>> LoadSeries(Store& store, const std::string& suite,
                                               const std::string& case_name,
                                               const std::string& metric, int64_t through_run_id) {
-  auto all = LoadSuiteSeries(store, suite, case_name, metric, through_run_id);
-  if (!all.ok()) return all.status();
-  auto it = all->find(case_name);
-  if (it == all->end()) return std::vector<SeriesPoint>{};
+  SPYRE_ASSIGN_OR_RETURN(auto all,
+                         LoadSuiteSeries(store, suite, case_name, metric, through_run_id));
+  auto it = all.find(case_name);
+  if (it == all.end()) return std::vector<SeriesPoint>{};
   return it->second;
 }
 
 
 StatusOr<std::optional<int64_t>> ResolveBaseline(Store& store, const std::string& spec,
                                                  int64_t candidate) {
-  StatusOr<BaselineChoice> choice = ChooseBaseline(store, spec, candidate);
-  if (!choice.ok()) return choice.status();
-  return choice->run_id;
+  SPYRE_ASSIGN_OR_RETURN(auto choice, ChooseBaseline(store, spec, candidate));
+  return choice.run_id;
 }
 
 StatusOr<BaselineChoice> ChooseBaseline(Store& store, const std::string& spec, int64_t candidate) {

@@ -140,9 +140,9 @@ Status CheckAgainstSchema(const nlohmann::json& doc, const std::string& suites_d
   fs::path path = fs::path(suites_dir) / "schema.json";
   std::error_code ec;
   if (!fs::exists(path, ec)) path = fs::path(SPYRE_SOURCE_DIR) / "suites" / "schema.json";
-  StatusOr<std::string> text = ReadInputFile(path.string(), kMaxJsonFileBytes, "suite schema");
-  if (!text.ok()) return text.status();
-  nlohmann::json schema = nlohmann::json::parse(*text, nullptr, false);
+  SPYRE_ASSIGN_OR_RETURN(auto text,
+                         ReadInputFile(path.string(), kMaxJsonFileBytes, "suite schema"));
+  nlohmann::json schema = nlohmann::json::parse(text, nullptr, false);
   if (schema.is_discarded()) return InternalError(path.string() + ": the suite schema is not valid JSON");
   return ValidateJsonSchema(doc, schema);
 }

@@ -3,8 +3,7 @@
 // shared by every output format (reporter.h). Building it is the only part
 // that touches SQLite; reporters are pure functions of the model.
 //
-//   StatusOr<ReportModel> model = BuildReportModel(*store, run_id, {});
-//   if (!model.ok()) return model.status();
+//   SPYRE_ASSIGN_OR_RETURN(ReportModel model, BuildReportModel(*store, run_id, {}));
 //
 // Edge cases:
 // - No baseline (first run of a suite, or --baseline none): `comparison` is

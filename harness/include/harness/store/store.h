@@ -6,11 +6,10 @@
 // store_queries.h; other programs read the stable views v_runs, v_results
 // and v_regressions.
 //
-//   StatusOr<std::unique_ptr<Store>> store = Store::Open("spyre-regress.db");
-//   if (!store.ok()) return store.status();
-//   StatusOr<int64_t> run = (*store)->BeginRun(info);
-//   SPYRE_RETURN_IF_ERROR((*store)->RecordResult(*run, result));  // one transaction
-//   SPYRE_RETURN_IF_ERROR((*store)->FinishRun(*run, RunStatus::kCompleted));
+//   SPYRE_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, Store::Open("spyre-regress.db"));
+//   SPYRE_ASSIGN_OR_RETURN(int64_t run, store->BeginRun(info));
+//   SPYRE_RETURN_IF_ERROR(store->RecordResult(run, result));  // one transaction
+//   SPYRE_RETURN_IF_ERROR(store->FinishRun(run, RunStatus::kCompleted));
 //
 // Guarantees and edge cases:
 // - Open creates the file when missing, sets WAL and a busy timeout, and
