@@ -32,25 +32,17 @@ class SuiteCache {
     auto it = suites_.find(suite_name);
     if (it == suites_.end()) {
       StatusOr<SuiteSpec> loaded = LoadSuite(options_.suites_dir, suite_name);
-      if (!loaded.ok()) return Error(suite_name, case_id, loaded.status().message());
+      if (!loaded.ok()) return CaseResult::Error(loaded.status().message(), suite_name, case_id);
       it = suites_.emplace(suite_name, std::move(*loaded)).first;
     }
     for (const CaseSpec& c : it->second.cases) {
       if (c.id == case_id) return ExecuteCase(it->second, c, options_);
     }
-    return Error(suite_name, case_id, "no case '" + case_id + "' in suite " + suite_name);
+    return CaseResult::Error("no case '" + case_id + "' in suite " + suite_name, suite_name,
+                             case_id);
   }
 
  private:
-  static CaseResult Error(const std::string& suite, const std::string& id, const std::string& why) {
-    CaseResult r;
-    r.suite = suite;
-    r.case_id = id;
-    r.status = CaseStatus::kError;
-    r.message = why;
-    return r;
-  }
-
   ExecOptions options_;
   std::map<std::string, SuiteSpec> suites_;
 };

@@ -54,6 +54,16 @@ StatusOr<CaseStatus> ParseCaseStatus(const std::string& name) {
 
 double CaseResult::WallMedianUs() const { return Median(wall_us); }
 
+CaseResult CaseResult::Error(const std::string& message, const std::string& suite,
+                             const std::string& case_id) {
+  CaseResult r;
+  r.suite = suite;
+  r.case_id = case_id;
+  r.status = CaseStatus::kError;
+  r.message = message;
+  return r;
+}
+
 nlohmann::json ToJson(const CaseResult& r) {
   nlohmann::json j;
   j["suite"] = r.suite;

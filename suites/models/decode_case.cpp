@@ -119,21 +119,22 @@ class DecodeCaseKind : public ModelCaseKind {
   CaseResult Execute(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
                      const harness::ExecOptions& options) const override {
     auto mc = ParseModelCase(suite, c, ModelTask::kDecode);
-    if (!mc.ok()) return ModelErrored(mc.status().message());
+    if (!mc.ok()) return harness::CaseResult::Error(mc.status().message());
     const std::string path = harness::GoldenPath(options.golden_dir, suite.name, c.id);
     auto golden = harness::LoadGolden(path, suite, c);
-    if (!golden.ok()) return ModelErrored(golden.status().message());
+    if (!golden.ok()) return harness::CaseResult::Error(golden.status().message());
     auto weights = LoadModelWeights(*mc);
-    if (!weights.ok()) return ModelErrored(weights.status().message());
+    if (!weights.ok()) return harness::CaseResult::Error(weights.status().message());
     harness::Status same = CheckGoldenInputs(*golden, *mc, *weights, path, suite.name);
-    if (!same.ok()) return ModelErrored(same.message());
+    if (!same.ok()) return harness::CaseResult::Error(same.message());
     const at::Tensor* tokens = golden->Find("tokens");
     const at::Tensor* logprobs = golden->Find("logprobs");
     const int64_t b = mc->prompts.size(0);
     if (tokens == nullptr || logprobs == nullptr || tokens->dim() != 2 || tokens->size(0) != b ||
         tokens->size(1) != mc->steps) {
-      return ModelErrored(path + ": expected tensors 'tokens' [" + std::to_string(b) + ", " +
-                          std::to_string(mc->steps) + "] and 'logprobs'; regenerate it");
+      return harness::CaseResult::Error(path + ": expected tensors 'tokens' [" + std::to_string(b) +
+                                        ", " + std::to_string(mc->steps) +
+                                        "] and 'logprobs'; regenerate it");
     }
 
     const int64_t max_len = mc->prompts.size(1) + mc->steps;

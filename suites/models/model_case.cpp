@@ -323,13 +323,6 @@ Status CheckGoldenInputs(const harness::SafetensorsFile& golden, const ModelCase
   return Status::Ok();
 }
 
-harness::CaseResult ModelErrored(const std::string& message) {
-  harness::CaseResult r;
-  r.status = harness::CaseStatus::kError;
-  r.message = message;
-  return r;
-}
-
 void FillProfile(const DeviceProfile& p, harness::CaseResult* r) {
   r->modeled_us = p.modeled_us;
   r->fallback_ops = p.fallback_ops;

@@ -109,7 +109,6 @@ harness::Status CheckGoldenInputs(const harness::SafetensorsFile& golden, const 
                                   const Weights& weights, const std::string& path,
                                   const std::string& suite);
 
-harness::CaseResult ModelErrored(const std::string& message);
 // Copies a device profile into the result (modeled time, fallbacks, peak, ops).
 void FillProfile(const DeviceProfile& p, harness::CaseResult* r);
 // Merges two profiles (phases of one repeat).

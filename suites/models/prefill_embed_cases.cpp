@@ -84,11 +84,11 @@ class PrefillCaseKind : public ModelCaseKind {
   CaseResult Execute(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
                      const harness::ExecOptions& options) const override {
     auto mc = ParseModelCase(suite, c, ModelTask::kPrefill);
-    if (!mc.ok()) return ModelErrored(mc.status().message());
+    if (!mc.ok()) return harness::CaseResult::Error(mc.status().message());
     auto weights = LoadModelWeights(*mc);
-    if (!weights.ok()) return ModelErrored(weights.status().message());
+    if (!weights.ok()) return harness::CaseResult::Error(weights.status().message());
     auto golden = GoldenTensor(suite, c, options, *mc, *weights, "logits");
-    if (!golden.ok()) return ModelErrored(golden.status().message());
+    if (!golden.ok()) return harness::CaseResult::Error(golden.status().message());
     DecoderModel model(mc->config, *weights, DeviceUnderTest(), mc->dtype, mc->impl,
                        mc->prompts.size(1));
     CaseResult r;
@@ -99,7 +99,7 @@ class PrefillCaseKind : public ModelCaseKind {
     harness::Tolerance tol = LogitsTolerance();
     if (!mc->tolerance.is_null()) {
       harness::Status s = harness::ApplyToleranceOverrides(mc->tolerance, "model/tolerance", &tol);
-      if (!s.ok()) return ModelErrored(s.message());
+      if (!s.ok()) return harness::CaseResult::Error(s.message());
     }
     const harness::OutputComparison cmp =
         harness::CompareOutput("logits", logits, *golden, nullptr, tol);
@@ -150,11 +150,11 @@ class EmbedCaseKind : public ModelCaseKind {
   CaseResult Execute(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
                      const harness::ExecOptions& options) const override {
     auto mc = ParseModelCase(suite, c, ModelTask::kEmbed);
-    if (!mc.ok()) return ModelErrored(mc.status().message());
+    if (!mc.ok()) return harness::CaseResult::Error(mc.status().message());
     auto weights = LoadModelWeights(*mc);
-    if (!weights.ok()) return ModelErrored(weights.status().message());
+    if (!weights.ok()) return harness::CaseResult::Error(weights.status().message());
     auto golden = GoldenTensor(suite, c, options, *mc, *weights, "embeddings");
-    if (!golden.ok()) return ModelErrored(golden.status().message());
+    if (!golden.ok()) return harness::CaseResult::Error(golden.status().message());
     EncoderModel model(mc->config, *weights, DeviceUnderTest(), mc->dtype);
     CaseResult r;
     r.status = CaseStatus::kPassed;

@@ -129,7 +129,7 @@ class TimingCaseKind : public harness::CaseKind {
   CaseResult Execute(const harness::SuiteSpec&, const harness::CaseSpec& c,
                      const harness::ExecOptions&) const override {
     auto t = ParseTiming(c);
-    if (!t.ok()) return ModelErrored(t.status().message());
+    if (!t.ok()) return harness::CaseResult::Error(t.status().message());
     CaseResult r;
     r.status = CaseStatus::kPassed;
     double value = std::nan("");

@@ -15,13 +15,6 @@ namespace {
 using harness::CaseResult;
 using harness::CaseStatus;
 
-CaseResult Errored(const std::string& message) {
-  CaseResult r;
-  r.status = CaseStatus::kError;
-  r.message = message;
-  return r;
-}
-
 Inputs ToDevice(const Inputs& inputs) {
   Inputs out;
   for (const auto& t : inputs) out.push_back(t.to(DeviceUnderTest()));
@@ -102,17 +95,17 @@ class OpCaseKind : public harness::CaseKind {
   CaseResult Execute(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
                      const harness::ExecOptions& options) const override {
     auto oc = ParseOpCase(suite, c);
-    if (!oc.ok()) return Errored(oc.status().message());
+    if (!oc.ok()) return CaseResult::Error(oc.status().message());
     auto inputs = BuildInputs(*oc);
-    if (!inputs.ok()) return Errored(inputs.status().message());
+    if (!inputs.ok()) return CaseResult::Error(inputs.status().message());
     const std::string golden_path = oc->imported_golden.empty()
                                         ? harness::GoldenPath(options.golden_dir, suite.name, c.id)
                                         : oc->imported_golden;
     auto golden = harness::LoadGolden(golden_path, suite, c);
-    if (!golden.ok()) return Errored(golden.status().message());
+    if (!golden.ok()) return CaseResult::Error(golden.status().message());
     auto digests = golden->metadata.find("input_digests");
     if (digests != golden->metadata.end() && digests->second != InputDigests(*inputs)) {
-      return Errored(
+      return CaseResult::Error(
           golden_path +
           ": the inputs differ from those the golden outputs were computed "
           "from (generator or input file changed); regenerate with 'spyre-regress golden "
@@ -144,23 +137,24 @@ class OpCaseKind : public harness::CaseKind {
     const Outputs fresh = RunReferenceInDouble(*oc, *inputs);
     const std::string hint = GoldenFixHint(*oc, suite.name);
     if (golden->tensors.size() != yard.size()) {
-      return Errored(golden_path + ": holds " + std::to_string(golden->tensors.size()) +
-                     " tensors, the op produces " + std::to_string(yard.size()) + " outputs" +
-                     hint);
+      return CaseResult::Error(golden_path + ": holds " + std::to_string(golden->tensors.size()) +
+                               " tensors, the op produces " + std::to_string(yard.size()) +
+                               " outputs" + hint);
     }
     const int64_t k = oc->op->reduction_length ? oc->op->reduction_length(*inputs, oc->attrs) : 1;
     for (size_t i = 0; i < yard.size(); ++i) {
       const std::string name = "out" + std::to_string(i);
       const at::Tensor* ref = golden->Find(name);
-      if (ref == nullptr) return Errored(golden_path + ": has no tensor '" + name + "'" + hint);
+      if (ref == nullptr)
+        return CaseResult::Error(golden_path + ": has no tensor '" + name + "'" + hint);
       const at::ScalarType expected = yard[i].scalar_type();
       const harness::Status typed =
           CheckReferenceDtype(ref->scalar_type(), expected, name, golden_path, hint);
-      if (!typed.ok()) return Errored(typed.message());
+      if (!typed.ok()) return CaseResult::Error(typed.message());
       if (ref->sizes() != yard[i].sizes()) {
-        return Errored(golden_path + ": tensor '" + name + "' has shape " +
-                       harness::ShapeText(ref->sizes()) + ", the op produces " +
-                       harness::ShapeText(yard[i].sizes()) + hint);
+        return CaseResult::Error(golden_path + ": tensor '" + name + "' has shape " +
+                                 harness::ShapeText(ref->sizes()) + ", the op produces " +
+                                 harness::ShapeText(yard[i].sizes()) + hint);
       }
     }
     if (device_outs.size() != yard.size()) {
@@ -175,7 +169,7 @@ class OpCaseKind : public harness::CaseKind {
       harness::Tolerance tol = harness::DefaultTolerance(expected, k);
       if (!oc->tolerance.is_null()) {
         harness::Status s = harness::ApplyToleranceOverrides(oc->tolerance, "tolerance", &tol);
-        if (!s.ok()) return Errored(s.message());
+        if (!s.ok()) return CaseResult::Error(s.message());
       }
       const at::Tensor* yard_ref = i < fresh.size() ? &fresh[i] : nullptr;
       Accumulate(

@@ -20,12 +20,7 @@ Registry& TheRegistry() {
 }
 
 CaseResult ErrorResult(const CaseSpec& c, const std::string& message) {
-  CaseResult r;
-  r.suite = c.suite;
-  r.case_id = c.id;
-  r.status = CaseStatus::kError;
-  r.message = message;
-  return r;
+  return CaseResult::Error(message, c.suite, c.id);
 }
 
 }  // namespace
