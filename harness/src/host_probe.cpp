@@ -6,7 +6,7 @@
 #include <chrono>
 #include <cstdlib>
 
-#include "harness/stats.h"
+#include "harness/detect/stats.h"
 
 namespace harness {
 namespace {

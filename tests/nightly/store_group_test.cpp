@@ -6,10 +6,11 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/history.h"
-#include "harness/store.h"
+#include "harness/store/store.h"
+#include "harness/store/store_history.h"
 #include "runner/store_test_util.h"
 #include "store/schema.h"
+#include "store/sql.h"
 #include "support/temp_dir.h"
 
 namespace harness {
@@ -72,7 +73,7 @@ TEST(StoreGroupTest, Version1StoreUpgradesOnceAndKeepsItsRuns) {
   EXPECT_NE(read_only.status().message().find("open it read-write once"), std::string::npos);
   for (int open = 0; open < 2; ++open) {  // the second open finds nothing to do
     auto store = OpenOrDie(dir.File("old.db"));
-    sqlite3* db = store->handle();
+    sqlite3* db = harness::store_internal::Access::Db(*store);
     EXPECT_EQ(*store->SchemaVersion(), 3);
     EXPECT_EQ(QueryText(db, "SELECT group_concat(version, ',') FROM schema_version"), "1,2,3");
     EXPECT_EQ(QueryText(db, "SELECT run_id || ' ' || suite || ' ' || status FROM v_runs"),
@@ -89,9 +90,9 @@ TEST(StoreGroupTest, OlderWallSamplesReadBackWithoutRunQueueWaitsAndNewOnesKeepT
   TempDir dir;
   WriteVersion1Store(dir.File("old.db"));
   auto store = OpenOrDie(dir.File("old.db"));
-  sqlite3* db = store->handle();
+  sqlite3* db = harness::store_internal::Access::Db(*store);
   // The old result: wall samples as recorded, no waits, judged on wall time.
-  auto old_run = LoadRunRecord(db, 1);
+  auto old_run = LoadRunRecord(*store, 1);
   ASSERT_TRUE(old_run.ok()) << old_run.status().message();
   ASSERT_EQ(old_run->cases.size(), 1u);
   EXPECT_EQ(old_run->cases[0].wall_us, (std::vector<double>{10, 20, 30}));
@@ -107,14 +108,14 @@ TEST(StoreGroupTest, OlderWallSamplesReadBackWithoutRunQueueWaitsAndNewOnesKeepT
   r.queue_us = {1, 25, 4};
   ASSERT_TRUE(store->RecordResult(id, r).ok());
   ASSERT_TRUE(store->FinishRun(id, RunStatus::kCompleted).ok());
-  auto new_run = LoadRunRecord(db, id);
+  auto new_run = LoadRunRecord(*store, id);
   ASSERT_TRUE(new_run.ok()) << new_run.status().message();
   EXPECT_EQ(new_run->cases[0].queue_us, (std::vector<double>{1, 25, 4}));
   EXPECT_DOUBLE_EQ(
       std::stod(QueryText(
           db, "SELECT unqueued_us_median FROM results WHERE run_id = " + std::to_string(id))),
       9.0);  // 9, 5, 16
-  auto series = LoadSeries(db, "ops", "mm", "unqueued_us_median");
+  auto series = LoadSeries(*store, "ops", "mm", "unqueued_us_median");
   ASSERT_TRUE(series.ok());
   ASSERT_EQ(series->size(), 1u) << "the old run has no value of it";
   EXPECT_TRUE(IsHistoryMetric("unqueued_us_median"));
@@ -142,7 +143,7 @@ TEST(StoreGroupTest, ShardsOfOneNightBecomeOneCompletedRun) {
   EXPECT_EQ(g.parts, 3);
   EXPECT_EQ(g.shards, "1/3,2/3,3/3");
   EXPECT_EQ(g.suite, "ops,decode");
-  sqlite3* db = into->handle();
+  sqlite3* db = harness::store_internal::Access::Db(*into);
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM v_runs"), 1);
   EXPECT_EQ(QueryText(db, "SELECT status || ' ' || label FROM v_runs"), "completed nightly");
   EXPECT_EQ(QueryText(db, "SELECT shard_group FROM runs"), "night-1");
@@ -182,8 +183,8 @@ TEST(StoreGroupTest, RefusesWhatWouldCorruptTheNightWithNothingMerged) {
     EXPECT_NE(r.status().message().find("nothing was merged"), std::string::npos)
         << r.status().message();
   }
-  EXPECT_EQ(QueryInt(into->handle(), "SELECT count(*) FROM v_results"), 1);
-  EXPECT_EQ(QueryInt(into->handle(), "SELECT count(*) FROM run_parts"), 1);
+  EXPECT_EQ(QueryInt(harness::store_internal::Access::Db(*into), "SELECT count(*) FROM v_results"), 1);
+  EXPECT_EQ(QueryInt(harness::store_internal::Access::Db(*into), "SELECT count(*) FROM run_parts"), 1);
   // A plain merge of a shard already folded into a group is refused as well.
   auto plain = into->MergeFrom(dir.File("s1.db"));
   ASSERT_FALSE(plain.ok());
@@ -201,7 +202,7 @@ TEST(StoreGroupTest, AnAbortedShardKeepsTheNightAborted) {
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ((*r)[0].status, "aborted");
   EXPECT_NE((*r)[0].note.find("shard 2/2 aborted"), std::string::npos) << (*r)[0].note;
-  EXPECT_EQ(QueryText(into->handle(), "SELECT status FROM v_runs"), "aborted");
+  EXPECT_EQ(QueryText(harness::store_internal::Access::Db(*into), "SELECT status FROM v_runs"), "aborted");
 }
 
 TEST(StoreGroupTest, AGroupRunMergesOnAsOneRunWithItsParts) {
@@ -213,9 +214,9 @@ TEST(StoreGroupTest, AGroupRunMergesOnAsOneRunWithItsParts) {
   }
   auto into = OpenOrDie(dir.File("all.db"));
   EXPECT_EQ(*into->MergeFrom(dir.File("night.db")), 1);
-  EXPECT_EQ(QueryText(into->handle(), "SELECT shard_group || ' ' || status FROM runs"),
+  EXPECT_EQ(QueryText(harness::store_internal::Access::Db(*into), "SELECT shard_group || ' ' || status FROM runs"),
             "n completed");
-  EXPECT_EQ(QueryInt(into->handle(), "SELECT count(*) FROM run_parts WHERE run_id = 1"), 1);
+  EXPECT_EQ(QueryInt(harness::store_internal::Access::Db(*into), "SELECT count(*) FROM run_parts WHERE run_id = 1"), 1);
   // Its shard is known here too.
   EXPECT_FALSE(into->MergeGroupFrom(dir.File("s1.db"), "n").ok());
 }

@@ -70,6 +70,11 @@ struct CaseResult {
   // its wall time); empty unless HasQueueWait().
   std::vector<double> UnqueuedUs() const;
   double UnqueuedMedianUs() const;  // NaN unless HasQueueWait()
+
+  // A case that could not be judged: status `error` with `message` (suite
+  // and case id may be left for the caller to fill in).
+  static CaseResult Error(const std::string& message, const std::string& suite = "",
+                          const std::string& case_id = "");
 };
 
 nlohmann::json ToJson(const CaseResult& r);
