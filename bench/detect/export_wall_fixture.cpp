@@ -29,6 +29,8 @@
 #include "harness/detect/detect.h"
 #include "harness/detect/history.h"
 #include "harness/host_probe.h"
+#include "harness/store/store.h"
+#include "harness/store/store_history.h"
 
 namespace {
 
@@ -60,10 +62,16 @@ int main(int argc, char** argv) {
   while (stmt != nullptr && sqlite3_step(stmt) == SQLITE_ROW)
     runs.push_back(sqlite3_column_int64(stmt, 0));
   sqlite3_finalize(stmt);
+  auto store = harness::Store::Open(path, harness::Store::Mode::kReadOnly);
+  if (!store.ok()) {
+    std::fprintf(stderr, "export_wall_fixture: %s\n", store.status().message().c_str());
+    sqlite3_close(db);
+    return 2;
+  }
   nlohmann::json cases = nlohmann::json::object();
   bool rounds = true;
   for (int64_t id : runs) {
-    harness::StatusOr<harness::RunRecord> run = harness::LoadRunRecord(db, id);
+    harness::StatusOr<harness::RunRecord> run = harness::LoadRunRecord(**store, id);
     if (!run.ok()) {
       std::fprintf(stderr, "export_wall_fixture: run %lld: %s\n", static_cast<long long>(id),
                    run.status().message().c_str());
