@@ -10,9 +10,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "harness/generator.h"
+#include "harness/golden/safetensors.h"
 #include "harness/input_file.h"
-#include "harness/safetensors.h"
+#include "harness/inputs/generator.h"
 #include "suites/decoder.h"
 
 namespace suites {

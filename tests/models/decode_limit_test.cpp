@@ -8,10 +8,10 @@
 #include <cmath>
 #include <filesystem>
 
-#include "harness/execute.h"
-#include "harness/generator.h"
-#include "harness/golden.h"
-#include "harness/safetensors.h"
+#include "harness/golden/golden.h"
+#include "harness/golden/safetensors.h"
+#include "harness/inputs/generator.h"
+#include "harness/suite_file/case_kinds.h"
 #include "model_case.h"
 #include "suites/checkpoint.h"
 #include "support/temp_dir.h"
