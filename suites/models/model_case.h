@@ -7,7 +7,7 @@
 //             "prompts": [[1, 2, 3], [4, 5, 6]]  |  "batch": 2, "seq": 16
 //             |  "prompts_text": ["Once upon", "The cat s"] (checkpoint with a tokenizer.json),
 //             "steps": 8, "top_k": 5, "near_tie_margin": 0.02,
-//             "logprob_m": 3, "logprob_floor": 0.01  |  "max_logprob_diff": 0.1,
+//             "logprob_m": 2, "logprob_floor": 0.01  |  "max_logprob_diff": 0.1,
 //             "min_top_k_overlap": 0.6,
 //             "min_cosine": 0.999, "tolerance": {...}}
 #include <cmath>
@@ -51,7 +51,7 @@ struct ModelCase {
   // format, DeviceFormatRounding), at least logprob_floor; a given
   // max_logprob_diff replaces it with a fixed limit (LogprobLimit).
   double max_logprob_diff = std::nan("");
-  double logprob_m = 3;
+  double logprob_m = 2;
   double logprob_floor = 0.01;
   double min_top_k_overlap = 0.6;
   double min_cosine = 0.9995;  // embed (and prefill logits)
