@@ -5,6 +5,10 @@
 
 #include <ATen/Parallel.h>
 
+#include <filesystem>
+
+#include "harness/golden/golden.h"
+#include "harness/suite_file/case_kinds.h"
 #include "suites/checkpoint.h"
 #include "suites/decoder.h"
 #include "suites/tiny_lm.h"
@@ -94,6 +98,60 @@ TEST(TinyLmTest, TheCheckpointLoadsWithItsTokenizer) {
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("tokenizer.json: not a byte tokenizer"), std::string::npos)
       << bad.status().message();
+}
+
+// A suite "m" of one decode case on the checkpoint models/t with `model`
+// members added; returns the load error, or "" when it loads.
+std::string WriteTextSuite(const spyre_test::TempDir& dir, const nlohmann::json& extra) {
+  nlohmann::json model = {{"checkpoint", "models/t"}, {"steps", 6}};
+  model.update(extra);
+  nlohmann::json doc = {{"name", "m"},
+                        {"cases", {{{"id", "c"}, {"kind", "decode"}, {"model", model}}}}};
+  spyre_test::WriteFile(dir.File("m.json"), doc.dump());
+  auto s = harness::LoadSuite(dir.path(), "m");
+  return s.ok() ? "" : s.status().message();
+}
+
+TEST(TinyLmTest, TextPromptsAreTokenizedCheckedAndDecodedBackToText) {
+  spyre_test::TempDir dir;
+  suites::TrainOptions o;
+  o.steps = 1;
+  suites::TinyLmTrainer t(SmallConfig(), o);
+  ASSERT_TRUE(suites::WriteTinyLmCheckpoint(dir.File("models/t"), SmallConfig(), t.weights(),
+                                            suites::ByteTokenizer(), {{"seed", 1}})
+                  .ok());
+  EXPECT_NE(WriteTextSuite(dir, {{"prompts_text", {"abcd", "abcde"}}})
+                .find("/cases/0/model/prompts_text/1: 6 tokens where prompt 0 has 5"),
+            std::string::npos)
+      << WriteTextSuite(dir, {{"prompts_text", {"abcd", "abcde"}}});
+  EXPECT_NE(WriteTextSuite(dir, {{"prompts_text", {"ab"}}, {"prompts", {{1, 2}}}}).find("not both"),
+            std::string::npos);
+  EXPECT_NE(WriteTextSuite(dir, {{"prompts_text", {""}}}).find("a non-empty string"),
+            std::string::npos);
+  std::filesystem::rename(dir.File("models/t/tokenizer.json"), dir.File("models/t/tok.json"));
+  EXPECT_NE(WriteTextSuite(dir, {{"prompts_text", {"ab"}}}).find("tokenizer.json"),
+            std::string::npos)
+      << WriteTextSuite(dir, {{"prompts_text", {"ab"}}});
+  std::filesystem::rename(dir.File("models/t/tok.json"), dir.File("models/t/tokenizer.json"));
+
+  ASSERT_EQ(WriteTextSuite(dir, {{"prompts_text", {"a\"b", "cd\n"}}}), "");
+  auto suite = harness::LoadSuite(dir.path(), "m");
+  ASSERT_TRUE(suite.ok());
+  harness::ExecOptions options;
+  options.suites_dir = dir.path();
+  options.golden_dir = dir.File("golden");
+  options.warmup = 0;
+  options.repeat = 1;
+  ASSERT_TRUE(harness::GenerateGolden(*suite, options).ok());
+  const harness::CaseResult r = harness::ExecuteCase(*suite, suite->cases[0], options);
+  EXPECT_EQ(r.status, harness::CaseStatus::kPassed) << r.message;
+  ASSERT_TRUE(r.extra.contains("text")) << r.extra.dump();
+  ASSERT_EQ(r.extra["text"].size(), 2u);
+  // The prompt without <bos>, escaped as the reports show it.
+  EXPECT_EQ(r.extra["text"][0]["prompt"], "a\"b");
+  EXPECT_EQ(r.extra["text"][1]["prompt"], "cd\\n");
+  EXPECT_EQ(r.extra["text"][0]["golden"].size(), 6u);
+  EXPECT_EQ(r.extra["text"][0]["device"].size(), 6u);
 }
 
 }  // namespace

@@ -4,7 +4,7 @@
 // and BLAS kernel. Not part of ci/test: the committed checkpoint is the
 // product; tests/models trains a few steps to check that the loss falls.
 //
-//   build/train_tiny_lm --out suites/models/fortunes [--seed 1] [--steps 500]
+//   build/train_tiny_lm --out suites/models/fortunes [--seed 1] [--steps 120]
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -49,8 +49,8 @@ int Usage(const std::string& why) {
 int main(int argc, char** argv) {
   std::string out, fortunes = "/usr/share/games/fortunes";
   suites::TrainOptions o;
-  o.steps = 500;
-  int threads = 2;
+  o.steps = 120;
+  int threads = 1;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (i + 1 >= argc) return Usage("'" + a + "' needs a value");
