@@ -2,11 +2,11 @@
 #include <map>
 #include <regex>
 
-#include "harness/execute.h"
-#include "harness/golden.h"
-#include "harness/run_session.h"
+#include "harness/detect/thresholds.h"
+#include "harness/golden/golden.h"
+#include "harness/runner/run.h"
 #include "harness/suggest.h"
-#include "harness/thresholds.h"
+#include "harness/suite_file/case_kinds.h"
 #include "runner/inject_names.h"
 #include "spyre_emu/config.h"
 #include "spyre_emu/faults.h"
