@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "cli.h"
-#include "harness/store.h"
+#include "harness/store/store.h"
 
 namespace harness::cli {
 namespace {
@@ -28,7 +28,7 @@ StatusOr<int> RunExport(const ExportOptions& o, const GlobalOptions& global) {
   StatusOr<std::unique_ptr<Store>> store = Store::Open(global.db, Store::Mode::kReadOnly);
   if (!store.ok()) return store.status();
   if (!o.run.empty()) {
-    StatusOr<int64_t> id = ResolveRunRef((*store)->handle(), o.run, "--run");
+    StatusOr<int64_t> id = ResolveRunRef(**store, o.run, "--run");
     if (!id.ok()) return id.status();
     request.run_id = *id;
   }

@@ -8,7 +8,7 @@
 
 #include "cli.h"
 #include "harness/human_format.h"
-#include "harness/store.h"
+#include "harness/store/store.h"
 
 namespace harness::cli {
 namespace {

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "harness/env.h"
-#include "harness/store.h"
+#include "harness/store/store.h"
 
 namespace {
 

@@ -10,10 +10,12 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/detect.h"
-#include "harness/history.h"
-#include "harness/store.h"
-#include "harness/thresholds.h"
+#include "harness/detect/detect.h"
+#include "harness/detect/history.h"
+#include "harness/detect/thresholds.h"
+#include "harness/store/store.h"
+#include "harness/store/store_history.h"
+#include "store/sql.h"
 #include "support/temp_dir.h"
 
 namespace harness {
@@ -24,7 +26,8 @@ using spyre_test::TempDir;
 int64_t Count(sqlite3* db, const std::string& sql) {
   sqlite3_stmt* s = nullptr;
   int64_t n = -1;
-  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr) == SQLITE_OK &&
+      sqlite3_step(s) == SQLITE_ROW)
     n = sqlite3_column_int64(s, 0);
   sqlite3_finalize(s);
   return n;
@@ -40,7 +43,8 @@ std::vector<std::string> Columns(sqlite3* db, const std::string& view) {
   return names;
 }
 
-const char* const kTables[] = {"runs", "results", "metrics", "wall_samples", "op_summaries", "regressions"};
+const char* const kTables[] = {"runs",         "results",      "metrics",
+                               "wall_samples", "op_summaries", "regressions"};
 
 // Builds the fixture's store at `path` from its SQL text; returns the row
 // count of every table before any migration.
@@ -60,7 +64,8 @@ std::map<std::string, int64_t> Restore(const std::string& sql_path, const std::s
 
 std::vector<std::filesystem::path> Fixtures() {
   std::vector<std::filesystem::path> out;
-  for (const auto& e : std::filesystem::directory_iterator(std::string(SPYRE_SOURCE_DIR) + "/tests/store/fixtures")) {
+  for (const auto& e : std::filesystem::directory_iterator(std::string(SPYRE_SOURCE_DIR) +
+                                                           "/tests/store/fixtures")) {
     if (e.path().extension() == ".sql") out.push_back(e.path());
   }
   std::sort(out.begin(), out.end());
@@ -90,7 +95,7 @@ TEST(MigrationTest, EveryFixtureMigratesToTheLatestWithEveryRowAndComparesAcross
     ASSERT_TRUE(opened.ok()) << opened.status().message();
     Store& store = **opened;
     EXPECT_EQ(*store.SchemaVersion(), Store::LatestSchemaVersion());
-    sqlite3* db = store.handle();
+    sqlite3* db = store_internal::Access::Db(store);
     for (const char* t : kTables) {
       EXPECT_EQ(Count(db, std::string("SELECT count(*) FROM ") + t), before.at(t)) << t;
     }
@@ -105,11 +110,12 @@ TEST(MigrationTest, EveryFixtureMigratesToTheLatestWithEveryRowAndComparesAcross
     std::vector<int64_t> ids;
     {
       sqlite3_stmt* s = nullptr;
-      ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT id FROM runs ORDER BY id", -1, &s, nullptr), SQLITE_OK);
+      ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT id FROM runs ORDER BY id", -1, &s, nullptr),
+                SQLITE_OK);
       while (sqlite3_step(s) == SQLITE_ROW) ids.push_back(sqlite3_column_int64(s, 0));
       sqlite3_finalize(s);
     }
-    StatusOr<RunRecord> old_run = LoadRunRecord(db, ids.back());
+    StatusOr<RunRecord> old_run = LoadRunRecord(store, ids.back());
     ASSERT_TRUE(old_run.ok()) << old_run.status().message();
     ASSERT_FALSE(old_run->cases.empty());
 
@@ -132,7 +138,7 @@ TEST(MigrationTest, EveryFixtureMigratesToTheLatestWithEveryRowAndComparesAcross
         EXPECT_TRUE(store.RecordResult(*id, r).ok());
       }
       EXPECT_TRUE(store.FinishRun(*id, RunStatus::kCompleted).ok());
-      StatusOr<RunRecord> rec = LoadRunRecord(db, *id);
+      StatusOr<RunRecord> rec = LoadRunRecord(store, *id);
       EXPECT_TRUE(rec.ok());
       return *rec;
     };
@@ -141,7 +147,8 @@ TEST(MigrationTest, EveryFixtureMigratesToTheLatestWithEveryRowAndComparesAcross
     Comparison worse = CompareRuns(*old_run, record(3.0), Thresholds());
     bool status_found = false;
     for (const Finding& f : worse.regressions) {
-      status_found = status_found || (f.kind == FindingKind::kStatus && f.case_id == old_run->cases[0].case_id);
+      status_found = status_found ||
+                     (f.kind == FindingKind::kStatus && f.case_id == old_run->cases[0].case_id);
     }
     EXPECT_TRUE(status_found) << FormatComparison(worse);
   }

@@ -12,10 +12,12 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/detect.h"
-#include "harness/history.h"
-#include "harness/store.h"
-#include "harness/thresholds.h"
+#include "harness/detect/detect.h"
+#include "harness/detect/history.h"
+#include "harness/detect/thresholds.h"
+#include "harness/store/store.h"
+#include "harness/store/store_history.h"
+#include "store/sql.h"
 #include "support/temp_dir.h"
 
 namespace harness {
@@ -23,7 +25,10 @@ namespace {
 
 using spyre_test::TempDir;
 
-std::unique_ptr<Store> OpenStore(const std::string& path, Store::Mode mode = Store::Mode::kReadWrite) {
+sqlite3* Db(Store& store) { return store_internal::Access::Db(store); }
+
+std::unique_ptr<Store> OpenStore(const std::string& path,
+                                 Store::Mode mode = Store::Mode::kReadWrite) {
   auto store = Store::Open(path, mode);
   EXPECT_TRUE(store.ok()) << store.status().message();
   return store.ok() ? std::move(*store) : nullptr;
@@ -32,7 +37,8 @@ std::unique_ptr<Store> OpenStore(const std::string& path, Store::Mode mode = Sto
 int64_t Count(sqlite3* db, const std::string& sql) {
   sqlite3_stmt* s = nullptr;
   int64_t n = -1;
-  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr) == SQLITE_OK &&
+      sqlite3_step(s) == SQLITE_ROW)
     n = sqlite3_column_int64(s, 0);
   sqlite3_finalize(s);
   return n;
@@ -40,7 +46,7 @@ int64_t Count(sqlite3* db, const std::string& sql) {
 
 int64_t Count(const std::string& path, const std::string& sql) {
   auto store = OpenStore(path, Store::Mode::kReadOnly);
-  return Count(store->handle(), sql);
+  return Count(Db(*store), sql);
 }
 
 // One case timed in `rounds` rounds of `per_round` samples (rounds <= 1: one
@@ -76,7 +82,8 @@ CaseResult Timed(const std::string& id, int rounds, int per_round, double level)
 // A store of `runs` completed runs (label "nightly" on all but the first, each
 // naming the run before as its baseline), each with a rounds case, a
 // one-process case and a case whose level doubles from run `shift_at`.
-std::vector<int64_t> RecordRuns(Store& store, int runs, int shift_at, const std::string& suite = "ops") {
+std::vector<int64_t> RecordRuns(Store& store, int runs, int shift_at,
+                                const std::string& suite = "ops") {
   std::vector<int64_t> ids;
   for (int i = 0; i < runs; ++i) {
     NewRun run;
@@ -99,18 +106,18 @@ std::vector<int64_t> RecordRuns(Store& store, int runs, int shift_at, const std:
   return ids;
 }
 
-std::map<std::string, std::vector<double>> RoundValuesOf(sqlite3* db, int64_t run_id) {
-  StatusOr<RunRecord> run = LoadRunRecord(db, run_id);
+std::map<std::string, std::vector<double>> RoundValuesOf(Store& store, int64_t run_id) {
+  StatusOr<RunRecord> run = LoadRunRecord(store, run_id);
   EXPECT_TRUE(run.ok()) << run.status().message();
   std::map<std::string, std::vector<double>> out;
   for (const CaseResult& r : run->cases) out[r.case_id] = WallRoundValues(r);
   return out;
 }
 
-std::string Findings(sqlite3* db, int64_t base_id, int64_t cand_id) {
-  StatusOr<RunRecord> base = LoadRunRecord(db, base_id), cand = LoadRunRecord(db, cand_id);
+std::string Findings(Store& store, int64_t base_id, int64_t cand_id) {
+  StatusOr<RunRecord> base = LoadRunRecord(store, base_id), cand = LoadRunRecord(store, cand_id);
   EXPECT_TRUE(base.ok() && cand.ok());
-  EXPECT_TRUE(AttachWallNoise(db, &*base).ok());
+  EXPECT_TRUE(AttachWallNoise(store, &*base).ok());
   Comparison c = CompareRuns(*base, *cand, Thresholds());
   nlohmann::json j = ToJson(c);
   return j.dump();
@@ -121,12 +128,12 @@ TEST(PruneTest, OldRunsKeepOneValuePerRoundAndTheJudgeSeesTheSameValues) {
   auto store = OpenStore(dir.File("s.db"));
   const std::vector<int64_t> ids = RecordRuns(*store, 8, 6);
   std::map<int64_t, std::map<std::string, std::vector<double>>> before;
-  for (int64_t id : ids) before[id] = RoundValuesOf(store->handle(), id);
-  const int64_t results = Count(store->handle(), "SELECT count(*) FROM results");
-  const int64_t metrics = Count(store->handle(), "SELECT count(*) FROM metrics");
-  const int64_t ops = Count(store->handle(), "SELECT count(*) FROM op_summaries");
+  for (int64_t id : ids) before[id] = RoundValuesOf(*store, id);
+  const int64_t results = Count(Db(*store), "SELECT count(*) FROM results");
+  const int64_t metrics = Count(Db(*store), "SELECT count(*) FROM metrics");
+  const int64_t ops = Count(Db(*store), "SELECT count(*) FROM op_summaries");
   // The findings of run 7 against run 6 (the shift is at run index 6).
-  const std::string findings_before = Findings(store->handle(), ids[5], ids[6]);
+  const std::string findings_before = Findings(*store, ids[5], ids[6]);
 
   PrunePolicy policy;
   policy.keep_runs = 2;
@@ -144,25 +151,30 @@ TEST(PruneTest, OldRunsKeepOneValuePerRoundAndTheJudgeSeesTheSameValues) {
   EXPECT_LE(report->bytes_after, report->bytes_before);
 
   for (int64_t id : ids) {
-    EXPECT_EQ(RoundValuesOf(store->handle(), id), before[id]) << "run " << id;
+    EXPECT_EQ(RoundValuesOf(*store, id), before[id]) << "run " << id;
   }
   // The one-process case keeps its samples everywhere (no rounds to fold).
-  EXPECT_EQ(Count(store->handle(), "SELECT count(*) FROM wall_samples w JOIN results r ON r.id = w.result_id"
-                                   " WHERE r.case_name = 'single'"),
+  EXPECT_EQ(Count(Db(*store),
+                  "SELECT count(*) FROM wall_samples w JOIN results r ON r.id = w.result_id"
+                  " WHERE r.case_name = 'single'"),
             8 * 9);
   // A compacted run: 12 values per rounds case; a kept one: 60.
-  EXPECT_EQ(Count(store->handle(), "SELECT count(*) FROM wall_samples w JOIN results r ON r.id = w.result_id"
-                                   " WHERE r.case_name = 'rounds' AND r.run_id = " + std::to_string(ids[0])),
+  EXPECT_EQ(Count(Db(*store),
+                  "SELECT count(*) FROM wall_samples w JOIN results r ON r.id = w.result_id"
+                  " WHERE r.case_name = 'rounds' AND r.run_id = " +
+                      std::to_string(ids[0])),
             12);
-  EXPECT_EQ(Count(store->handle(), "SELECT count(*) FROM wall_samples w JOIN results r ON r.id = w.result_id"
-                                   " WHERE r.case_name = 'rounds' AND r.run_id = " + std::to_string(ids[7])),
+  EXPECT_EQ(Count(Db(*store),
+                  "SELECT count(*) FROM wall_samples w JOIN results r ON r.id = w.result_id"
+                  " WHERE r.case_name = 'rounds' AND r.run_id = " +
+                      std::to_string(ids[7])),
             60);
   // Nothing else moved: no run, result, metric or op summary deleted.
-  EXPECT_EQ(Count(store->handle(), "SELECT count(*) FROM runs"), 8);
-  EXPECT_EQ(Count(store->handle(), "SELECT count(*) FROM results"), results);
-  EXPECT_EQ(Count(store->handle(), "SELECT count(*) FROM metrics"), metrics);
-  EXPECT_EQ(Count(store->handle(), "SELECT count(*) FROM op_summaries"), ops);
-  EXPECT_EQ(Findings(store->handle(), ids[5], ids[6]), findings_before);
+  EXPECT_EQ(Count(Db(*store), "SELECT count(*) FROM runs"), 8);
+  EXPECT_EQ(Count(Db(*store), "SELECT count(*) FROM results"), results);
+  EXPECT_EQ(Count(Db(*store), "SELECT count(*) FROM metrics"), metrics);
+  EXPECT_EQ(Count(Db(*store), "SELECT count(*) FROM op_summaries"), ops);
+  EXPECT_EQ(Findings(*store, ids[5], ids[6]), findings_before);
   // Comparing two compacted runs gives what it gave before as well.
   EXPECT_NE(findings_before.find("shifted"), std::string::npos) << findings_before;
   // A second prune has nothing left to do.
@@ -175,30 +187,34 @@ TEST(PruneTest, ACompareOfTwoCompactedRunsGivesTheSameFindings) {
   TempDir dir;
   auto store = OpenStore(dir.File("s.db"));
   const std::vector<int64_t> ids = RecordRuns(*store, 10, 3);
-  const std::string before = Findings(store->handle(), ids[2], ids[3]);
+  const std::string before = Findings(*store, ids[2], ids[3]);
   ASSERT_NE(before.find("shifted"), std::string::npos) << before;
   PrunePolicy policy;
   policy.keep_runs = 1;
   ASSERT_TRUE(store->Prune(policy).ok());
-  EXPECT_EQ(Count(store->handle(), "SELECT count(*) FROM wall_samples w JOIN results r ON r.id = w.result_id"
-                                   " WHERE r.case_name = 'shifted' AND r.run_id = " + std::to_string(ids[3])),
+  EXPECT_EQ(Count(Db(*store),
+                  "SELECT count(*) FROM wall_samples w JOIN results r ON r.id = w.result_id"
+                  " WHERE r.case_name = 'shifted' AND r.run_id = " +
+                      std::to_string(ids[3])),
             12);
-  EXPECT_EQ(Findings(store->handle(), ids[2], ids[3]), before);
+  EXPECT_EQ(Findings(*store, ids[2], ids[3]), before);
 }
 
 TEST(PruneTest, DryRunChangesNothingAndEstimatesTheSaving) {
   TempDir dir;
   auto store = OpenStore(dir.File("s.db"));
   RecordRuns(*store, 6, 100);
-  const int64_t samples = Count(store->handle(), "SELECT count(*) FROM wall_samples");
+  const int64_t samples = Count(Db(*store), "SELECT count(*) FROM wall_samples");
   PrunePolicy policy;
   policy.keep_runs = 1;
   policy.dry_run = true;
   StatusOr<PruneReport> report = store->Prune(policy);
   ASSERT_TRUE(report.ok()) << report.status().message();
   EXPECT_GT(report->results_compacted, 0);
-  EXPECT_EQ(Count(store->handle(), "SELECT count(*) FROM wall_samples"), samples);
-  EXPECT_EQ(Count(store->handle(), "SELECT count(*) FROM results WHERE extra_json LIKE '%compacted_from%'"), 0);
+  EXPECT_EQ(Count(Db(*store), "SELECT count(*) FROM wall_samples"), samples);
+  EXPECT_EQ(
+      Count(Db(*store), "SELECT count(*) FROM results WHERE extra_json LIKE '%compacted_from%'"),
+      0);
   EXPECT_GT(report->bytes_freed, 0);
   EXPECT_LT(report->bytes_after, report->bytes_before);
 }
@@ -237,8 +253,10 @@ TEST(PruneTest, RunningRunsLabelsAndKeepLabelsAreLeftWhole) {
   }
   EXPECT_TRUE(why.count(ids[0]) == 0 || why[ids[0]].empty());
   EXPECT_EQ(report->runs_compacted, 2);  // ids[0] and newer[0] (unlabelled, not newest)
-  EXPECT_EQ(Count(store->handle(), "SELECT count(*) FROM wall_samples w JOIN results r ON r.id = w.result_id"
-                                   " WHERE r.run_id = " + std::to_string(*running)),
+  EXPECT_EQ(Count(Db(*store),
+                  "SELECT count(*) FROM wall_samples w JOIN results r ON r.id = w.result_id"
+                  " WHERE r.run_id = " +
+                      std::to_string(*running)),
             60);
   (void)newer;
 }
@@ -290,12 +308,14 @@ TEST(BackupTest, CopyTakenWhileAnotherConnectionWritesHoldsEveryCommittedRun) {
   sqlite3* db = restored->handle();
   EXPECT_EQ(Count(db, "SELECT count(*) FROM runs WHERE status = 'completed'"), 3);
   // The run being written: some of its results, each one whole.
-  const int64_t copied = Count(db, "SELECT count(*) FROM results r JOIN runs u ON u.id = r.run_id"
-                                   " WHERE u.status = 'running' OR u.status = 'aborted'");
+  const int64_t copied = Count(db,
+                               "SELECT count(*) FROM results r JOIN runs u ON u.id = r.run_id"
+                               " WHERE u.status = 'running' OR u.status = 'aborted'");
   EXPECT_GE(copied, 20);
   EXPECT_LE(copied, after);
-  EXPECT_EQ(Count(db, "SELECT count(*) FROM results r WHERE r.wall_samples !="
-                      " (SELECT count(*) FROM wall_samples w WHERE w.result_id = r.id)"),
+  EXPECT_EQ(Count(db,
+                  "SELECT count(*) FROM results r WHERE r.wall_samples !="
+                  " (SELECT count(*) FROM wall_samples w WHERE w.result_id = r.id)"),
             0);
 }
 
@@ -433,7 +453,8 @@ TEST(ExportTest, CsvAndJsonlReadBackToTheStoredValues) {
   one.table = "nosuch";
   StatusOr<int64_t> bad = store->Export(one, out);
   ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.status().message().find("use one of runs, results, metrics, findings"), std::string::npos);
+  EXPECT_NE(bad.status().message().find("use one of runs, results, metrics, findings"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -22,7 +22,8 @@ int64_t Count(const std::string& path, const std::string& sql) {
   if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
     sqlite3_busy_timeout(db, 5000);
     sqlite3_stmt* s = nullptr;
-    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr) == SQLITE_OK &&
+        sqlite3_step(s) == SQLITE_ROW)
       n = sqlite3_column_int64(s, 0);
     sqlite3_finalize(s);
   }
@@ -34,7 +35,9 @@ TEST(StoreCliTest, BackupDuringARunningRunRestoresEveryCommittedResult) {
   TempDir dir;
   const std::string db = dir.File("s.db"), copy = dir.File("copy/s.db");
   spyre_test::CommandResult run;
-  std::thread runner([&] { run = RunCli({"--db", db, "run", "--suite", "smoke", "--baseline", "none"}); });
+  std::thread runner([&] {
+    run = RunCli({"--db", db, "run", "--suite", "smoke", "--baseline", "none"});
+  });
   // Wait for the run to have recorded a result (it cannot finish sooner).
   int64_t seen = 0;
   for (int i = 0; i < 6000 && seen < 1; ++i) {
@@ -47,14 +50,16 @@ TEST(StoreCliTest, BackupDuringARunningRunRestoresEveryCommittedResult) {
   runner.join();
   ASSERT_EQ(backup.exit_code, 0) << backup.err;
   ASSERT_LE(run.exit_code, 1) << run.err;
-  EXPECT_EQ(Count(copy, "SELECT count(*) FROM pragma_integrity_check WHERE integrity_check != 'ok'"), 0);
+  EXPECT_EQ(
+      Count(copy, "SELECT count(*) FROM pragma_integrity_check WHERE integrity_check != 'ok'"), 0);
   EXPECT_EQ(Count(copy, "SELECT count(*) FROM runs"), 1);
   const int64_t copied = Count(copy, "SELECT count(*) FROM results");
   EXPECT_GE(copied, seen);
   EXPECT_LE(copied, Count(db, "SELECT count(*) FROM results"));
   // Each copied result is whole: its samples all there.
-  EXPECT_EQ(Count(copy, "SELECT count(*) FROM results r WHERE r.wall_samples !="
-                        " (SELECT count(*) FROM wall_samples w WHERE w.result_id = r.id)"),
+  EXPECT_EQ(Count(copy,
+                  "SELECT count(*) FROM results r WHERE r.wall_samples !="
+                  " (SELECT count(*) FROM wall_samples w WHERE w.result_id = r.id)"),
             0);
   // The copy opens as a store (the run it caught running is then aborted or completed).
   spyre_test::CommandResult runs = RunCli({"--db", copy, "runs", "--json"});
@@ -65,7 +70,8 @@ TEST(StoreCliTest, BackupDuringARunningRunRestoresEveryCommittedResult) {
 TEST(StoreCliTest, PruneAndExportOnARecordedRun) {
   TempDir dir;
   const std::string db = dir.File("s.db");
-  auto run = RunCli({"--db", db, "run", "--suite", "smoke", "--filter", "add", "--baseline", "none", "--rounds", "2"});
+  auto run = RunCli({"--db", db, "run", "--suite", "smoke", "--filter", "add", "--baseline", "none",
+                     "--rounds", "2"});
   ASSERT_LE(run.exit_code, 1) << run.err;
   auto dry = RunCli({"--db", db, "prune", "--dry-run", "--json"});
   ASSERT_EQ(dry.exit_code, 0) << dry.err;
@@ -76,9 +82,11 @@ TEST(StoreCliTest, PruneAndExportOnARecordedRun) {
 
   auto csv = RunCli({"--db", db, "export", "--format", "csv", "--table", "results"});
   ASSERT_EQ(csv.exit_code, 0) << csv.err;
-  EXPECT_EQ(csv.out.rfind("run_id,run_label,run_started_at,suite,case_name,status,", 0), 0u) << csv.out;
+  EXPECT_EQ(csv.out.rfind("run_id,run_label,run_started_at,suite,case_name,status,", 0), 0u)
+      << csv.out;
   EXPECT_EQ(spyre_test::LineCount(csv.out) - 1, Count(db, "SELECT count(*) FROM results"));
-  auto jsonl = RunCli({"--db", db, "export", "--format", "jsonl", "--table", "metrics", "--run", "latest"});
+  auto jsonl =
+      RunCli({"--db", db, "export", "--format", "jsonl", "--table", "metrics", "--run", "latest"});
   ASSERT_EQ(jsonl.exit_code, 0) << jsonl.err;
   EXPECT_EQ(spyre_test::LineCount(jsonl.out), Count(db, "SELECT count(*) FROM metrics"));
   auto all = RunCli({"--db", db, "export", "--format", "csv", "--out", dir.File("out")});
@@ -91,7 +99,9 @@ TEST(StoreCliTest, PruneAndExportOnARecordedRun) {
 TEST(StoreCliTest, BadInputIsOneLineAndExitTwo) {
   TempDir dir;
   const std::string db = dir.File("s.db");
-  ASSERT_LE(RunCli({"--db", db, "run", "--suite", "smoke", "--filter", "add", "--baseline", "none"}).exit_code, 1);
+  ASSERT_LE(RunCli({"--db", db, "run", "--suite", "smoke", "--filter", "add", "--baseline", "none"})
+                .exit_code,
+            1);
   struct Case {
     std::vector<std::string> args;
     std::string says;

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <system_error>
 
-#include "harness/store.h"
+#include "harness/store/store.h"
 #include "store/sql.h"
 
 namespace harness {

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <ostream>
 
-#include "harness/store.h"
+#include "harness/store/store.h"
 #include "store/sql.h"
 
 namespace harness {

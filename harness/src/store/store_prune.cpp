@@ -8,8 +8,8 @@
 #include <map>
 #include <set>
 
-#include "harness/stats.h"
-#include "harness/store.h"
+#include "harness/detect/stats.h"
+#include "harness/store/store.h"
 #include "store/sql.h"
 
 namespace harness {
