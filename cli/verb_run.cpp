@@ -161,7 +161,9 @@ StatusOr<int> Run(const RunFlags& f, const GlobalOptions& g) {
   SPYRE_ASSIGN_OR_RETURN(auto plan, PlanRun(request));
   ProgressPrinter progress(stderr, ChooseProgressStyle(stderr, g.quiet), UseColor(stderr),
                            plan.items.size());
-  SPYRE_ASSIGN_OR_RETURN(auto summary, ExecuteRun(plan, &progress); progress.Clear());
+  StatusOr<RunSummary> finished = ExecuteRun(plan, &progress);
+  progress.Clear();  // the progress line goes before any message, error or not
+  SPYRE_ASSIGN_OR_RETURN(RunSummary summary, std::move(finished));
   std::ostream& human = f.json ? std::cerr : std::cout;
   Status reported = f.report.empty() ? Status::Ok() : WriteRunReports(g.db, summary.run_id, f.report);
   if (!f.report.empty() && reported.ok()) {

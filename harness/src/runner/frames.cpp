@@ -71,9 +71,10 @@ StatusOr<std::optional<nlohmann::json>> FrameDecoder::Next() {
   const uint32_t size = DecodeLength(reinterpret_cast<const unsigned char*>(buffer_.data()));
   if (size > kMaxFrameBytes) return InvalidInput("worker pipe: frame length out of range");
   if (buffer_.size() < 4 + size_t{size}) return std::optional<nlohmann::json>();
-  SPYRE_ASSIGN_OR_RETURN(auto j, ParsePayload(buffer_.data() + 4, size);
-                         buffer_.erase(0, 4 + size_t{size}));
-  return std::optional<nlohmann::json>(std::move(j));
+  StatusOr<nlohmann::json> j = ParsePayload(buffer_.data() + 4, size);
+  buffer_.erase(0, 4 + size_t{size});  // the frame is consumed, parsed or not
+  if (!j.ok()) return j.status();
+  return std::optional<nlohmann::json>(std::move(*j));
 }
 
 }  // namespace harness
