@@ -137,7 +137,11 @@ StatusOr<int64_t> Store::Export(const ExportRequest& request, std::ostream& out)
         line[names[c]] = q.Text(c);
       }
     }
-    if (!csv) out << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    if (csv) {
+      out << "\n";
+    } else {
+      out << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    }
     ++rows;
   }
   if (rc != SQLITE_DONE) return Error(rc, "exporting " + request.table);

@@ -1,8 +1,9 @@
 // Retention: old runs give up their raw wall samples and keep one value per
 // timing round, the values the latency judge compares when both sides were
-// timed in rounds. Runs are never deleted, and nothing a verdict reads is
-// changed: results, metrics, op summaries, per-round per-op times and
-// confirmation samples stay as they are.
+// timed in rounds, and their per-round per-op wall times. Runs are never
+// deleted; results, metrics, op summaries and confirmation samples stay as
+// they are, so a verdict on an old run is the one it had: only the op a
+// wall-time finding between two pruned runs names from its rounds is gone.
 #include <sys/stat.h>
 
 #include <map>
@@ -170,6 +171,9 @@ StatusOr<PruneReport> Store::Prune(const PrunePolicy& policy) {
       nlohmann::json& rounds = doc["rounds"];
       rounds["samples"] = std::vector<int64_t>(folded.size(), 1);
       rounds["compacted_from"] = *sizes;
+      // Per-round per-op wall times are most of an old result's size; what
+      // remains names an op through the op summaries and history.
+      if (rounds.erase("op_wall_us") != 0) rounds["op_wall_dropped"] = true;
       extra.Reset();
       extra.Bind(1, doc.dump()).Bind(2, result_id);
       if (int e = extra.Run(); e != SQLITE_DONE) return Error(e, "compacting wall samples");
