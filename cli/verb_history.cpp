@@ -38,7 +38,8 @@ nlohmann::json ShiftJson(const HistoryShift& s) {
 }
 
 const std::vector<std::string>& ResultMetrics() {
-  static const std::vector<std::string> kNames = {"wall_us_median", "wall_us_normalized",
+  static const std::vector<std::string> kNames = {"wall_us_median", "unqueued_us_median",
+                                                  "wall_us_normalized",
                                                   "modeled_us",     "max_abs_err",
                                                   "max_rel_err",    "rel_l2",
                                                   "max_ulp",        "cosine",

@@ -7,6 +7,11 @@
 //
 //   spyre-regress run --suite ops,prefill --rounds 20 --db cap.db   # x 8
 //   build/export_wall_fixture cap.db > tests/detect/fixtures/wall_rounds.json
+//   build/export_wall_fixture --unqueued cap.db > unqueued.json
+//
+// --unqueued exports wall time less run-queue wait (what the judge follows
+// where the runs recorded the wait) instead of wall time; results without
+// the wait are left out.
 //
 // Output: {"format": "spyre-regress-wall-fixture/2", "rounds": true,
 //          "cases": {"suite/case": {"runs": [[us...]...], "probes": [us...]}}}
@@ -17,12 +22,15 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "harness/detect/detect.h"
 #include "harness/detect/history.h"
 #include "harness/host_probe.h"
+#include "harness/store/store.h"
+#include "harness/store/store_history.h"
 
 namespace {
 
@@ -35,13 +43,15 @@ double Round5(double x) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: export_wall_fixture STORE.db > fixture.json\n");
+  const bool unqueued = argc == 3 && std::string(argv[1]) == "--unqueued";
+  if (argc != 2 && !unqueued) {
+    std::fprintf(stderr, "usage: export_wall_fixture [--unqueued] STORE.db > fixture.json\n");
     return 2;
   }
+  const char* path = argv[argc - 1];
   sqlite3* db = nullptr;
-  if (sqlite3_open_v2(argv[1], &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
-    std::fprintf(stderr, "export_wall_fixture: cannot open %s: %s\n", argv[1], sqlite3_errmsg(db));
+  if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+    std::fprintf(stderr, "export_wall_fixture: cannot open %s: %s\n", path, sqlite3_errmsg(db));
     sqlite3_close(db);
     return 2;
   }
@@ -52,10 +62,16 @@ int main(int argc, char** argv) {
   while (stmt != nullptr && sqlite3_step(stmt) == SQLITE_ROW)
     runs.push_back(sqlite3_column_int64(stmt, 0));
   sqlite3_finalize(stmt);
+  auto store = harness::Store::Open(path, harness::Store::Mode::kReadOnly);
+  if (!store.ok()) {
+    std::fprintf(stderr, "export_wall_fixture: %s\n", store.status().message().c_str());
+    sqlite3_close(db);
+    return 2;
+  }
   nlohmann::json cases = nlohmann::json::object();
   bool rounds = true;
   for (int64_t id : runs) {
-    harness::StatusOr<harness::RunRecord> run = harness::LoadRunRecord(db, id);
+    harness::StatusOr<harness::RunRecord> run = harness::LoadRunRecord(**store, id);
     if (!run.ok()) {
       std::fprintf(stderr, "export_wall_fixture: run %lld: %s\n", static_cast<long long>(id),
                    run.status().message().c_str());
@@ -68,12 +84,13 @@ int main(int argc, char** argv) {
       continue;
     }
     for (const harness::CaseResult& c : run->cases) {
-      if (c.wall_us.empty()) continue;
+      if (c.wall_us.empty() || (unqueued && !c.HasQueueWait())) continue;
+      const std::vector<double> samples = unqueued ? c.UnqueuedUs() : c.wall_us;
       // Recorded with rounds: one value per round, as the judge tests them.
-      const std::vector<double> per_round = harness::WallRoundValues(c);
+      const std::vector<double> per_round = harness::RoundValuesOf(c, samples);
       rounds = rounds && !per_round.empty();
       nlohmann::json values = nlohmann::json::array();
-      for (double x : per_round.empty() ? c.wall_us : per_round) values.push_back(Round5(x));
+      for (double x : per_round.empty() ? samples : per_round) values.push_back(Round5(x));
       nlohmann::json& entry = cases[c.suite + "/" + c.case_id];
       entry["runs"].push_back(values);
       entry["probes"].push_back(Round5(harness::HostProbeUs(c)));

@@ -41,6 +41,7 @@ bool EndsWith(const std::string& s, const std::string& tail) {
 // The quantity a metric measures, as the y axis is titled.
 std::string Quantity(const std::string& metric) {
   if (metric == "wall_us_median") return "wall time (median)";
+  if (metric == "unqueued_us_median") return "wall time less run-queue wait (median)";
   if (metric == "wall_us_normalized") return "wall time at reference host speed";
   if (metric == "modeled_us") return "modeled time";
   if (metric == "fallback_ops") return "CPU-fallback calls";

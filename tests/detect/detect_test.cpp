@@ -311,6 +311,98 @@ TEST(DetectTest, HostProbeRecordsItsMedianAndReadsBackOnlyValidValues) {
   EXPECT_TRUE(std::isnan(harness::HostProbeUs(r)));
 }
 
+TEST(DetectTest, RunQueueWaitIsTakenOutOfTheSamplesTheJudgeSees) {
+  const harness::ThresholdValues v;
+  // Unchanged case, candidate preempted: 3-5x the wall time, all of it spent
+  // waiting on a run queue. Wall time alone makes a suspect of it.
+  CaseResult base, cand;
+  base.wall_us = {100, 102, 99, 101, 100};
+  cand.wall_us = {400, 310, 502, 350, 460};
+  EXPECT_TRUE(harness::WallSuspect(base, cand, v));
+  base.queue_us = {0, 1, 0, 0, 1};
+  cand.queue_us = {299, 210, 401, 249, 361};
+  ASSERT_TRUE(cand.HasQueueWait());
+  EXPECT_TRUE(harness::JudgeUnqueued(base, cand));
+  EXPECT_EQ(cand.UnqueuedUs(), (std::vector<double>{101, 100, 101, 101, 99}));
+  EXPECT_FALSE(harness::WallSuspect(base, cand, v));
+  // A real doubling hidden under the same waits is still seen; a wait
+  // longer than its sample was not read inside it, and the sample keeps its
+  // wall time.
+  cand.wall_us = {500, 410, 602, 450, 560};
+  EXPECT_TRUE(harness::WallSuspect(base, cand, v));
+  cand.queue_us = {900, 210, 401, 249, 361};
+  EXPECT_EQ(cand.UnqueuedUs()[0], 500);
+  // Only one side with waits: both are judged on wall time.
+  base.queue_us.clear();
+  EXPECT_FALSE(harness::JudgeUnqueued(base, cand));
+  EXPECT_EQ(harness::LatencySamples(cand, false), cand.wall_us);
+}
+
+TEST(DetectTest, AFindingOnUnqueuedTimeNamesItsMetricAndShowsWallTime) {
+  std::mt19937_64 rng(21);
+  auto base = MakeRun(1, {Case("a", rng, 1000)});
+  auto cand = MakeRun(2, {Case("a", rng, 1000)});
+  cand.env["faults"] = "mm:slow=2";
+  base.env["faults"] = "";
+  // The candidate's wall samples match the baseline's, but half of them is
+  // run-queue wait: its own time doubled while waiting less.
+  for (CaseResult* r : {&base.cases[0], &cand.cases[0]}) {
+    r->queue_us.assign(r->wall_us.size(), 0.0);
+    MarkRounds(r);
+  }
+  for (size_t i = 0; i < cand.cases[0].wall_us.size(); ++i) {
+    cand.cases[0].wall_us[i] *= 2;
+    base.cases[0].wall_us[i] *= 2;
+    base.cases[0].queue_us[i] = base.cases[0].wall_us[i] / 2;
+  }
+  auto c = harness::CompareRuns(base, cand, harness::Thresholds());
+  ASSERT_EQ(c.regressions.size(), 1u);
+  const auto& f = c.regressions[0];
+  EXPECT_EQ(f.metric, "unqueued_us_median");
+  EXPECT_NEAR(f.ratio, 2.0, 0.1);
+  EXPECT_EQ(f.detail.rfind("wall time less run-queue wait +", 0), 0u) << f.detail;
+  EXPECT_NE(f.detail.find("; wall time "), std::string::npos) << f.detail;
+  // Confirmation values carry their quantity through the JSON.
+  harness::WallConfirmation conf;
+  conf.unqueued = true;
+  conf.values = {1, 2, 3};
+  CaseResult r;
+  r.extra["confirm"] = harness::WallConfirmationJson(conf);
+  ASSERT_TRUE(harness::ReadWallConfirmation(r).has_value());
+  EXPECT_TRUE(harness::ReadWallConfirmation(r)->unqueued);
+  r.extra["confirm"].erase("metric");  // recorded before the wait was kept
+  EXPECT_FALSE(harness::ReadWallConfirmation(r)->unqueued);
+}
+
+TEST(DetectTest, RunQueueWaitIsReadPerSampleAndPerCall) {
+  // Cumulative readings at each sample's start and end, 4 calls a sample.
+  EXPECT_EQ(harness::QueueWaitPerCallUs({0, 10000, 50000}, {8000, 10000, 90000}, 4),
+            (std::vector<double>{2, 0, 10}));
+  EXPECT_TRUE(harness::QueueWaitPerCallUs({-1, 0}, {5, 5}, 1).empty()) << "no reading";
+  EXPECT_TRUE(harness::QueueWaitPerCallUs({10}, {5}, 1).empty()) << "went backwards";
+  EXPECT_TRUE(harness::QueueWaitPerCallUs({0}, {5, 6}, 1).empty());
+  // The probe fills queue_us only with one wait per wall sample.
+  harness::HostProbe probe;
+  CaseResult r;
+  for (int i = 0; i < 3; ++i) {
+    probe.Sample();
+    r.wall_us.push_back(50);
+  }
+  probe.Record(&r);
+  if (harness::ThreadRunQueueWaitNs() >= 0) {
+    ASSERT_EQ(r.queue_us.size(), 3u);
+    for (double q : r.queue_us) EXPECT_GE(q, 0);
+  } else {
+    EXPECT_TRUE(r.queue_us.empty());
+  }
+  harness::HostProbe other;
+  CaseResult two;
+  other.Sample();
+  two.wall_us = {1, 2};
+  other.Record(&two);
+  EXPECT_TRUE(two.queue_us.empty());
+}
+
 TEST(DetectTest, TimingsAndCountsAmongTheMetricsAreNotAccuracy) {
   std::mt19937_64 rng(12);
   auto base = MakeRun(1, {Case("decode", rng)});

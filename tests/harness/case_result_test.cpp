@@ -16,6 +16,7 @@ TEST(CaseResultTest, JsonRoundTripKeepsEverythingIncludingNonFinite) {
   r.max_ulp = INFINITY;
   r.metrics.push_back({"out0", "max_ulp", 17, 2, true});
   r.wall_us = {10.5, 11.0, std::nan("")};
+  r.queue_us = {0.5, 0, 2};
   r.modeled_us = 3.25;
   r.fallback_ops = 2;
   r.peak_device_bytes = 262144;
@@ -28,6 +29,7 @@ TEST(CaseResultTest, JsonRoundTripKeepsEverythingIncludingNonFinite) {
   EXPECT_TRUE(std::isinf(back->max_ulp));
   EXPECT_TRUE(std::isnan(back->rel_l2));
   EXPECT_TRUE(std::isnan(back->wall_us[2]));
+  EXPECT_EQ(back->queue_us, (std::vector<double>{0.5, 0, 2}));
   EXPECT_EQ(back->metrics[0].limit, 2);
   EXPECT_TRUE(back->metrics[0].failed);
   EXPECT_EQ(back->ops[0].op, "mm");

@@ -36,6 +36,13 @@ TEST(WallSamplerTest, SamplesAreMeanTimesPerCallOverOneBatch) {
   EXPECT_GT(calls, 2 + 4 * batch);                   // warm-up, the sizing calls, the samples
   for (double us : r.wall_us) EXPECT_LT(us, 200.0);  // per call, not per batch
   EXPECT_GT(HostProbeUs(r), 0);
+  // The run-queue wait inside each sample, per call, where the kernel has it.
+  if (ThreadRunQueueWaitNs() >= 0) {
+    ASSERT_EQ(r.queue_us.size(), r.wall_us.size());
+    for (double q : r.queue_us) EXPECT_GE(q, 0);
+  } else {
+    EXPECT_TRUE(r.queue_us.empty());
+  }
 }
 
 TEST(WallSamplerTest, SizingStopsAtTheFirstGroupLongEnough) {

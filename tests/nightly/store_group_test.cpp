@@ -1,11 +1,13 @@
 // Shard groups in the store: schema version 2 upgrades an old store in place
-// (once), and Store::MergeGroupFrom folds the shard runs of one night into one
+// (once), version 3 adds the run-queue wait beside each wall sample, and
+// Store::MergeGroupFrom folds the shard runs of one night into one
 // run, refusing what would corrupt it.
 #include <sqlite3.h>
 
 #include <gtest/gtest.h>
 
 #include "harness/store/store.h"
+#include "harness/store/store_history.h"
 #include "runner/store_test_util.h"
 #include "store/schema.h"
 #include "store/sql.h"
@@ -52,15 +54,17 @@ void WriteVersion1Store(const std::string& path) {
       "INSERT INTO runs (uuid, suite, status, started_at, finished_at, fingerprint, env_json)"
       " VALUES ('u-old', 'ops', 'completed', '2026-11-01T01:00:00.000Z',"
       " '2026-11-01T01:05:00.000Z', 'f', '{}');"
-      "INSERT INTO results (run_id, suite, case_name, status, recorded_at)"
-      " VALUES (1, 'ops', 'mm', 'passed', '2026-11-01T01:01:00.000Z');";
+      "INSERT INTO results (run_id, suite, case_name, status, recorded_at, wall_us_median)"
+      " VALUES (1, 'ops', 'mm', 'passed', '2026-11-01T01:01:00.000Z', 20);"
+      "INSERT INTO wall_samples (result_id, idx, wall_us) VALUES (1, 0, 10), (1, 1, 20), (1, 2, "
+      "30);";
   char* err = nullptr;
   ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
   sqlite3_close(db);
 }
 
 TEST(StoreGroupTest, Version1StoreUpgradesOnceAndKeepsItsRuns) {
-  ASSERT_EQ(Store::LatestSchemaVersion(), 2);
+  ASSERT_EQ(Store::LatestSchemaVersion(), 3);
   TempDir dir;
   WriteVersion1Store(dir.File("old.db"));
   // A version-1 store cannot be read as it is: read-only opens do not migrate.
@@ -70,8 +74,8 @@ TEST(StoreGroupTest, Version1StoreUpgradesOnceAndKeepsItsRuns) {
   for (int open = 0; open < 2; ++open) {  // the second open finds nothing to do
     auto store = OpenOrDie(dir.File("old.db"));
     sqlite3* db = harness::store_internal::Access::Db(*store);
-    EXPECT_EQ(*store->SchemaVersion(), 2);
-    EXPECT_EQ(QueryText(db, "SELECT group_concat(version, ',') FROM schema_version"), "1,2");
+    EXPECT_EQ(*store->SchemaVersion(), 3);
+    EXPECT_EQ(QueryText(db, "SELECT group_concat(version, ',') FROM schema_version"), "1,2,3");
     EXPECT_EQ(QueryText(db, "SELECT run_id || ' ' || suite || ' ' || status FROM v_runs"),
               "1 ops completed");
     EXPECT_EQ(QueryText(db, "SELECT case_name FROM v_results WHERE run_id = 1"), "mm");
@@ -80,6 +84,41 @@ TEST(StoreGroupTest, Version1StoreUpgradesOnceAndKeepsItsRuns) {
     EXPECT_EQ((*run)->shard_group, "");
     EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM run_parts"), 0);
   }
+}
+
+TEST(StoreGroupTest, OlderWallSamplesReadBackWithoutRunQueueWaitsAndNewOnesKeepThem) {
+  TempDir dir;
+  WriteVersion1Store(dir.File("old.db"));
+  auto store = OpenOrDie(dir.File("old.db"));
+  sqlite3* db = harness::store_internal::Access::Db(*store);
+  // The old result: wall samples as recorded, no waits, judged on wall time.
+  auto old_run = LoadRunRecord(*store, 1);
+  ASSERT_TRUE(old_run.ok()) << old_run.status().message();
+  ASSERT_EQ(old_run->cases.size(), 1u);
+  EXPECT_EQ(old_run->cases[0].wall_us, (std::vector<double>{10, 20, 30}));
+  EXPECT_TRUE(old_run->cases[0].queue_us.empty());
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM results WHERE unqueued_us_median IS NULL"), 1);
+  // A new result keeps its waits and the median of wall time less them.
+  NewRun run;
+  run.suite = "ops";
+  run.env_json = kEnv;
+  run.fingerprint = "f";
+  const int64_t id = *store->BeginRun(run);
+  CaseResult r = MakeResult("ops", "mm", CaseStatus::kPassed, 1);  // wall 10, 30, 20
+  r.queue_us = {1, 25, 4};
+  ASSERT_TRUE(store->RecordResult(id, r).ok());
+  ASSERT_TRUE(store->FinishRun(id, RunStatus::kCompleted).ok());
+  auto new_run = LoadRunRecord(*store, id);
+  ASSERT_TRUE(new_run.ok()) << new_run.status().message();
+  EXPECT_EQ(new_run->cases[0].queue_us, (std::vector<double>{1, 25, 4}));
+  EXPECT_DOUBLE_EQ(
+      std::stod(QueryText(
+          db, "SELECT unqueued_us_median FROM results WHERE run_id = " + std::to_string(id))),
+      9.0);  // 9, 5, 16
+  auto series = LoadSeries(*store, "ops", "mm", "unqueued_us_median");
+  ASSERT_TRUE(series.ok());
+  ASSERT_EQ(series->size(), 1u) << "the old run has no value of it";
+  EXPECT_TRUE(IsHistoryMetric("unqueued_us_median"));
 }
 
 TEST(StoreGroupTest, ShardsOfOneNightBecomeOneCompletedRun) {

@@ -51,6 +51,10 @@ struct CaseResult {
   std::vector<Metric> metrics;  // every metric of every output
 
   std::vector<double> wall_us;   // one sample per timed repeat (device execution only)
+  // Per sample, the part of wall_us the timing thread spent runnable but
+  // waiting on a run queue for a CPU (harness/host_probe.h); empty where the
+  // kernel does not report it and in results recorded before it was kept.
+  std::vector<double> queue_us;
   double modeled_us = std::numeric_limits<double>::quiet_NaN();  // modeled device time of one repeat
   int64_t fallback_ops = 0;      // CPU-fallback calls in one repeat
   int64_t peak_device_bytes = 0;
@@ -59,6 +63,13 @@ struct CaseResult {
   nlohmann::json extra = nlohmann::json::object();  // kind-specific details (tokens, steps...)
 
   double WallMedianUs() const;  // NaN when there are no samples
+  // queue_us has one value per wall sample.
+  bool HasQueueWait() const { return !wall_us.empty() && queue_us.size() == wall_us.size(); }
+  // Wall time less run-queue wait, per sample ("unqueued" time: on a CPU or
+  // blocked of its own accord; a sample whose recorded wait exceeds it keeps
+  // its wall time); empty unless HasQueueWait().
+  std::vector<double> UnqueuedUs() const;
+  double UnqueuedMedianUs() const;  // NaN unless HasQueueWait()
 
   // A case that could not be judged: status `error` with `message` (suite
   // and case id may be left for the caller to fill in).

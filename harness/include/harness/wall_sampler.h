@@ -15,11 +15,14 @@
 // Google Benchmark sizes its iterations the same way.
 //
 // Every sample is preceded by one host-speed probe (harness/host_probe.h).
-// The result gets `wall_us`, extra["host_probe_us"] and extra["wall_batch"]
-// (calls per sample). The last call's outputs are whatever `call` kept.
+// The result gets `wall_us`, `queue_us` (the run-queue wait in each sample,
+// per call), extra["host_probe_us"] and extra["wall_batch"] (calls per
+// sample). The last call's outputs are whatever `call` kept.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
+#include <vector>
 
 #include "harness/case_result.h"
 #include "harness/host_probe.h"
@@ -94,14 +97,21 @@ void TakeWallSamples(const SamplingPlan& plan, Call&& call, CaseResult* r) {
   for (int i = 0; i < plan.warmup; ++i) call();
   const int batch = SizeBatch(plan.min_sample_us, call);
   HostProbe probe;
+  std::vector<int64_t> waits_before, waits_after;
   for (int i = 0; i < plan.repeat; ++i) {
     probe.Sample();
+    // The run-queue wait is read right at the timed region's edges: a
+    // preemption just outside it must not be taken off the sample.
+    waits_before.push_back(ThreadRunQueueWaitNs());
     const auto start = Clock::now();
     for (int k = 0; k < batch; ++k) call();
-    r->wall_us.push_back(MicrosSince(start) / batch);
+    const double us = MicrosSince(start);
+    waits_after.push_back(ThreadRunQueueWaitNs());
+    r->wall_us.push_back(us / batch);
   }
-  probe.Record(r);
   r->extra["wall_batch"] = batch;
+  r->queue_us = QueueWaitPerCallUs(waits_before, waits_after, batch);
+  probe.Record(r);  // keeps the queue_us above
 }
 
 }  // namespace harness

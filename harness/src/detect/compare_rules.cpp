@@ -152,6 +152,20 @@ std::vector<double> Logs(const std::vector<double>& v) {
   return out;
 }
 
+// The judged quantity as findings and notes name it.
+const char* LatencyMetric(bool unqueued) {
+  return unqueued ? "unqueued_us_median" : "wall_us_median";
+}
+const char* LatencyName(bool unqueued) {
+  return unqueued ? "wall time less run-queue wait" : "wall time";
+}
+// Wall time as measured, shown beside a verdict on the unqueued time.
+std::string WallAside(const CaseResult& base, const CaseResult& cand, bool unqueued) {
+  if (!unqueued) return "";
+  return "; wall time " + HumanDuration(base.WallMedianUs()) + " -> " +
+         HumanDuration(cand.WallMedianUs()) + " (medians)";
+}
+
 // The part of the history's run-to-run spread (of log run medians) that the
 // rounds do not already explain: a median of n round values with spread s
 // varies by about sqrt(pi/2) s / sqrt(n) from run to run by itself, and the
@@ -251,7 +265,8 @@ std::string CaseKey(const CaseResult& r) { return r.suite + "/" + r.case_id; }
 // on each side, tested against each other.
 void CompareRoundValues(const CaseResult& base, const CaseResult& cand, const ThresholdValues& v,
                         const std::vector<double>& base_rounds,
-                        const std::vector<double>& cand_rounds, double run_sigma, Comparison* out) {
+                        const std::vector<double>& cand_rounds, double run_sigma, bool unqueued,
+                        Comparison* out) {
   std::vector<double> a = Logs(base_rounds), b = Logs(cand_rounds);
   if (a.empty() || b.empty()) return;
   // A slower host slows the case and the probe alike (harness/host_probe.h):
@@ -277,16 +292,18 @@ void CompareRoundValues(const CaseResult& base, const CaseResult& cand, const Th
   const double sigma = learned ? ExcessSpread(run_sigma, a, b) : 0;
   if (sigma > 0 && std::fabs(shift.estimate) <= v.wall_noise_k * sigma) {
     out->notes.push_back(
-        CaseKey(cand) + ": wall time " +
+        CaseKey(cand) + ": " + LatencyName(unqueued) + " " +
         Fmt("%+.1f%% is within %g x ", 100 * std::expm1(shift.estimate), v.wall_noise_k) +
         "its run-to-run spread beyond the rounds'" + Fmt(" (%.1f%%)", 100 * sigma) + host_note);
     return;
   }
   Finding f =
-      Make(cand, FindingKind::kLatency, "wall_us_median", mb, std::exp(Median(Logs(cand_rounds))),
-           "wall time " + HumanChange(std::exp(shift.estimate)) +
+      Make(cand, FindingKind::kLatency, LatencyMetric(unqueued), mb,
+           std::exp(Median(Logs(cand_rounds))),
+           std::string(LatencyName(unqueued)) + " " + HumanChange(std::exp(shift.estimate)) +
                " (Hodges-Lehmann), Mann-Whitney " + HumanPValue(mw.p_value) +
-               Fmt(" over %g and %g processes", double(a.size()), double(b.size())) + host_note);
+               Fmt(" over %g and %g processes", double(a.size()), double(b.size())) + host_note +
+               WallAside(base, cand, unqueued));
   // The effect is the estimate the detail states (corrected for host speed),
   // not the ratio of the two medians.
   f.ratio = std::exp(shift.estimate);
@@ -330,13 +347,19 @@ void CompareRoundValues(const CaseResult& base, const CaseResult& cand, const Th
 void CompareWall(const CaseResult& base, const CaseResult& cand, const ThresholdValues& v,
                  const CaseHistory& h, Comparison* out) {
   if (base.wall_us.empty() || cand.wall_us.empty()) return;
+  // Wall time less the timing thread's run-queue wait where both runs kept
+  // it: the time the case took on a CPU or blocked of its own accord, which
+  // the neighbours' load moves far less than wall time.
+  const bool unq = JudgeUnqueued(base, cand);
+  const std::vector<double> base_s = LatencySamples(base, unq), cand_s = LatencySamples(cand, unq);
   // Both runs timed in enough rounds: one value per worker process, so the
   // samples carry the process-to-process variance (runner/timing_rounds.h).
-  const std::vector<double> base_rounds = WallRoundValues(base),
-                            cand_rounds = WallRoundValues(cand);
+  const std::vector<double> base_rounds = RoundValuesOf(base, base_s),
+                            cand_rounds = RoundValuesOf(cand, cand_s);
   if (static_cast<int>(base_rounds.size()) >= v.wall_min_rounds &&
       static_cast<int>(cand_rounds.size()) >= v.wall_min_rounds) {
-    CompareRoundValues(base, cand, v, base_rounds, cand_rounds, h.run_sigma, out);
+    CompareRoundValues(base, cand, v, base_rounds, cand_rounds,
+                       unq ? h.unqueued_sigma : h.run_sigma, unq, out);
     return;
   }
   // Otherwise only process-level evidence may give a verdict: the case
@@ -345,10 +368,12 @@ void CompareWall(const CaseResult& base, const CaseResult& cand, const Threshold
   // case's own between-run history. Samples from one process each show
   // neither the between-process nor the between-run noise.
   ProcessEvidence e;
+  bool e_unq = unq;  // the quantity of the evidence (confirmation values say theirs)
   std::optional<WallConfirmation> conf = ReadWallConfirmation(cand);
   if (conf) {
     e.cand = conf->values;
     e.cand_ops = &conf->op_wall;
+    e_unq = conf->unqueued;
     if (conf->baseline_run_id == out->baseline_run.run_id && conf->baseline_values.size() >= 3) {
       e.base = conf->baseline_values;
       e.base_ops = &conf->baseline_op_wall;
@@ -358,35 +383,42 @@ void CompareWall(const CaseResult& base, const CaseResult& cand, const Threshold
   if (e.cand.size() < 3 && cand_rounds.size() >= 3) {
     e.cand = cand_rounds;
     e.cand_ops = nullptr;
-  }
-  if (!e.interleaved && h.medians != nullptr && h.medians->size() >= 5) {
-    e.base = *h.medians;
-    e.base_ops = h.op_wall;
+    e_unq = unq;
   }
   const bool suspect = WallSuspect(base, cand, v);
   // Neither confirmation nor rounds (a nightly merged from few rounds,
   // `compare` of older runs): a suspect's own run median, one new run, is at
   // the level of the history's run medians and is judged against them.
   std::map<std::string, std::vector<double>> own_ops;
-  if (suspect && e.cand.size() < 3 && !e.base.empty() && !e.interleaved) {
-    e.cand = {std::exp(Median(Logs(cand_rounds.empty() ? cand.wall_us : cand_rounds)))};
+  if (suspect && e.cand.size() < 3 && !e.interleaved) {
+    e.cand = {std::exp(Median(Logs(cand_rounds.empty() ? cand_s : cand_rounds)))};
     for (const OpSummary& o : cand.ops) own_ops[o.op].push_back(o.wall_us);
     e.cand_ops = &own_ops;
+    e_unq = unq;
   }
-  const double within = std::expm1(Median(Logs(cand.wall_us)) - Median(Logs(base.wall_us)));
-  const size_t na = Logs(base.wall_us).size(), nb = Logs(cand.wall_us).size();
+  // History in the evidence's own quantity: medians of runs that kept the
+  // run-queue wait for unqueued values, wall medians otherwise.
+  const std::vector<double>* history = e_unq ? h.unqueued_medians : h.medians;
+  if (!e.interleaved && history != nullptr && history->size() >= 5) {
+    e.base = *history;
+    e.base_ops = h.op_wall;
+  }
+  if (!e.interleaved && e.cand.size() == 1 && e.base.empty()) e.cand.clear();
+  const double within = std::expm1(Median(Logs(cand_s)) - Median(Logs(base_s)));
+  const size_t na = Logs(base_s).size(), nb = Logs(cand_s).size();
   if ((static_cast<int>(na) < v.wall_min_samples || static_cast<int>(nb) < v.wall_min_samples) &&
       std::fabs(within) > v.wall_min_effect && (e.cand.size() < 3 || e.base.size() < 3)) {
     out->notes.push_back(
-        CaseKey(cand) +
-        Fmt(": wall time %+.1f%% but not enough samples for a verdict", 100 * within) +
+        CaseKey(cand) + ": " + LatencyName(unq) +
+        Fmt(" %+.1f%% but not enough samples for a verdict", 100 * within) +
         Fmt(" (%g and %g, need %g)", double(na), double(nb), v.wall_min_samples));
     return;
   }
   if (e.cand.empty() || (e.interleaved && e.cand.size() < 3) || e.base.size() < 3) {
     if (suspect) {
       out->notes.push_back(
-          CaseKey(cand) + Fmt(": wall time %+.1f%% inside one process each; ", 100 * within) +
+          CaseKey(cand) + ": " + LatencyName(unq) +
+          Fmt(" %+.1f%% inside one process each; ", 100 * within) +
           "no verdict without process-level evidence (confirmation in fresh processes, "
           "5 runs of history at the baseline's environment, or --rounds " +
           Fmt("%g)", v.wall_min_rounds));
@@ -407,17 +439,18 @@ void CompareWall(const CaseResult& base, const CaseResult& cand, const Threshold
                             double(a.size()));
   if (!verdict.changed) {
     if (suspect) {
-      out->notes.push_back(CaseKey(cand) +
-                           Fmt(": wall time %+.1f%% inside one process each, ", 100 * within) +
+      out->notes.push_back(CaseKey(cand) + ": " + LatencyName(unq) +
+                           Fmt(" %+.1f%% inside one process each, ", 100 * within) +
                            "not confirmed (" + HumanChange(std::exp(verdict.shift)) + ", " +
                            HumanPValue(verdict.p) + ", " + level + ")");
     }
     return;
   }
-  Finding f =
-      Make(cand, FindingKind::kLatency, "wall_us_median", std::exp(Median(a)), std::exp(Median(b)),
-           "wall time " + HumanChange(std::exp(verdict.shift)) + ", " + HumanPValue(verdict.p) +
-               ", " + level);
+  Finding f = Make(cand, FindingKind::kLatency, LatencyMetric(e_unq), std::exp(Median(a)),
+                   std::exp(Median(b)),
+                   std::string(LatencyName(e_unq)) + " " + HumanChange(std::exp(verdict.shift)) +
+                       ", " + HumanPValue(verdict.p) + ", " + level +
+                       WallAside(base, cand, e_unq));
   f.ratio = std::exp(verdict.shift);  // the effect the detail states
   // Interleaved, the two configurations differ only by the environment
   // change; against history, the case never moved this much without it.
@@ -517,8 +550,9 @@ constexpr double kSuspectAlpha = 0.1;
 }  // namespace
 
 bool WallSuspect(const CaseResult& base, const CaseResult& cand, const ThresholdValues& v) {
-  std::vector<double> a = detect_rules::LogsOf(base.wall_us),
-                      b = detect_rules::LogsOf(cand.wall_us);
+  const bool unq = JudgeUnqueued(base, cand);
+  std::vector<double> a = detect_rules::LogsOf(LatencySamples(base, unq)),
+                      b = detect_rules::LogsOf(LatencySamples(cand, unq));
   if (static_cast<int>(a.size()) < v.wall_min_samples ||
       static_cast<int>(b.size()) < v.wall_min_samples) {
     return false;

@@ -15,6 +15,9 @@ struct CaseHistory {
   const std::vector<double>* medians =
       nullptr;  // wall medians of recent runs, baseline's environment
   const std::map<std::string, std::vector<double>>* op_wall = nullptr;  // per-op wall, same runs
+  // The same for wall time less run-queue wait, over the runs that kept it.
+  double unqueued_sigma = std::nan("");
+  const std::vector<double>* unqueued_medians = nullptr;
 };
 
 // Appends the findings for one case present in both runs to *out.

@@ -37,7 +37,17 @@ bool IsAccuracyMetric(const std::string& output, const std::string& name) {
   return kNotAccuracyOutputs.count(output) == 0 && kDescriptive.count(name) == 0;
 }
 
-std::vector<double> WallRoundValues(const CaseResult& r) {
+std::vector<double> WallRoundValues(const CaseResult& r) { return RoundValuesOf(r, r.wall_us); }
+
+bool JudgeUnqueued(const CaseResult& base, const CaseResult& cand) {
+  return base.HasQueueWait() && cand.HasQueueWait();
+}
+
+std::vector<double> LatencySamples(const CaseResult& r, bool unqueued) {
+  return unqueued && r.HasQueueWait() ? r.UnqueuedUs() : r.wall_us;
+}
+
+std::vector<double> RoundValuesOf(const CaseResult& r, const std::vector<double>& samples) {
   auto rounds = r.extra.find("rounds");
   if (rounds == r.extra.end() || !rounds->is_object()) return {};
   auto sizes = rounds->find("samples");
@@ -46,15 +56,15 @@ std::vector<double> WallRoundValues(const CaseResult& r) {
   size_t at = 0;
   for (const nlohmann::json& size : *sizes) {
     if (!size.is_number_integer() || size.get<int64_t>() <= 0 ||
-        at + size.get<uint64_t>() > r.wall_us.size()) {
+        at + size.get<uint64_t>() > samples.size()) {
       return {};
     }
     const size_t n = size.get<size_t>();
     values.push_back(
-        Median(std::vector<double>(r.wall_us.begin() + at, r.wall_us.begin() + at + n)));
+        Median(std::vector<double>(samples.begin() + at, samples.begin() + at + n)));
     at += n;
   }
-  return at == r.wall_us.size() ? values : std::vector<double>();
+  return at == samples.size() ? values : std::vector<double>();
 }
 
 namespace {
@@ -82,6 +92,7 @@ std::optional<WallConfirmation> ReadWallConfirmation(const CaseResult& r) {
   if (it == r.extra.end() || !it->is_object()) return std::nullopt;
   WallConfirmation c;
   c.baseline_run_id = it->value("baseline_run", int64_t{0});
+  c.unqueued = it->value("metric", std::string("wall_us")) == "unqueued_us";
   c.values = Numbers(it->value("values", nlohmann::json()));
   c.baseline_values = Numbers(it->value("baseline_values", nlohmann::json()));
   c.op_wall = OpNumbers(it->value("op_wall_us", nlohmann::json()));
@@ -92,6 +103,7 @@ std::optional<WallConfirmation> ReadWallConfirmation(const CaseResult& r) {
 
 nlohmann::json WallConfirmationJson(const WallConfirmation& c) {
   return {{"baseline_run", c.baseline_run_id},
+          {"metric", c.unqueued ? "unqueued_us" : "wall_us"},
           {"values", c.values},
           {"baseline_values", c.baseline_values},
           {"op_wall_us", c.op_wall},
@@ -119,6 +131,10 @@ Comparison CompareRuns(const RunRecord& baseline, const RunRecord& candidate,
     if (medians != baseline.wall_run_medians.end()) h.medians = &medians->second;
     auto ops = baseline.op_run_wall.find(key);
     if (ops != baseline.op_run_wall.end()) h.op_wall = &ops->second;
+    auto unq_noise = baseline.unqueued_run_sigma.find(key);
+    if (unq_noise != baseline.unqueued_run_sigma.end()) h.unqueued_sigma = unq_noise->second;
+    auto unq = baseline.unqueued_run_medians.find(key);
+    if (unq != baseline.unqueued_run_medians.end()) h.unqueued_medians = &unq->second;
     detect_rules::CompareCase(*it->second, cand, thresholds.For(cand.suite, cand.case_id), h, &c);
   }
   auto order = [](const Finding& a, const Finding& b) {

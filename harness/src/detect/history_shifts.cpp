@@ -72,6 +72,29 @@ Status AttachWallNoise(Store& store, RunRecord* run, size_t max_runs) {
         for (const auto& [op, wall] : c->second) run->op_run_wall[key][op].push_back(wall);
       }
     }
+    // The same for wall time less run-queue wait, over the runs that kept it
+    // (no host-speed normalisation: the wait removed is most of what a busy
+    // host adds).
+    SPYRE_ASSIGN_OR_RETURN(auto unqueued,
+                           LoadSuiteSeries(store, suite, "", "unqueued_us_median"));
+    for (const auto& [name, series] : unqueued) {
+      auto at = std::find_if(series.begin(), series.end(),
+                             [&](const SeriesPoint& p) { return p.run_id == run->run_id; });
+      if (at == series.end()) continue;
+      std::vector<double> medians;
+      std::vector<SeriesPoint> recent;
+      for (auto it = std::make_reverse_iterator(at + 1);
+           it != series.rend() && medians.size() < max_runs; ++it) {
+        if (!SameEnvironment(it->env, run->env)) continue;
+        medians.push_back(it->value);
+        recent.insert(recent.begin(), *it);
+      }
+      if (medians.size() < 3) continue;
+      const std::string key = suite + "/" + name;
+      run->unqueued_run_medians[key] = medians;
+      const double sigma = LogSpread(recent);
+      if (std::isfinite(sigma)) run->unqueued_run_sigma[key] = sigma;
+    }
     SPYRE_ASSIGN_OR_RETURN(auto normalized,
                            LoadSuiteSeries(store, suite, "", "wall_us_normalized"));
     // Host-speed normalised medians where the runs have probes: the spread
@@ -143,7 +166,8 @@ std::vector<HistoryShift> FindShifts(const std::string& suite, const std::string
   ChangePointOptions o;
   std::vector<double> values;
   std::vector<size_t> at;  // series index of each value
-  const bool wall = metric == "wall_us_median" || metric == "wall_us_normalized";
+  const bool wall = metric == "wall_us_median" || metric == "wall_us_normalized" ||
+                    metric == "unqueued_us_median";
   if (wall) {
     // Wall time is judged on its logs: a 2x shift is as large at 350 us as
     // at 3 ms, and a heavy right tail does not swamp the test.
@@ -177,18 +201,32 @@ StatusOr<std::vector<HistoryShift>> SuiteHistory(Store& store, const std::string
   const bool defaults = metrics.empty();
   std::vector<std::string> wanted = metrics;
   if (defaults) {
-    wanted = {"modeled_us", "wall_us_normalized", "wall_us_median",   "max_ulp",
-              "rel_l2",     "fallback_ops",       "peak_device_bytes"};
+    wanted = {"modeled_us", "max_ulp", "rel_l2", "fallback_ops", "peak_device_bytes"};
   }
   std::vector<HistoryShift> out;
-  std::set<std::string> normalized;  // cases judged on wall_us_normalized
   for (const std::string& metric : wanted) {
     SPYRE_ASSIGN_OR_RETURN(auto all, LoadSuiteSeries(store, suite, case_name, metric));
     for (const auto& [name, series] : all) {
-      // By default one wall series per case: normalised when it was probed.
-      if (defaults && metric == "wall_us_normalized" && series.size() >= 2) normalized.insert(name);
-      if (defaults && metric == "wall_us_median" && normalized.count(name)) continue;
       for (HistoryShift& s : FindShifts(suite, name, metric, series)) out.push_back(std::move(s));
+    }
+  }
+  if (!defaults) return out;
+  // By default one wall-time series per case: the one that covers the most
+  // runs, preferring wall time less run-queue wait, then the host-speed
+  // normalised wall time, then wall time as measured.
+  std::map<std::string, std::pair<std::string, std::vector<SeriesPoint>>> chosen;
+  for (const char* metric : {"unqueued_us_median", "wall_us_normalized", "wall_us_median"}) {
+    SPYRE_ASSIGN_OR_RETURN(auto all, LoadSuiteSeries(store, suite, case_name, metric));
+    for (auto& [name, series] : all) {
+      auto it = chosen.find(name);
+      if (it == chosen.end() || series.size() > it->second.second.size()) {
+        chosen[name] = {metric, std::move(series)};
+      }
+    }
+  }
+  for (const auto& [name, pick] : chosen) {
+    for (HistoryShift& s : FindShifts(suite, name, pick.first, pick.second)) {
+      out.push_back(std::move(s));
     }
   }
   return out;

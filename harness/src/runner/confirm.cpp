@@ -18,6 +18,7 @@ using CaseKey = std::pair<std::string, std::string>;
 // One value per process and per op, from the results of one worker.
 struct Side {
   std::vector<double> values;
+  bool unqueued = true;  // every value is a median of wall time less run-queue wait
   std::map<std::string, std::vector<double>> op_wall;
 };
 
@@ -28,7 +29,11 @@ Status TimeOnce(const std::vector<WorkItem>& items, const SupervisorOptions& opt
       return Status::Ok();
     }
     Side& side = (*sides)[{r.suite, r.case_id}];
-    side.values.push_back(Median(r.wall_us));
+    // Wall time less the run-queue wait where the worker read it: a fresh
+    // process on a loaded host waits for a CPU for a varying share of its
+    // samples, which says nothing about the case (docs/detection.md).
+    side.unqueued = side.unqueued && r.HasQueueWait();
+    side.values.push_back(r.HasQueueWait() ? Median(r.UnqueuedUs()) : Median(r.wall_us));
     for (const OpSummary& o : r.ops) side.op_wall[o.op].push_back(o.wall_us);
     return Status::Ok();
   };
@@ -177,6 +182,7 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
     c.baseline_run_id = *choice.run_id;
     c.values = cand_sides[key].values;
     c.op_wall = cand_sides[key].op_wall;
+    c.unqueued = cand_sides[key].unqueued && (!settings || base_sides[key].unqueued);
     if (settings) {
       c.baseline_values = base_sides[key].values;
       c.baseline_op_wall = base_sides[key].op_wall;

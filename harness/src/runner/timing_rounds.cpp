@@ -18,6 +18,7 @@ bool TimingRounds::Add(const CaseResult& r) {
   if (!HasWallSamples(r)) return false;
   Rounds& v = by_case_[{r.suite, r.case_id}];
   v.samples.push_back(r.wall_us);
+  v.queue.push_back(r.HasQueueWait() ? r.queue_us : std::vector<double>());
   v.ops.push_back(r.ops);
   const double probe = HostProbeUs(r);
   if (std::isfinite(probe)) v.probe.push_back(probe);
@@ -31,16 +32,22 @@ void TimingRounds::MergeInto(CaseResult* r, int planned, bool include_own) const
   if (it != by_case_.end()) rounds = it->second;
   if (include_own || rounds.samples.empty()) {
     rounds.samples.push_back(r->wall_us);
+    rounds.queue.push_back(r->HasQueueWait() ? r->queue_us : std::vector<double>());
     rounds.ops.push_back(r->ops);
     const double own_probe = HostProbeUs(*r);
     if (std::isfinite(own_probe)) rounds.probe.push_back(own_probe);
   }
   r->wall_us.clear();
+  r->queue_us.clear();
   nlohmann::json sizes = nlohmann::json::array();
   for (const std::vector<double>& round : rounds.samples) {
     r->wall_us.insert(r->wall_us.end(), round.begin(), round.end());
     sizes.push_back(round.size());
   }
+  // Run-queue waits only when every round has them.
+  for (const std::vector<double>& round : rounds.queue)
+    r->queue_us.insert(r->queue_us.end(), round.begin(), round.end());
+  if (r->queue_us.size() != r->wall_us.size()) r->queue_us.clear();
   if (!rounds.probe.empty()) r->extra["host_probe_us"] = Median(rounds.probe);
   std::map<std::string, std::vector<double>> op_wall;
   for (const std::vector<OpSummary>& round : rounds.ops) {

@@ -44,6 +44,7 @@ class TimingRounds {
  private:
   struct Rounds {
     std::vector<std::vector<double>> samples;
+    std::vector<std::vector<double>> queue;  // each round's run-queue waits (may be empty)
     std::vector<double> probe;
     std::vector<std::vector<OpSummary>> ops;  // each round's traced pass
   };

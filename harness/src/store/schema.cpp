@@ -133,10 +133,21 @@ CREATE TABLE run_parts (
 CREATE INDEX run_parts_by_run ON run_parts (run_id);
 )sql";
 
+// Version 3: run-queue wait. Each wall sample keeps beside it the time the
+// timing thread waited on a run queue for a CPU (queue_us), and each result
+// the median of wall time less that wait (unqueued_us_median), which the
+// latency judge and history follow. Results recorded before version 3 have
+// NULL in both and are judged on wall time, as before. The views are
+// unchanged.
+constexpr const char* kV3 = R"sql(
+ALTER TABLE wall_samples ADD COLUMN queue_us REAL;
+ALTER TABLE results ADD COLUMN unqueued_us_median REAL;
+)sql";
+
 }  // namespace
 
 const std::vector<const char*>& Migrations() {
-  static const std::vector<const char*> kMigrations = {kV1, kV2};
+  static const std::vector<const char*> kMigrations = {kV1, kV2, kV3};
   return kMigrations;
 }
 

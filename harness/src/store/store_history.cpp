@@ -27,7 +27,7 @@ nlohmann::json ParseJson(const std::string& text) {
 
 // Columns of `results` a series can follow directly.
 const char* ResultColumn(const std::string& metric) {
-  static const char* kColumns[] = {"wall_us_median", "modeled_us", "max_abs_err", "max_rel_err", "rel_l2",
+  static const char* kColumns[] = {"wall_us_median", "unqueued_us_median", "modeled_us", "max_abs_err", "max_rel_err", "rel_l2",
                                    "max_ulp", "cosine", "fallback_ops", "peak_device_bytes"};
   for (const char* c : kColumns) if (metric == c) return c;
   return nullptr;
@@ -137,15 +137,22 @@ StatusOr<RunRecord> LoadRunRecord(Store& store, int64_t run_id) {
         c.metrics.push_back({s.Text(1), s.Text(2), s.Real(3), s.Real(4), s.Int(5) != 0});
       }));
   SPYRE_RETURN_IF_ERROR(each_row(
-      "SELECT w.result_id, w.wall_us FROM wall_samples w JOIN results r ON r.id = w.result_id "
-      "WHERE r.run_id = ? ORDER BY w.result_id, w.idx",
-      "reading wall samples", [](const Stmt& s, CaseResult& c) { c.wall_us.push_back(s.Real(1)); }));
+      "SELECT w.result_id, w.wall_us, w.queue_us FROM wall_samples w JOIN results r ON r.id = "
+      "w.result_id WHERE r.run_id = ? ORDER BY w.result_id, w.idx",
+      "reading wall samples", [](const Stmt& s, CaseResult& c) {
+        c.wall_us.push_back(s.Real(1));
+        if (!std::isnan(s.Real(2))) c.queue_us.push_back(s.Real(2));
+      }));
   SPYRE_RETURN_IF_ERROR(each_row(
       "SELECT o.result_id, o.op, o.calls, o.modeled_us, o.wall_us, o.fallbacks FROM op_summaries o "
       "JOIN results r ON r.id = o.result_id WHERE r.run_id = ? ORDER BY o.result_id, o.op",
       "reading op summaries", [](const Stmt& s, CaseResult& c) {
         c.ops.push_back({s.Text(1), s.Int(2), s.Real(3), s.Real(4), s.Int(5)});
       }));
+  // Run-queue waits only where every sample has one (older results: none).
+  for (CaseResult& c : run.cases) {
+    if (c.queue_us.size() != c.wall_us.size()) c.queue_us.clear();
+  }
   return run;
 }
 

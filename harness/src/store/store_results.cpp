@@ -29,11 +29,12 @@ double MedianAbsDeviation(const std::vector<double>& v, double median) {
 constexpr const char* kInsertResult =
     "INSERT INTO results (run_id, suite, case_name, status, message, max_abs_err,"
     " max_rel_err, rel_l2, max_ulp, cosine, wall_us_median, wall_us_mad, wall_samples,"
-    " modeled_us, fallback_ops, peak_device_bytes, recorded_at, extra_json)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+    " modeled_us, fallback_ops, peak_device_bytes, recorded_at, extra_json, unqueued_us_median)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 constexpr const char* kInsertMetric =
     "INSERT INTO metrics (result_id, output, name, value, limit_value, failed) VALUES (?, ?, ?, ?, ?, ?)";
-constexpr const char* kInsertSample = "INSERT INTO wall_samples (result_id, idx, wall_us) VALUES (?, ?, ?)";
+constexpr const char* kInsertSample =
+    "INSERT INTO wall_samples (result_id, idx, wall_us, queue_us) VALUES (?, ?, ?, ?)";
 // A summary listing one op twice is folded into one row rather than failing
 // the whole result.
 constexpr const char* kInsertOp =
@@ -58,7 +59,7 @@ Status Store::RecordResult(int64_t run_id, const CaseResult& r) {
       .Bind(11, median).Bind(12, MedianAbsDeviation(r.wall_us, median))
       .Bind(13, static_cast<int64_t>(r.wall_us.size())).Bind(14, r.modeled_us)
       .Bind(15, r.fallback_ops).Bind(16, r.peak_device_bytes).Bind(17, store_internal::NowIso())
-      .Bind(18, r.extra.dump());
+      .Bind(18, r.extra.dump()).Bind(19, r.UnqueuedMedianUs());
   if (int rc = result.Run(); rc != SQLITE_DONE) return Error(rc, doing);
   const int64_t result_id = sqlite3_last_insert_rowid(db_);
 
@@ -72,7 +73,8 @@ Status Store::RecordResult(int64_t run_id, const CaseResult& r) {
   Stmt sample(Cached(kInsertSample, &prepared), prepared);
   for (size_t i = 0; i < r.wall_us.size(); ++i) {
     sample.Reset();
-    sample.Bind(1, result_id).Bind(2, static_cast<int64_t>(i)).Bind(3, r.wall_us[i]);
+    sample.Bind(1, result_id).Bind(2, static_cast<int64_t>(i)).Bind(3, r.wall_us[i])
+        .Bind(4, r.HasQueueWait() ? r.queue_us[i] : std::nan(""));
     if (int rc = sample.Run(); rc != SQLITE_DONE) return Error(rc, doing);
   }
   Stmt op(Cached(kInsertOp, &prepared), prepared);

@@ -39,6 +39,10 @@ struct RunRecord {
   // per process, so the level at which confirmation rounds are judged.
   std::map<std::string, std::vector<double>> wall_run_medians;
   std::map<std::string, std::map<std::string, std::vector<double>>> op_run_wall;
+  // The same two for the median of wall time less run-queue wait
+  // (unqueued_us_median), over the runs that recorded it.
+  std::map<std::string, double> unqueued_run_sigma;
+  std::map<std::string, std::vector<double>> unqueued_run_medians;
 };
 
 enum class FindingKind { kStatus, kAccuracy, kLatency, kModeledLatency, kFallback, kMemory, kGoldenDrift };
@@ -95,6 +99,17 @@ bool IsAccuracyMetric(const std::string& output, const std::string& name);
 // rounds' sizes, in order). Empty when the result has no rounds or its
 // record does not add up (older runs, single-process samples).
 std::vector<double> WallRoundValues(const CaseResult& r);
+// The same over other per-sample values of `r` (one per wall sample), e.g.
+// r.UnqueuedUs().
+std::vector<double> RoundValuesOf(const CaseResult& r, const std::vector<double>& samples);
+
+// What latency is judged on (docs/detection.md): wall time less the
+// run-queue wait of the timing thread when both results recorded that wait
+// for every sample, wall time otherwise (older results, kernels without
+// /proc/thread-self/schedstat).
+bool JudgeUnqueued(const CaseResult& base, const CaseResult& cand);
+// The samples of `r` in that quantity.
+std::vector<double> LatencySamples(const CaseResult& r, bool unqueued);
 
 // Confirmation of a wall-time suspect (runner/confirm.h): the case re-timed
 // in fresh worker processes after the main pass, read from
@@ -104,6 +119,9 @@ std::vector<double> WallRoundValues(const CaseResult& r);
 // `op_wall` / `baseline_op_wall`: per-op wall time per process.
 struct WallConfirmation {
   int64_t baseline_run_id = 0;
+  // The values are medians of wall time less run-queue wait (true), or of
+  // wall time (false: recorded before the wait was kept, or not available).
+  bool unqueued = false;
   std::vector<double> values, baseline_values;
   std::map<std::string, std::vector<double>> op_wall, baseline_op_wall;
 };

@@ -53,8 +53,9 @@ std::vector<HistoryShift> FindShifts(const std::string& suite, const std::string
 
 // Every case of `suite` (or just `case_name` when not empty) and every metric
 // in `metrics`. When empty: modeled_us, wall time, max_ulp, rel_l2,
-// fallback_ops and peak_device_bytes, where wall time is wall_us_normalized
-// for cases whose runs recorded a host probe and wall_us_median otherwise.
+// fallback_ops and peak_device_bytes, where wall time is the one of
+// unqueued_us_median (wall time less run-queue wait), wall_us_normalized and
+// wall_us_median whose series covers the most runs, in that order on ties.
 StatusOr<std::vector<HistoryShift>> SuiteHistory(Store& store, const std::string& suite,
                                                  const std::string& case_name,
                                                  const std::vector<std::string>& metrics);
