@@ -1,6 +1,7 @@
 // Writes a simulated year of nightlies into a new store, through the store's
 // own RecordResult, with the shape the nightly records: every case timed in
-// 20 rounds (fresh worker processes) of 5 samples, per-round per-op wall
+// 20 rounds (fresh worker processes) of 5 samples, each with its run-queue
+// wait, per-round per-op wall
 // times, a host probe, a handful of metrics and op summaries, and each night
 // naming the previous one as its baseline. bench/store/year_bench measures
 // retention on it (size, prune time, findings before and after, report and
@@ -117,6 +118,7 @@ int main(int argc, char** argv) {
         const double process_level = night_level + 0.05 * unit(rng);
         for (int k = 0; k < kRepeat; ++k) {
           r.wall_us.push_back(base_us * std::exp(process_level + 0.02 * unit(rng)));
+          r.queue_us.push_back(r.wall_us.back() * 0.05 * std::fabs(unit(rng)));
         }
         sizes.push_back(kRepeat);
         for (int o = 0; o < n_ops; ++o) {

@@ -61,7 +61,12 @@ CaseResult Timed(const std::string& id, int rounds, int per_round, double level)
     // Each round its own level; the samples around it not symmetric, so a
     // round's median is not its mean.
     const double at = level * (1.0 + 0.01 * ((round * 7) % 5));
-    for (int k = 0; k < per_round; ++k) r.wall_us.push_back(at + (k * k) % 7);
+    for (int k = 0; k < per_round; ++k) {
+      r.wall_us.push_back(at + (k * k) % 7);
+      // A run-queue wait inside each sample, uneven, so the unqueued median
+      // of a round is not its wall median less a constant.
+      r.queue_us.push_back(0.1 * at * ((k * 3 + round) % 4) / 3.0 + 0.3);
+    }
     sizes.push_back(per_round);
     op_wall.push_back(at / 2);
   }
@@ -105,7 +110,12 @@ std::map<std::string, std::vector<double>> RoundValuesOf(Store& store, int64_t r
   StatusOr<RunRecord> run = LoadRunRecord(store, run_id);
   EXPECT_TRUE(run.ok()) << run.status().message();
   std::map<std::string, std::vector<double>> out;
-  for (const CaseResult& r : run->cases) out[r.case_id] = WallRoundValues(r);
+  for (const CaseResult& r : run->cases) {
+    out[r.case_id] = WallRoundValues(r);
+    // The judge's values where both sides kept the wait: wall less wait.
+    EXPECT_TRUE(r.HasQueueWait()) << r.case_id;
+    out[r.case_id + "/unqueued"] = RoundValuesOf(r, r.UnqueuedUs());
+  }
   return out;
 }
 

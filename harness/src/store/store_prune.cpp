@@ -6,9 +6,12 @@
 // wall-time finding between two pruned runs names from its rounds is gone.
 #include <sys/stat.h>
 
+#include <cmath>
+
 #include <map>
 #include <set>
 
+#include "harness/case_result.h"
 #include "harness/detect/stats.h"
 #include "harness/store/store.h"
 #include "store/sql.h"
@@ -47,6 +50,41 @@ std::optional<std::vector<int64_t>> FoldableRounds(const nlohmann::json& extra, 
     any_many = any_many || out.back() > 1;
   }
   if (total != stored || !any_many) return std::nullopt;
+  return out;
+}
+
+// One (wall, queue) pair per round that gives the judge the values it took
+// from the round's samples: the median wall time, and a wait such that wall
+// less wait is exactly the median of the samples' unqueued times
+// (CaseResult::UnqueuedUs). The wait is the difference of the two medians,
+// moved by an ulp or two where the subtraction does not give the median
+// back exactly; a round where no such wait exists leaves the result as it
+// was (nullopt). Without recorded waits the second member is unused.
+std::optional<std::vector<std::pair<double, double>>> FoldRounds(
+    const CaseResult& raw, const std::vector<int64_t>& sizes) {
+  const std::vector<double> unqueued = raw.UnqueuedUs();
+  std::vector<std::pair<double, double>> out;
+  size_t at = 0;
+  for (int64_t n : sizes) {
+    const auto begin = static_cast<long>(at), end = static_cast<long>(at + static_cast<size_t>(n));
+    at += static_cast<size_t>(n);
+    const double wall =
+        Median(std::vector<double>(raw.wall_us.begin() + begin, raw.wall_us.begin() + end));
+    if (!raw.HasQueueWait()) {
+      out.emplace_back(wall, 0.0);
+      continue;
+    }
+    const double target =
+        Median(std::vector<double>(unqueued.begin() + begin, unqueued.begin() + end));
+    double wait = wall - target;
+    bool exact = false;
+    for (int step = 0; step < 8 && !exact; ++step) {
+      exact = wait >= 0 && wait <= wall && wall - wait == target;
+      if (!exact) wait = std::nextafter(wait, wall - wait > target ? wall : 0.0);
+    }
+    if (!exact) return std::nullopt;
+    out.emplace_back(wall, wait);
+  }
   return out;
 }
 
@@ -133,9 +171,11 @@ StatusOr<PruneReport> Store::Prune(const PrunePolicy& policy) {
                  " JOIN runs u ON u.id = r.run_id WHERE u.status != 'running'"
                  " AND (SELECT count(*) FROM wall_samples w WHERE w.result_id = r.id) > 0"
                  " ORDER BY r.id");
-    Stmt samples(db_, "SELECT wall_us FROM wall_samples WHERE result_id = ? ORDER BY idx");
+    Stmt samples(db_,
+                 "SELECT wall_us, queue_us FROM wall_samples WHERE result_id = ? ORDER BY idx");
     Stmt drop(db_, "DELETE FROM wall_samples WHERE result_id = ?");
-    Stmt add(db_, "INSERT INTO wall_samples (result_id, idx, wall_us) VALUES (?, ?, ?)");
+    Stmt add(db_,
+             "INSERT INTO wall_samples (result_id, idx, wall_us, queue_us) VALUES (?, ?, ?, ?)");
     Stmt extra(db_, "UPDATE results SET extra_json = ? WHERE id = ?");
     std::set<int64_t> compacted_runs;
     int rc;
@@ -144,32 +184,38 @@ StatusOr<PruneReport> Store::Prune(const PrunePolicy& policy) {
       if (keep.count(run_id) != 0) continue;
       nlohmann::json doc = nlohmann::json::parse(results.Text(3), nullptr, false);
       if (!doc.is_object()) continue;
-      std::vector<double> values;
+      CaseResult raw;  // the samples as the judge reads them
       samples.Reset();
       samples.Bind(1, result_id);
       int src;
-      while ((src = samples.Step()) == SQLITE_ROW) values.push_back(samples.Real(0));
-      if (src != SQLITE_DONE) return Error(src, "reading wall samples to compact");
-      const std::optional<std::vector<int64_t>> sizes =
-          FoldableRounds(doc, static_cast<int64_t>(values.size()));
-      if (!sizes) continue;
-      std::vector<double> folded;
-      size_t at = 0;
-      for (int64_t n : *sizes) {
-        folded.push_back(Median(std::vector<double>(values.begin() + static_cast<long>(at),
-                                                    values.begin() + static_cast<long>(at + n))));
-        at += static_cast<size_t>(n);
+      bool all_queued = true;
+      while ((src = samples.Step()) == SQLITE_ROW) {
+        raw.wall_us.push_back(samples.Real(0));
+        all_queued = all_queued && !samples.IsNull(1);
+        raw.queue_us.push_back(samples.Real(1));
       }
+      if (src != SQLITE_DONE) return Error(src, "reading wall samples to compact");
+      if (!all_queued) raw.queue_us.clear();
+      const std::optional<std::vector<int64_t>> sizes =
+          FoldableRounds(doc, static_cast<int64_t>(raw.wall_us.size()));
+      if (!sizes) continue;
+      const std::optional<std::vector<std::pair<double, double>>> folded = FoldRounds(raw, *sizes);
+      if (!folded) continue;
       drop.Reset();
       drop.Bind(1, result_id);
       if (int d = drop.Run(); d != SQLITE_DONE) return Error(d, "compacting wall samples");
-      for (size_t i = 0; i < folded.size(); ++i) {
+      for (size_t i = 0; i < folded->size(); ++i) {
         add.Reset();
-        add.Bind(1, result_id).Bind(2, static_cast<int64_t>(i)).Bind(3, folded[i]);
+        add.Bind(1, result_id).Bind(2, static_cast<int64_t>(i)).Bind(3, (*folded)[i].first);
+        if (raw.HasQueueWait()) {
+          add.Bind(4, (*folded)[i].second);
+        } else {
+          add.BindNull(4);
+        }
         if (int a = add.Run(); a != SQLITE_DONE) return Error(a, "compacting wall samples");
       }
       nlohmann::json& rounds = doc["rounds"];
-      rounds["samples"] = std::vector<int64_t>(folded.size(), 1);
+      rounds["samples"] = std::vector<int64_t>(folded->size(), 1);
       rounds["compacted_from"] = *sizes;
       // Per-round per-op wall times are most of an old result's size; what
       // remains names an op through the op summaries and history.
@@ -178,8 +224,8 @@ StatusOr<PruneReport> Store::Prune(const PrunePolicy& policy) {
       extra.Bind(1, doc.dump()).Bind(2, result_id);
       if (int e = extra.Run(); e != SQLITE_DONE) return Error(e, "compacting wall samples");
       ++report.results_compacted;
-      report.samples_before += static_cast<int64_t>(values.size());
-      report.samples_after += static_cast<int64_t>(folded.size());
+      report.samples_before += static_cast<int64_t>(raw.wall_us.size());
+      report.samples_after += static_cast<int64_t>(folded->size());
       compacted_runs.insert(run_id);
     }
     if (rc != SQLITE_DONE) return Error(rc, "reading results to compact");
