@@ -108,7 +108,7 @@ TEST(WorkflowTest, IsValidYamlWithTheNightlyShape) {
   int summary =
       FindStep(*steps, [](const YamlNode& s) { return Text(s.Get("id")) == "nightly-summary"; });
   int upload = FindStep(*steps, [&](const YamlNode& s) {
-    return uses(s, "actions/upload-artifact") && Text(s.At({"with", "path"})).find("history/") == 0;
+    return uses(s, "actions/upload-artifact") && Text(s.At({"with", "path"})).find("carry/") == 0;
   });
   ASSERT_GE(restore, 0) << "no step restores the history store from a previous run's artifact";
   ASSERT_GE(merge, 0);
@@ -189,6 +189,13 @@ TEST(WorkflowTest, ShardMergeAndReportStepsReplayLocally) {
       ASSERT_EQ(r.exit_code, 0) << "night " << night << " " << Text(step->Get("id")) << ": "
                                 << r.out << r.err;
     }
+    // What the next night gets back is the carried copy (the artifact), not
+    // the store the merge wrote: a fresh runner has only the download.
+    ASSERT_TRUE(std::filesystem::exists(ws.File("carry/spyre-regress.db")));
+    std::filesystem::remove_all(ws.File("history"));
+    std::filesystem::create_directories(ws.File("history"));
+    std::filesystem::copy_file(ws.File("carry/spyre-regress.db"), history);
+    std::filesystem::remove_all(ws.File("carry"));
     // The night is ONE run of all its shards, in the carried store.
     const std::string run = std::to_string(night);
     EXPECT_EQ(Query(history, "SELECT count(*) FROM v_runs"), std::vector<std::string>{run});

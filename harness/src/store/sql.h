@@ -47,6 +47,8 @@ class Stmt {
   double Real(int col) const;  // NULL -> NaN
   std::string Text(int col) const;
   int ColumnCount() const { return sqlite3_column_count(stmt_); }
+  int Type(int col) const { return sqlite3_column_type(stmt_, col); }  // SQLITE_INTEGER...
+  std::string Name(int col) const { return sqlite3_column_name(stmt_, col); }
   sqlite3_value* Value(int col) const { return sqlite3_column_value(stmt_, col); }
 
  private:

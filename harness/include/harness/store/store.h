@@ -28,6 +28,7 @@
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <iosfwd>
 #include <map>
 #include <memory>
 #include <optional>
@@ -110,6 +111,40 @@ struct RunState {
 // missing run.
 StatusOr<RunState> ReadRunState(Store& store, int64_t run_id);
 
+// Retention (`prune`): which runs keep every wall sample. The others keep
+// one value per timing round (the value the latency judge compares when both
+// sides were timed in rounds) and everything else they recorded; no run is
+// ever deleted.
+struct PrunePolicy {
+  int keep_runs = 30;                    // per suite: the newest N runs, and their baselines
+  std::vector<std::string> keep_labels;  // every run with one of these labels
+  bool dry_run = false;                  // do it in a transaction, measure, roll back
+  bool vacuum = true;                    // VACUUM afterwards so the file shrinks
+};
+// What a prune did (or, on a dry run, would do).
+struct PruneReport {
+  int64_t runs_examined = 0, runs_kept = 0, runs_compacted = 0;
+  int64_t results_compacted = 0;
+  int64_t samples_before = 0, samples_after = 0;  // wall_samples rows of the compacted results
+  int64_t bytes_before = 0;                       // the file (and its -wal) before
+  int64_t bytes_freed = 0;                        // pages the compaction freed
+  int64_t bytes_after = 0;                        // after VACUUM; estimated on a dry run
+  std::vector<std::pair<int64_t, std::string>> kept;  // run id, why it keeps every sample
+};
+
+// `export`: one flat table as CSV (a header row) or JSON Lines (one object
+// per row); the same columns either way. NULL is an empty field / null;
+// infinities are "inf" / "-inf"; reals are written so they read back exactly.
+enum class ExportFormat { kCsv, kJsonl };
+struct ExportRequest {
+  std::string table = "results";  // one of ExportTableNames()
+  ExportFormat format = ExportFormat::kCsv;
+  std::optional<int64_t> run_id;  // only this run
+  std::string suite;              // only this suite (runs: runs that recorded it)
+};
+// runs, results, metrics, findings.
+const std::vector<std::string>& ExportTableNames();
+
 class Store {
  public:
   enum class Mode { kReadWrite, kReadOnly };
@@ -150,6 +185,17 @@ class Store {
   // Replaces the regressions stored for `run_id` (detection writes these).
   Status RecordRegressions(int64_t run_id, int64_t baseline_run_id,
                            const std::vector<RegressionRow>& rows);
+
+  // Compacts old runs' wall samples by `policy` (see PrunePolicy), in one
+  // transaction; then VACUUM unless told not to.
+  StatusOr<PruneReport> Prune(const PrunePolicy& policy);
+  // Writes a consistent copy of the store to `dest` with SQLite's online
+  // backup API (safe while another process records a run), checks it with
+  // integrity_check and only then moves it into place. A read-only store is
+  // enough.
+  Status BackupTo(const std::string& dest);
+  // Writes one table (see ExportRequest) to `out`; returns the rows written.
+  StatusOr<int64_t> Export(const ExportRequest& request, std::ostream& out);
 
   // Copies every run of the store at `src_path` (opened read-only, never
   // modified) into this one, with new ids. A run already present (same uuid)

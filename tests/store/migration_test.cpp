@@ -1,0 +1,158 @@
+// Every past schema version, migrated to the latest: each fixture in
+// fixtures/ is a store of that version as SQL text (`sqlite3 .dump`). Opening
+// it read-write migrates it; every row must still be there, the views must
+// answer with the contract's columns, every run must load, and a run recorded
+// by this build must compare with a run recorded under the old schema.
+#include <sqlite3.h>
+
+#include <filesystem>
+#include <map>
+
+#include <gtest/gtest.h>
+
+#include "harness/detect/detect.h"
+#include "harness/detect/history.h"
+#include "harness/detect/thresholds.h"
+#include "harness/store/store.h"
+#include "harness/store/store_history.h"
+#include "store/sql.h"
+#include "support/temp_dir.h"
+
+namespace harness {
+namespace {
+
+using spyre_test::TempDir;
+
+int64_t Count(sqlite3* db, const std::string& sql) {
+  sqlite3_stmt* s = nullptr;
+  int64_t n = -1;
+  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr) == SQLITE_OK &&
+      sqlite3_step(s) == SQLITE_ROW)
+    n = sqlite3_column_int64(s, 0);
+  sqlite3_finalize(s);
+  return n;
+}
+
+std::vector<std::string> Columns(sqlite3* db, const std::string& view) {
+  std::vector<std::string> names;
+  sqlite3_stmt* s = nullptr;
+  if (sqlite3_prepare_v2(db, ("SELECT * FROM " + view).c_str(), -1, &s, nullptr) == SQLITE_OK) {
+    for (int i = 0; i < sqlite3_column_count(s); ++i) names.push_back(sqlite3_column_name(s, i));
+  }
+  sqlite3_finalize(s);
+  return names;
+}
+
+const char* const kTables[] = {"runs",         "results",      "metrics",
+                               "wall_samples", "op_summaries", "regressions"};
+
+// Builds the fixture's store at `path` from its SQL text; returns the row
+// count of every table before any migration.
+std::map<std::string, int64_t> Restore(const std::string& sql_path, const std::string& path) {
+  std::map<std::string, int64_t> counts;
+  const std::string sql = spyre_test::ReadFile(sql_path);
+  EXPECT_FALSE(sql.empty()) << sql_path;
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  char* err = nullptr;
+  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
+  sqlite3_free(err);
+  for (const char* t : kTables) counts[t] = Count(db, std::string("SELECT count(*) FROM ") + t);
+  sqlite3_close(db);
+  return counts;
+}
+
+std::vector<std::filesystem::path> Fixtures() {
+  std::vector<std::filesystem::path> out;
+  for (const auto& e : std::filesystem::directory_iterator(std::string(SPYRE_SOURCE_DIR) +
+                                                           "/tests/store/fixtures")) {
+    if (e.path().extension() == ".sql") out.push_back(e.path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST(MigrationTest, ThereIsAFixtureForEveryPastSchemaVersion) {
+  std::set<std::string> names;
+  for (const auto& p : Fixtures()) names.insert(p.filename().string());
+  for (int v = 1; v < Store::LatestSchemaVersion(); ++v) {
+    EXPECT_EQ(names.count("schema_v" + std::to_string(v) + ".sql"), 1u)
+        << "no fixture of schema version " << v
+        << ": dump a store of that version into tests/store/fixtures (see its README)";
+  }
+}
+
+TEST(MigrationTest, EveryFixtureMigratesToTheLatestWithEveryRowAndComparesAcrossVersions) {
+  const auto fixtures = Fixtures();
+  ASSERT_FALSE(fixtures.empty());
+  for (const auto& fixture : fixtures) {
+    SCOPED_TRACE(fixture.filename().string());
+    TempDir dir;
+    const std::string path = dir.File("old.db");
+    const std::map<std::string, int64_t> before = Restore(fixture.string(), path);
+    ASSERT_GT(before.at("results"), 0);
+    auto opened = Store::Open(path);
+    ASSERT_TRUE(opened.ok()) << opened.status().message();
+    Store& store = **opened;
+    EXPECT_EQ(*store.SchemaVersion(), Store::LatestSchemaVersion());
+    sqlite3* db = store_internal::Access::Db(store);
+    for (const char* t : kTables) {
+      EXPECT_EQ(Count(db, std::string("SELECT count(*) FROM ") + t), before.at(t)) << t;
+    }
+    EXPECT_EQ(Columns(db, "v_runs"),
+              (std::vector<std::string>{"run_id", "suite", "label", "status", "started_at",
+                                        "finished_at", "fingerprint", "env_json"}));
+    EXPECT_EQ(Count(db, "SELECT count(*) FROM v_runs"), before.at("runs"));
+    EXPECT_EQ(Count(db, "SELECT count(*) FROM v_results"), before.at("results"));
+    EXPECT_EQ(Count(db, "SELECT count(*) FROM v_regressions"), before.at("regressions"));
+
+    // Every old run loads, with its samples.
+    std::vector<int64_t> ids;
+    {
+      sqlite3_stmt* s = nullptr;
+      ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT id FROM runs ORDER BY id", -1, &s, nullptr),
+                SQLITE_OK);
+      while (sqlite3_step(s) == SQLITE_ROW) ids.push_back(sqlite3_column_int64(s, 0));
+      sqlite3_finalize(s);
+    }
+    StatusOr<RunRecord> old_run = LoadRunRecord(store, ids.back());
+    ASSERT_TRUE(old_run.ok()) << old_run.status().message();
+    ASSERT_FALSE(old_run->cases.empty());
+
+    // This build records the same results again as a new run: compared with
+    // the old run, nothing changed; with one case made 3x slower in every
+    // sample and one failing, both are found.
+    auto record = [&](double slow) {
+      NewRun run;
+      run.suite = old_run->suite;
+      run.env_json = old_run->env.dump();
+      run.fingerprint = "migrated";
+      StatusOr<int64_t> id = store.BeginRun(run);
+      EXPECT_TRUE(id.ok());
+      for (size_t i = 0; i < old_run->cases.size(); ++i) {
+        CaseResult r = old_run->cases[i];
+        if (i == 0 && slow != 1.0) {
+          for (double& w : r.wall_us) w *= slow;
+          r.status = CaseStatus::kFailed;
+        }
+        EXPECT_TRUE(store.RecordResult(*id, r).ok());
+      }
+      EXPECT_TRUE(store.FinishRun(*id, RunStatus::kCompleted).ok());
+      StatusOr<RunRecord> rec = LoadRunRecord(store, *id);
+      EXPECT_TRUE(rec.ok());
+      return *rec;
+    };
+    Comparison same = CompareRuns(*old_run, record(1.0), Thresholds());
+    EXPECT_TRUE(same.regressions.empty()) << FormatComparison(same);
+    Comparison worse = CompareRuns(*old_run, record(3.0), Thresholds());
+    bool status_found = false;
+    for (const Finding& f : worse.regressions) {
+      status_found = status_found ||
+                     (f.kind == FindingKind::kStatus && f.case_id == old_run->cases[0].case_id);
+    }
+    EXPECT_TRUE(status_found) << FormatComparison(worse);
+  }
+}
+
+}  // namespace
+}  // namespace harness

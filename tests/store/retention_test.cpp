@@ -1,0 +1,495 @@
+// Retention (prune), online backup and export of the store, on temporary
+// files: what prune keeps whole and why, that a compacted run gives the judge
+// exactly what it gave before, a dry run that changes nothing, a backup
+// taken while another connection writes, and export read back value by value.
+#include <sqlite3.h>
+
+#include <atomic>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "harness/detect/detect.h"
+#include "harness/detect/history.h"
+#include "harness/detect/thresholds.h"
+#include "harness/store/store.h"
+#include "harness/store/store_history.h"
+#include "store/sql.h"
+#include "support/temp_dir.h"
+
+namespace harness {
+namespace {
+
+using spyre_test::TempDir;
+
+sqlite3* Db(Store& store) { return store_internal::Access::Db(store); }
+
+std::unique_ptr<Store> OpenStore(const std::string& path,
+                                 Store::Mode mode = Store::Mode::kReadWrite) {
+  auto store = Store::Open(path, mode);
+  EXPECT_TRUE(store.ok()) << store.status().message();
+  return store.ok() ? std::move(*store) : nullptr;
+}
+
+int64_t Count(sqlite3* db, const std::string& sql) {
+  sqlite3_stmt* s = nullptr;
+  int64_t n = -1;
+  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr) == SQLITE_OK &&
+      sqlite3_step(s) == SQLITE_ROW)
+    n = sqlite3_column_int64(s, 0);
+  sqlite3_finalize(s);
+  return n;
+}
+
+// One case timed in `rounds` rounds of `per_round` samples (rounds <= 1: one
+// process, no round record), around `level` us.
+CaseResult Timed(const std::string& id, int rounds, int per_round, double level) {
+  CaseResult r;
+  r.suite = "ops";
+  r.case_id = id;
+  r.status = CaseStatus::kPassed;
+  r.max_abs_err = 1e-3;
+  r.metrics.push_back({"out0", "max_abs_err", 1e-3, 1e-2, false});
+  r.modeled_us = level / 4;
+  r.ops = {{"mm", 1, level / 5, level / 2, 0}};
+  nlohmann::json sizes = nlohmann::json::array();
+  nlohmann::json op_wall = nlohmann::json::array();
+  for (int round = 0; round < std::max(rounds, 1); ++round) {
+    // Each round its own level; the samples around it not symmetric, so a
+    // round's median is not its mean.
+    const double at = level * (1.0 + 0.01 * ((round * 7) % 5));
+    for (int k = 0; k < per_round; ++k) {
+      r.wall_us.push_back(at + (k * k) % 7);
+      // A run-queue wait inside each sample, uneven, so the unqueued median
+      // of a round is not its wall median less a constant.
+      r.queue_us.push_back(0.1 * at * ((k * 3 + round) % 4) / 3.0 + 0.3);
+    }
+    sizes.push_back(per_round);
+    op_wall.push_back(at / 2);
+  }
+  if (rounds > 1) {
+    r.extra["rounds"] = {{"count", rounds},
+                         {"planned", rounds},
+                         {"samples", sizes},
+                         {"op_wall_us", {{"mm", op_wall}}}};
+  }
+  return r;
+}
+
+// A store of `runs` completed runs (label "nightly" on all but the first, each
+// naming the run before as its baseline), each with a rounds case, a
+// one-process case and a case whose level doubles from run `shift_at`.
+std::vector<int64_t> RecordRuns(Store& store, int runs, int shift_at,
+                                const std::string& suite = "ops") {
+  std::vector<int64_t> ids;
+  for (int i = 0; i < runs; ++i) {
+    NewRun run;
+    run.suite = suite;
+    run.label = i == 0 ? "" : "nightly";
+    run.fingerprint = "fp";
+    run.env_json = R"({"blas":{"name":"openblas"}})";
+    run.options_json = ids.empty() ? "{}" : nlohmann::json{{"baseline_run_id", ids.back()}}.dump();
+    StatusOr<int64_t> id = store.BeginRun(run);
+    EXPECT_TRUE(id.ok());
+    CaseResult a = Timed("rounds", 12, 5, 100), b = Timed("single", 1, 9, 50),
+               c = Timed("shifted", 12, 5, i >= shift_at ? 400 : 200);
+    for (CaseResult* r : {&a, &b, &c}) {
+      r->suite = suite;
+      EXPECT_TRUE(store.RecordResult(*id, *r).ok());
+    }
+    EXPECT_TRUE(store.FinishRun(*id, RunStatus::kCompleted).ok());
+    ids.push_back(*id);
+  }
+  return ids;
+}
+
+std::map<std::string, std::vector<double>> RoundValuesOf(Store& store, int64_t run_id) {
+  StatusOr<RunRecord> run = LoadRunRecord(store, run_id);
+  EXPECT_TRUE(run.ok()) << run.status().message();
+  std::map<std::string, std::vector<double>> out;
+  for (const CaseResult& r : run->cases) {
+    out[r.case_id] = WallRoundValues(r);
+    // The judge's values where both sides kept the wait: wall less wait.
+    EXPECT_TRUE(r.HasQueueWait()) << r.case_id;
+    out[r.case_id + "/unqueued"] = RoundValuesOf(r, r.UnqueuedUs());
+  }
+  return out;
+}
+
+std::string Findings(Store& store, int64_t base_id, int64_t cand_id) {
+  StatusOr<RunRecord> base = LoadRunRecord(store, base_id), cand = LoadRunRecord(store, cand_id);
+  EXPECT_TRUE(base.ok() && cand.ok());
+  EXPECT_TRUE(AttachWallNoise(store, &*base).ok());
+  Comparison c = CompareRuns(*base, *cand, Thresholds());
+  nlohmann::json j = ToJson(c);
+  return j.dump();
+}
+
+TEST(PruneTest, OldRunsKeepOneValuePerRoundAndTheJudgeSeesTheSameValues) {
+  TempDir dir;
+  auto store = OpenStore(dir.File("s.db"));
+  const std::vector<int64_t> ids = RecordRuns(*store, 8, 6);
+  std::map<int64_t, std::map<std::string, std::vector<double>>> before;
+  for (int64_t id : ids) before[id] = RoundValuesOf(*store, id);
+  const int64_t results = Count(Db(*store), "SELECT count(*) FROM results");
+  const int64_t metrics = Count(Db(*store), "SELECT count(*) FROM metrics");
+  const int64_t ops = Count(Db(*store), "SELECT count(*) FROM op_summaries");
+  // The findings of run 7 against run 6 (the shift is at run index 6).
+  const std::string findings_before = Findings(*store, ids[5], ids[6]);
+
+  PrunePolicy policy;
+  policy.keep_runs = 2;
+  StatusOr<PruneReport> report = store->Prune(policy);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  // Kept whole: the newest two, the baseline of each (ids[5]), and the newest
+  // run labelled "nightly" (ids[7], already counted).
+  std::set<int64_t> kept;
+  for (const auto& [id, why] : report->kept) kept.insert(id);
+  EXPECT_EQ(kept, (std::set<int64_t>{ids[5], ids[6], ids[7]}));
+  EXPECT_EQ(report->runs_compacted, 5);
+  EXPECT_EQ(report->results_compacted, 10);  // two rounds cases in each of five runs
+  EXPECT_EQ(report->samples_before, 10 * 60);
+  EXPECT_EQ(report->samples_after, 10 * 12);
+  EXPECT_LE(report->bytes_after, report->bytes_before);
+
+  for (int64_t id : ids) {
+    EXPECT_EQ(RoundValuesOf(*store, id), before[id]) << "run " << id;
+  }
+  // The one-process case keeps its samples everywhere (no rounds to fold).
+  EXPECT_EQ(Count(Db(*store),
+                  "SELECT count(*) FROM wall_samples w JOIN results r ON r.id = w.result_id"
+                  " WHERE r.case_name = 'single'"),
+            8 * 9);
+  // A compacted run: 12 values per rounds case; a kept one: 60.
+  EXPECT_EQ(Count(Db(*store),
+                  "SELECT count(*) FROM wall_samples w JOIN results r ON r.id = w.result_id"
+                  " WHERE r.case_name = 'rounds' AND r.run_id = " +
+                      std::to_string(ids[0])),
+            12);
+  EXPECT_EQ(Count(Db(*store),
+                  "SELECT count(*) FROM wall_samples w JOIN results r ON r.id = w.result_id"
+                  " WHERE r.case_name = 'rounds' AND r.run_id = " +
+                      std::to_string(ids[7])),
+            60);
+  // Nothing else moved: no run, result, metric or op summary deleted.
+  EXPECT_EQ(Count(Db(*store), "SELECT count(*) FROM runs"), 8);
+  EXPECT_EQ(Count(Db(*store), "SELECT count(*) FROM results"), results);
+  EXPECT_EQ(Count(Db(*store), "SELECT count(*) FROM metrics"), metrics);
+  EXPECT_EQ(Count(Db(*store), "SELECT count(*) FROM op_summaries"), ops);
+  EXPECT_EQ(Findings(*store, ids[5], ids[6]), findings_before);
+  // Comparing two compacted runs gives what it gave before as well.
+  EXPECT_NE(findings_before.find("shifted"), std::string::npos) << findings_before;
+  // A second prune has nothing left to do.
+  StatusOr<PruneReport> again = store->Prune(policy);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->results_compacted, 0);
+}
+
+TEST(PruneTest, ACompareOfTwoCompactedRunsGivesTheSameFindings) {
+  TempDir dir;
+  auto store = OpenStore(dir.File("s.db"));
+  const std::vector<int64_t> ids = RecordRuns(*store, 10, 3);
+  const std::string before = Findings(*store, ids[2], ids[3]);
+  ASSERT_NE(before.find("shifted"), std::string::npos) << before;
+  PrunePolicy policy;
+  policy.keep_runs = 1;
+  ASSERT_TRUE(store->Prune(policy).ok());
+  EXPECT_EQ(Count(Db(*store),
+                  "SELECT count(*) FROM wall_samples w JOIN results r ON r.id = w.result_id"
+                  " WHERE r.case_name = 'shifted' AND r.run_id = " +
+                      std::to_string(ids[3])),
+            12);
+  // The same verdicts with the same values; only the op a finding names from
+  // the rounds' per-op times is gone (those times are what prune drops).
+  auto verdicts = [](const std::string& json) {
+    nlohmann::json c = nlohmann::json::parse(json), out = nlohmann::json::array();
+    for (const char* side : {"regressions", "improvements"}) {
+      for (const nlohmann::json& f : c[side]) {
+        out.push_back({side, f["suite"], f["case"], f["kind"], f["metric"], f["baseline"],
+                       f["candidate"], f["ratio"]});
+      }
+    }
+    return out;
+  };
+  const std::string after = Findings(*store, ids[2], ids[3]);
+  EXPECT_EQ(verdicts(after), verdicts(before));
+  auto wall_blame = [](const std::string& json) {
+    const nlohmann::json c = nlohmann::json::parse(json);
+    for (const nlohmann::json& f : c["regressions"]) {
+      if (f["kind"] == "latency") return f["blamed_ops"];
+    }
+    return nlohmann::json();
+  };
+  ASSERT_FALSE(wall_blame(before).empty()) << before;
+  EXPECT_EQ(wall_blame(before)[0].get<std::string>().rfind("mm", 0), 0u) << before;
+  EXPECT_EQ(wall_blame(after), nlohmann::json::array()) << after;
+}
+
+TEST(PruneTest, DryRunChangesNothingAndEstimatesTheSaving) {
+  TempDir dir;
+  auto store = OpenStore(dir.File("s.db"));
+  RecordRuns(*store, 6, 100);
+  const int64_t samples = Count(Db(*store), "SELECT count(*) FROM wall_samples");
+  PrunePolicy policy;
+  policy.keep_runs = 1;
+  policy.dry_run = true;
+  StatusOr<PruneReport> report = store->Prune(policy);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  EXPECT_GT(report->results_compacted, 0);
+  EXPECT_EQ(Count(Db(*store), "SELECT count(*) FROM wall_samples"), samples);
+  EXPECT_EQ(
+      Count(Db(*store), "SELECT count(*) FROM results WHERE extra_json LIKE '%compacted_from%'"),
+      0);
+  EXPECT_GT(report->bytes_freed, 0);
+  EXPECT_LT(report->bytes_after, report->bytes_before);
+}
+
+TEST(PruneTest, RunningRunsLabelsAndKeepLabelsAreLeftWhole) {
+  TempDir dir;
+  auto store = OpenStore(dir.File("s.db"));
+  std::vector<int64_t> ids = RecordRuns(*store, 4, 100);  // run 0 unlabelled, 1-3 "nightly"
+  // A run labelled "release" among the old ones and a run still running.
+  NewRun release;
+  release.suite = "ops";
+  release.label = "release-1.0";
+  release.fingerprint = "fp";
+  release.env_json = "{}";
+  StatusOr<int64_t> rel = store->BeginRun(release);
+  ASSERT_TRUE(rel.ok());
+  ASSERT_TRUE(store->RecordResult(*rel, Timed("rounds", 12, 5, 100)).ok());
+  ASSERT_TRUE(store->FinishRun(*rel, RunStatus::kCompleted).ok());
+  std::vector<int64_t> newer = RecordRuns(*store, 3, 100, "ops");
+  NewRun live = release;
+  live.label = "";
+  StatusOr<int64_t> running = store->BeginRun(live);
+  ASSERT_TRUE(running.ok());
+  ASSERT_TRUE(store->RecordResult(*running, Timed("rounds", 12, 5, 100)).ok());
+
+  PrunePolicy policy;
+  policy.keep_runs = 1;
+  policy.keep_labels = {"nightly"};
+  StatusOr<PruneReport> report = store->Prune(policy);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  std::map<int64_t, std::string> why(report->kept.begin(), report->kept.end());
+  EXPECT_NE(why[*running].find("running"), std::string::npos);
+  EXPECT_NE(why[*rel].find("newest run labelled 'release-1.0'"), std::string::npos) << why[*rel];
+  for (int64_t id : {ids[1], ids[2], ids[3]}) {
+    EXPECT_FALSE(why[id].empty()) << "run " << id << " is labelled nightly (--keep-label)";
+  }
+  EXPECT_TRUE(why.count(ids[0]) == 0 || why[ids[0]].empty());
+  EXPECT_EQ(report->runs_compacted, 2);  // ids[0] and newer[0] (unlabelled, not newest)
+  EXPECT_EQ(Count(Db(*store),
+                  "SELECT count(*) FROM wall_samples w JOIN results r ON r.id = w.result_id"
+                  " WHERE r.run_id = " +
+                      std::to_string(*running)),
+            60);
+  (void)newer;
+}
+
+TEST(PruneTest, KeepRunsBelowOneIsRefused) {
+  TempDir dir;
+  auto store = OpenStore(dir.File("s.db"));
+  PrunePolicy policy;
+  policy.keep_runs = 0;
+  StatusOr<PruneReport> report = store->Prune(policy);
+  ASSERT_FALSE(report.ok());
+  EXPECT_NE(report.status().message().find("--keep-runs 0"), std::string::npos);
+}
+
+TEST(BackupTest, CopyTakenWhileAnotherConnectionWritesHoldsEveryCommittedRun) {
+  TempDir dir;
+  const std::string path = dir.File("s.db");
+  {
+    auto store = OpenStore(path);
+    RecordRuns(*store, 3, 100);
+  }
+  std::atomic<bool> stop{false};
+  std::atomic<int> written{0};
+  std::thread writer([&] {
+    auto store = OpenStore(path);
+    NewRun run;
+    run.suite = "ops";
+    run.fingerprint = "fp";
+    run.env_json = "{}";
+    StatusOr<int64_t> id = store->BeginRun(run);
+    ASSERT_TRUE(id.ok());
+    for (int i = 0; !stop && i < 100000; ++i) {
+      CaseResult r = Timed("case" + std::to_string(i), 12, 5, 100);
+      ASSERT_TRUE(store->RecordResult(*id, r).ok());
+      ++written;
+    }
+  });
+  while (written < 20) std::this_thread::yield();
+  auto reader = OpenStore(path, Store::Mode::kReadOnly);
+  const std::string copy = dir.File("copy.db");
+  Status s = reader->BackupTo(copy);
+  const int after = written;
+  stop = true;
+  writer.join();
+  ASSERT_TRUE(s.ok()) << s.message();
+  auto restored = OpenStore(copy);
+  ASSERT_NE(restored, nullptr);
+  EXPECT_TRUE(restored->CheckIntegrity().ok());
+  sqlite3* db = Db(*restored);
+  EXPECT_EQ(Count(db, "SELECT count(*) FROM runs WHERE status = 'completed'"), 3);
+  // The run being written: some of its results, each one whole.
+  const int64_t copied = Count(db,
+                               "SELECT count(*) FROM results r JOIN runs u ON u.id = r.run_id"
+                               " WHERE u.status = 'running' OR u.status = 'aborted'");
+  EXPECT_GE(copied, 20);
+  EXPECT_LE(copied, after);
+  EXPECT_EQ(Count(db,
+                  "SELECT count(*) FROM results r WHERE r.wall_samples !="
+                  " (SELECT count(*) FROM wall_samples w WHERE w.result_id = r.id)"),
+            0);
+}
+
+TEST(BackupTest, TheStoreItselfOrADirectoryIsRefused) {
+  TempDir dir;
+  const std::string path = dir.File("s.db");
+  auto store = OpenStore(path);
+  Status self = store->BackupTo(path);
+  EXPECT_FALSE(self.ok());
+  EXPECT_NE(self.message().find("is the store itself"), std::string::npos) << self.message();
+  Status to_dir = store->BackupTo(dir.path());
+  EXPECT_FALSE(to_dir.ok());
+  EXPECT_NE(to_dir.message().find("is a directory"), std::string::npos) << to_dir.message();
+  Status missing = store->BackupTo(dir.File("no/such/dir/copy.db"));
+  EXPECT_FALSE(missing.ok());
+  EXPECT_NE(missing.message().find("cannot create"), std::string::npos) << missing.message();
+}
+
+// CSV as written by Export: RFC 4180 fields.
+std::vector<std::vector<std::string>> ParseCsv(const std::string& text) {
+  std::vector<std::vector<std::string>> rows(1);
+  std::string field;
+  bool quoted = false, any = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+        field += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        field += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      rows.back().push_back(field);
+      field.clear();
+    } else if (c == '\n') {
+      rows.back().push_back(field);
+      field.clear();
+      rows.emplace_back();
+    } else {
+      field += c;
+    }
+    any = true;
+  }
+  if (any && rows.back().empty()) rows.pop_back();
+  return rows;
+}
+
+TEST(ExportTest, CsvAndJsonlReadBackToTheStoredValues) {
+  TempDir dir;
+  auto store = OpenStore(dir.File("s.db"));
+  std::vector<int64_t> ids = RecordRuns(*store, 2, 100);
+  // Awkward values: text with a comma, quotes and a line break; an
+  // infinity; a value that needs 17 digits; NULL (NaN is stored as NULL).
+  CaseResult odd = Timed("odd", 1, 3, 10);
+  odd.message = "line one, \"quoted\"\nline two";
+  odd.max_abs_err = std::numeric_limits<double>::infinity();
+  odd.max_rel_err = 0.1 + 0.2;
+  odd.rel_l2 = std::nan("");
+  NewRun run;
+  run.suite = "ops";
+  run.fingerprint = "fp";
+  run.env_json = R"({"k": "a,b"})";
+  StatusOr<int64_t> id = store->BeginRun(run);
+  ASSERT_TRUE(id.ok());
+  ASSERT_TRUE(store->RecordResult(*id, odd).ok());
+  ASSERT_TRUE(store->FinishRun(*id, RunStatus::kCompleted).ok());
+
+  for (const std::string& table : ExportTableNames()) {
+    for (ExportFormat format : {ExportFormat::kCsv, ExportFormat::kJsonl}) {
+      ExportRequest req;
+      req.table = table;
+      req.format = format;
+      std::ostringstream out;
+      StatusOr<int64_t> rows = store->Export(req, out);
+      ASSERT_TRUE(rows.ok()) << rows.status().message();
+      if (table == "results") {
+        EXPECT_EQ(*rows, 7);
+      }
+      if (table == "runs") {
+        EXPECT_EQ(*rows, 3);
+      }
+      if (table == "metrics") {
+        EXPECT_EQ(*rows, 7);
+      }
+      if (format == ExportFormat::kCsv) {
+        auto parsed = ParseCsv(out.str());
+        ASSERT_EQ(static_cast<int64_t>(parsed.size()), *rows + 1) << out.str();
+        for (const auto& row : parsed) EXPECT_EQ(row.size(), parsed[0].size());
+        if (table == "results") {
+          const auto& header = parsed[0];
+          auto col = [&](const std::string& name) {
+            return std::find(header.begin(), header.end(), name) - header.begin();
+          };
+          const auto& last = parsed.back();
+          EXPECT_EQ(last[col("case_name")], "odd");
+          EXPECT_EQ(last[col("message")], odd.message);
+          EXPECT_EQ(last[col("max_abs_err")], "inf");
+          EXPECT_EQ(std::stod(last[col("max_rel_err")]), 0.1 + 0.2);
+          EXPECT_EQ(last[col("rel_l2")], "");
+        }
+        if (table == "runs") {
+          EXPECT_EQ(parsed.back()[std::find(parsed[0].begin(), parsed[0].end(), "env_json") -
+                                  parsed[0].begin()],
+                    run.env_json);
+        }
+      } else {
+        std::istringstream in(out.str());
+        std::string line;
+        int64_t n = 0;
+        nlohmann::json last;
+        while (std::getline(in, line)) {
+          last = nlohmann::json::parse(line);
+          ++n;
+        }
+        EXPECT_EQ(n, *rows);
+        if (table == "results") {
+          EXPECT_EQ(last["message"], odd.message);
+          EXPECT_EQ(last["max_abs_err"], "inf");
+          EXPECT_EQ(last["max_rel_err"].get<double>(), 0.1 + 0.2);
+          EXPECT_TRUE(last["rel_l2"].is_null());
+          EXPECT_EQ(last["run_id"], *id);
+        }
+      }
+    }
+  }
+  // Filters: one run, one suite.
+  ExportRequest one;
+  one.run_id = ids[0];
+  std::ostringstream out;
+  StatusOr<int64_t> rows = store->Export(one, out);
+  ASSERT_TRUE(rows.ok());
+  EXPECT_EQ(*rows, 3);
+  one.run_id.reset();
+  one.suite = "nosuch";
+  EXPECT_EQ(*store->Export(one, out), 0);
+  one.table = "nosuch";
+  StatusOr<int64_t> bad = store->Export(one, out);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("use one of runs, results, metrics, findings"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace harness
