@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cli.h"
+#include "harness/device/device.h"
 #include "harness/env.h"
 #include "harness/execute.h"
 #include "harness/worker.h"
@@ -68,6 +69,10 @@ void AddWorkerVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
     *action = [opts, &global]() -> StatusOr<int> {
       StatusOr<int> threads = ConfigureThreads(global.threads);
       if (!threads.ok()) return threads.status();
+      // The device first, so the judge's yardstick follows its storage
+      // format from the first case on; a device that cannot be loaded makes
+      // every case an error naming why (the run checked it already).
+      (void)LoadDeviceUnderTest();
       SuiteCache cache(global, *opts);
       return ServeWorker(kWorkerRequestFd, kWorkerResultFd, *threads,
                          [&cache](const std::string& suite, const std::string& id) {
