@@ -59,7 +59,7 @@ void WriteVersion1Store(const std::string& path) {
 }
 
 TEST(StoreGroupTest, Version1StoreUpgradesOnceAndKeepsItsRuns) {
-  ASSERT_EQ(Store::LatestSchemaVersion(), 2);
+  ASSERT_EQ(Store::LatestSchemaVersion(), 3);
   TempDir dir;
   WriteVersion1Store(dir.File("old.db"));
   // A version-1 store cannot be read as it is: read-only opens do not migrate.
@@ -69,10 +69,13 @@ TEST(StoreGroupTest, Version1StoreUpgradesOnceAndKeepsItsRuns) {
   for (int open = 0; open < 2; ++open) {  // the second open finds nothing to do
     auto store = OpenOrDie(dir.File("old.db"));
     sqlite3* db = store->handle();
-    EXPECT_EQ(*store->SchemaVersion(), 2);
-    EXPECT_EQ(QueryText(db, "SELECT group_concat(version, ',') FROM schema_version"), "1,2");
+    EXPECT_EQ(*store->SchemaVersion(), 3);
+    EXPECT_EQ(QueryText(db, "SELECT group_concat(version, ',') FROM schema_version"), "1,2,3");
     EXPECT_EQ(QueryText(db, "SELECT run_id || ' ' || suite || ' ' || status FROM v_runs"),
               "1 ops completed");
+    // Recorded before the device was part of the fingerprint: the emulator.
+    EXPECT_EQ(QueryText(db, "SELECT device || ' ' || device_name FROM v_runs"),
+              "emulator spyre_emu");
     EXPECT_EQ(QueryText(db, "SELECT case_name FROM v_results WHERE run_id = 1"), "mm");
     auto run = store->FindRun(1);
     ASSERT_TRUE(run.ok() && run->has_value());
