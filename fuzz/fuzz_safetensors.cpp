@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "fuzz_check.h"
-#include "harness/safetensors.h"
+#include "harness/golden/safetensors.h"
 
 namespace {
 

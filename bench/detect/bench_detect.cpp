@@ -5,9 +5,9 @@
 
 #include <benchmark/benchmark.h>
 
-#include "harness/changepoint.h"
-#include "harness/detect.h"
-#include "harness/stats.h"
+#include "harness/detect/changepoint.h"
+#include "harness/detect/detect.h"
+#include "harness/detect/stats.h"
 
 namespace {
 

@@ -19,7 +19,7 @@
 //    thresholds (no history) and with a floor learned from up to ten other
 //    runs, as `run` does.
 // A fixture of more than ten cases is summarised per suite and time scale.
-// Goals (issue 7): >= 99% of 5% shifts detected with 20 samples per side;
+// Goals: >= 99% of 5% shifts detected with 20 samples per side;
 // <= 1% of A/A comparisons flagged. This program reports the rates; it
 // asserts nothing (the figures are in README "Regression detection").
 //
@@ -35,8 +35,8 @@
 #include <map>
 #include <random>
 
-#include "harness/detect.h"
-#include "harness/stats.h"
+#include "harness/detect/detect.h"
+#include "harness/detect/stats.h"
 
 namespace {
 

@@ -20,8 +20,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/detect.h"
-#include "harness/history.h"
+#include "harness/detect/detect.h"
+#include "harness/detect/history.h"
 #include "harness/host_probe.h"
 
 namespace {

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <string>
 
-#include "harness/suite.h"
+#include "harness/suite_file/suite_file.h"
 
 namespace {
 

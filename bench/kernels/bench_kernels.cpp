@@ -3,9 +3,9 @@
 //
 //   build-kernels/bench_kernels --benchmark_min_time=1
 //
-// Goals (issue 4): mm at 1024x1024x1024 and 4096x4096x256 (M x N x K) at
+// Goals: mm at 1024x1024x1024 and 4096x4096x256 (M x N x K) at
 // >= 0.8x native fp32 throughput; softmax, layer_norm, gelu and add on 4M
-// elements ([4096, 1024]) at >= 0.5x native; bmm (issue 11) at attention's
+// elements ([4096, 1024]) at >= 0.5x native; bmm at attention's
 // shape, reported with the same ratio. The emulated figures include
 // everything a device op does: DL16 decode of the operands, the fp32
 // compute, DL16 rounding of the result, the cost model and the trace hooks.

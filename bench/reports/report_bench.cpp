@@ -10,8 +10,9 @@
 #include <filesystem>
 #include <string>
 
-#include "harness/store.h"
+#include "harness/store/store.h"
 #include "reports/reporter.h"
+#include "store/sql.h"
 
 namespace {
 
@@ -57,7 +58,7 @@ std::string BuildStore() {
   std::filesystem::remove(path);
   auto store = harness::Store::Open(path);
   if (!store.ok()) std::abort();
-  sqlite3* db = (*store)->handle();
+  sqlite3* db = harness::store_internal::Access::Db(**store);
   Exec(db, "BEGIN");
   Stmt run(db,
            "INSERT INTO runs (id, uuid, suite, label, status, started_at, finished_at, "
@@ -135,7 +136,7 @@ const std::string& StorePath() {
 void BM_BuildReportModel(benchmark::State& state) {
   auto store = harness::Store::Open(StorePath(), harness::Store::Mode::kReadOnly);
   for (auto _ : state) {
-    auto model = reports::BuildReportModel((*store)->handle(), kRuns, {});
+    auto model = reports::BuildReportModel(**store, kRuns, {});
     if (!model.ok()) state.SkipWithError(model.status().message().c_str());
     benchmark::DoNotOptimize(model);
   }
@@ -144,7 +145,7 @@ BENCHMARK(BM_BuildReportModel)->Unit(benchmark::kMillisecond);
 
 void BM_RenderAllFormats(benchmark::State& state) {
   auto store = harness::Store::Open(StorePath(), harness::Store::Mode::kReadOnly);
-  auto model = reports::BuildReportModel((*store)->handle(), kRuns, {});
+  auto model = reports::BuildReportModel(**store, kRuns, {});
   if (!model.ok()) return state.SkipWithError(model.status().message().c_str());
   size_t bytes = 0;
   for (auto _ : state) {
@@ -160,7 +161,7 @@ void BM_WriteReports(benchmark::State& state) {
   auto store = harness::Store::Open(StorePath(), harness::Store::Mode::kReadOnly);
   const std::string dir = StorePath() + ".out";
   for (auto _ : state) {
-    harness::Status s = reports::WriteReports((*store)->handle(), kRuns, dir);
+    harness::Status s = reports::WriteReports(**store, kRuns, dir);
     if (!s.ok()) state.SkipWithError(s.message().c_str());
   }
   std::filesystem::remove_all(dir);
@@ -171,7 +172,7 @@ BENCHMARK(BM_WriteReports)->Unit(benchmark::kMillisecond);
 void BM_LoadSuiteGeomeanSeries(benchmark::State& state) {
   auto store = harness::Store::Open(StorePath(), harness::Store::Mode::kReadOnly);
   for (auto _ : state) {
-    auto s = harness::LoadSuiteGeomeanSeries((*store)->handle(), "ops", "modeled_us");
+    auto s = harness::LoadSuiteGeomeanSeries(**store, "ops", "modeled_us");
     benchmark::DoNotOptimize(s);
   }
 }
@@ -180,7 +181,7 @@ BENCHMARK(BM_LoadSuiteGeomeanSeries)->Unit(benchmark::kMillisecond);
 void BM_LoadSeries(benchmark::State& state) {
   auto store = harness::Store::Open(StorePath(), harness::Store::Mode::kReadOnly);
   for (auto _ : state) {
-    auto s = harness::LoadSeries((*store)->handle(), "ops", "op/3", "modeled_us");
+    auto s = harness::LoadSeries(**store, "ops", "op/3", "modeled_us");
     benchmark::DoNotOptimize(s);
   }
 }

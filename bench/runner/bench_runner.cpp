@@ -15,8 +15,8 @@
 
 #include <benchmark/benchmark.h>
 
-#include "harness/runner.h"
-#include "harness/store.h"
+#include "harness/runner/supervisor.h"
+#include "harness/store/store.h"
 
 namespace {
 

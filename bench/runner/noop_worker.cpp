@@ -1,5 +1,5 @@
 // A worker whose cases do nothing: what remains is the harness's own cost.
-#include "harness/worker.h"
+#include "harness/runner/worker_loop.h"
 
 int main() {
   return harness::ServeWorker(harness::kWorkerRequestFd, harness::kWorkerResultFd, 1,

@@ -1,6 +1,6 @@
 #include "harness/case_result.h"
 
-#include "harness/stats.h"
+#include "harness/detect/stats.h"
 
 #include <algorithm>
 #include <cmath>
@@ -54,6 +54,16 @@ StatusOr<CaseStatus> ParseCaseStatus(const std::string& name) {
 
 double CaseResult::WallMedianUs() const { return Median(wall_us); }
 
+CaseResult CaseResult::Error(const std::string& message, const std::string& suite,
+                             const std::string& case_id) {
+  CaseResult r;
+  r.suite = suite;
+  r.case_id = case_id;
+  r.status = CaseStatus::kError;
+  r.message = message;
+  return r;
+}
+
 nlohmann::json ToJson(const CaseResult& r) {
   nlohmann::json j;
   j["suite"] = r.suite;
@@ -90,9 +100,8 @@ StatusOr<CaseResult> CaseResultFromJson(const nlohmann::json& j) {
     std::string error;
     r.suite = j.at("suite").get<std::string>();
     r.case_id = j.at("case_id").get<std::string>();
-    auto status = ParseCaseStatus(j.at("status").get<std::string>());
-    if (!status.ok()) return status.status();
-    r.status = *status;
+    SPYRE_ASSIGN_OR_RETURN(auto status, ParseCaseStatus(j.at("status").get<std::string>()));
+    r.status = status;
     r.message = j.value("message", "");
     for (auto [key, field] : {std::pair{"max_abs_err", &r.max_abs_err}, {"max_rel_err", &r.max_rel_err},
                               {"rel_l2", &r.rel_l2}, {"max_ulp", &r.max_ulp}, {"cosine", &r.cosine},

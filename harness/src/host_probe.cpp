@@ -2,7 +2,7 @@
 
 #include <chrono>
 
-#include "harness/stats.h"
+#include "harness/detect/stats.h"
 
 namespace harness {
 namespace {

@@ -108,10 +108,9 @@ StatusOr<InputFile> OpenInputFile(const std::string& path, uint64_t max_bytes,
 
 StatusOr<std::string> ReadInputFile(const std::string& path, uint64_t max_bytes,
                                     const std::string& what) {
-  StatusOr<InputFile> f = OpenInputFile(path, max_bytes, what);
-  if (!f.ok()) return f.status();
-  std::string text(f->size(), '\0');
-  SPYRE_RETURN_IF_ERROR(f->ReadAt(0, text.data(), text.size()));
+  SPYRE_ASSIGN_OR_RETURN(auto f, OpenInputFile(path, max_bytes, what));
+  std::string text(f.size(), '\0');
+  SPYRE_RETURN_IF_ERROR(f.ReadAt(0, text.data(), text.size()));
   return text;
 }
 

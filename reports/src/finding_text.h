@@ -2,7 +2,7 @@
 // How a finding's values read in every format (private to spyre_reports).
 #include <string>
 
-#include "harness/detect.h"
+#include "harness/detect/detect.h"
 #include "harness/human_format.h"
 #include "reports/escape.h"
 #include "reports/report_model.h"

@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 
+#include "harness/store/store_queries.h"
 #include "model_charts.h"
 #include "reports/report_model.h"
 
@@ -16,71 +17,33 @@ using harness::CaseStatus;
 using harness::Status;
 using harness::StatusOr;
 
-struct StmtDeleter {
-  void operator()(sqlite3_stmt* s) const { sqlite3_finalize(s); }
-};
-using StmtPtr = std::unique_ptr<sqlite3_stmt, StmtDeleter>;
-
-StatusOr<StmtPtr> Prepare(sqlite3* db, const char* sql) {
-  sqlite3_stmt* raw = nullptr;
-  if (sqlite3_prepare_v2(db, sql, -1, &raw, nullptr) != SQLITE_OK) {
-    sqlite3_finalize(raw);
-    return harness::IoError(std::string("reading the store for a report: ") + sqlite3_errmsg(db));
-  }
-  return StmtPtr(raw);
-}
-
-std::string Text(sqlite3_stmt* s, int col) {
-  const unsigned char* t = sqlite3_column_text(s, col);
-  return t ? reinterpret_cast<const char*>(t) : "";
-}
-
-StatusOr<RunInfo> LoadRunInfo(sqlite3* db, int64_t run_id) {
-  auto stmt = Prepare(db,
-                      "SELECT run_id, suite, label, status, started_at, finished_at, fingerprint,"
-                      " env_json FROM v_runs WHERE run_id = ?");
-  if (!stmt.ok()) return stmt.status();
-  sqlite3_stmt* s = stmt->get();
-  sqlite3_bind_int64(s, 1, run_id);
-  if (sqlite3_step(s) != SQLITE_ROW) {
+StatusOr<RunInfo> LoadRunInfo(harness::Store& store, int64_t run_id) {
+  SPYRE_ASSIGN_OR_RETURN(auto view, harness::ReadRunView(store, run_id));
+  if (!view) {
     return harness::NotFound("run " + std::to_string(run_id) +
                              " is not in the store (see v_runs for the run ids)");
   }
   RunInfo r;
-  r.run_id = sqlite3_column_int64(s, 0);
-  r.suite = Text(s, 1);
-  r.label = Text(s, 2);
-  r.status = Text(s, 3);
-  r.started_at = Text(s, 4);
-  r.finished_at = Text(s, 5);
-  r.fingerprint = Text(s, 6);
-  r.env = nlohmann::json::parse(Text(s, 7), nullptr, /*allow_exceptions=*/false);
+  r.run_id = view->run_id;
+  r.suite = view->suite;
+  r.label = view->label;
+  r.status = view->status;
+  r.started_at = view->started_at;
+  r.finished_at = view->finished_at;
+  r.fingerprint = view->fingerprint;
+  r.env = nlohmann::json::parse(view->env_json, nullptr, /*allow_exceptions=*/false);
   if (r.env.is_discarded()) r.env = nlohmann::json::object();
-  auto note = Prepare(db, "SELECT coalesce(note, '') FROM runs WHERE id = ?");
-  if (!note.ok()) return note.status();
-  sqlite3_bind_int64(note->get(), 1, run_id);
-  if (sqlite3_step(note->get()) == SQLITE_ROW) {
-    // The runner writes its warnings as "warning: A; warning: B".
-    const std::string text = Text(note->get(), 0);
-    const std::string mark = "warning: ";
-    for (size_t at = text.find(mark); at != std::string::npos;) {
-      const size_t next = text.find("; " + mark, at);
-      r.warnings.push_back(text.substr(at + mark.size(), next == std::string::npos
-                                                             ? std::string::npos
-                                                             : next - at - mark.size()));
-      at = next == std::string::npos ? next : next + 2;
-    }
+  // The runner writes its warnings as "warning: A; warning: B".
+  const std::string& text = view->note;
+  const std::string mark = "warning: ";
+  for (size_t at = text.find(mark); at != std::string::npos;) {
+    const size_t next = text.find("; " + mark, at);
+    r.warnings.push_back(text.substr(at + mark.size(), next == std::string::npos
+                                                           ? std::string::npos
+                                                           : next - at - mark.size()));
+    at = next == std::string::npos ? next : next + 2;
   }
   return r;
-}
-
-// The baseline detection recorded for the run, if any.
-StatusOr<std::optional<int64_t>> RecordedBaseline(sqlite3* db, int64_t run_id) {
-  auto stmt = Prepare(db, "SELECT baseline_run_id FROM v_regressions WHERE run_id = ? LIMIT 1");
-  if (!stmt.ok()) return stmt.status();
-  sqlite3_bind_int64(stmt->get(), 1, run_id);
-  if (sqlite3_step(stmt->get()) != SQLITE_ROW) return std::optional<int64_t>();
-  return std::optional<int64_t>(sqlite3_column_int64(stmt->get(), 0));
 }
 
 bool IsFailure(CaseStatus s) {
@@ -218,43 +181,37 @@ const CaseRow* ReportModel::FindCase(const std::string& suite, const std::string
   return nullptr;
 }
 
-StatusOr<int64_t> LatestRunId(sqlite3* db) {
-  auto stmt = Prepare(db, "SELECT max(run_id) FROM v_runs");
-  if (!stmt.ok()) return stmt.status();
-  if (sqlite3_step(stmt->get()) != SQLITE_ROW ||
-      sqlite3_column_type(stmt->get(), 0) == SQLITE_NULL) {
+StatusOr<int64_t> LatestRunId(harness::Store& store) {
+  SPYRE_ASSIGN_OR_RETURN(auto latest, harness::LatestRunId(store));
+  if (!latest) {
     return harness::NotFound("the store has no runs yet: run `spyre-regress run --suite S` first");
   }
-  return static_cast<int64_t>(sqlite3_column_int64(stmt->get(), 0));
+  return *latest;
 }
 
-StatusOr<ReportModel> BuildReportModel(sqlite3* db, int64_t run_id, const ReportOptions& options) {
+StatusOr<ReportModel> BuildReportModel(harness::Store& store, int64_t run_id,
+                                       const ReportOptions& options) {
   ReportModel m;
-  auto run = LoadRunInfo(db, run_id);
-  if (!run.ok()) return run.status();
-  m.run = std::move(*run);
-  auto cand = harness::LoadRunRecord(db, run_id);
-  if (!cand.ok()) return cand.status();
+  SPYRE_ASSIGN_OR_RETURN(auto run, LoadRunInfo(store, run_id));
+  m.run = std::move(run);
+  SPYRE_ASSIGN_OR_RETURN(auto cand, harness::LoadRunRecord(store, run_id));
 
-  auto recorded = RecordedBaseline(db, run_id);
-  if (!recorded.ok()) return recorded.status();
-  std::optional<int64_t> base_id = *recorded;
+  SPYRE_ASSIGN_OR_RETURN(auto recorded, harness::RecordedBaselineRun(store, run_id));
+  std::optional<int64_t> base_id = recorded;
   if (!base_id) {
-    auto resolved = harness::ResolveBaseline(db, options.baseline, run_id);
-    if (!resolved.ok()) return resolved.status();
-    base_id = *resolved;
+    SPYRE_ASSIGN_OR_RETURN(auto resolved,
+                           harness::ResolveBaseline(store, options.baseline, run_id));
+    base_id = resolved;
   }
   std::optional<harness::RunRecord> base;
   if (base_id) {
-    auto info = LoadRunInfo(db, *base_id);
-    if (!info.ok()) return info.status();
-    m.baseline = std::move(*info);
-    auto rec = harness::LoadRunRecord(db, *base_id);
-    if (!rec.ok()) return rec.status();
-    base = std::move(*rec);
+    SPYRE_ASSIGN_OR_RETURN(auto info, LoadRunInfo(store, *base_id));
+    m.baseline = std::move(info);
+    SPYRE_ASSIGN_OR_RETURN(auto rec, harness::LoadRunRecord(store, *base_id));
+    base = std::move(rec);
     // The same run-to-run noise floor as `run` and `compare` judge with.
-    if (harness::Status s = harness::AttachWallNoise(db, &*base); !s.ok()) return s;
-    m.comparison = harness::CompareRuns(*base, *cand, options.thresholds);
+    if (harness::Status s = harness::AttachWallNoise(store, &*base); !s.ok()) return s;
+    m.comparison = harness::CompareRuns(*base, cand, options.thresholds);
     m.attribution = harness::Attribution(*m.comparison);
     for (const auto* list : {&m.comparison->regressions, &m.comparison->improvements}) {
       for (const harness::Finding& f : *list) {
@@ -262,10 +219,10 @@ StatusOr<ReportModel> BuildReportModel(sqlite3* db, int64_t run_id, const Report
       }
     }
   }
-  FillSuites(*cand, base ? &*base : nullptr, &m);
+  FillSuites(cand, base ? &*base : nullptr, &m);
 
   bool failed = false;
-  for (const CaseResult& r : cand->cases) failed = failed || IsFailure(r.status);
+  for (const CaseResult& r : cand.cases) failed = failed || IsFailure(r.status);
   if (failed) {
     m.verdict = Verdict::kFailed;
   } else if (m.comparison && !m.comparison->regressions.empty()) {
@@ -273,19 +230,18 @@ StatusOr<ReportModel> BuildReportModel(sqlite3* db, int64_t run_id, const Report
   }
   // The run's own state comes first: its recorded cases are not all it set
   // out to do.
-  auto state = harness::ReadRunState(db, run_id);
-  if (!state.ok()) return state.status();
-  m.state = *state;
-  const std::string incomplete = state->Verdict();
+  SPYRE_ASSIGN_OR_RETURN(auto state, harness::ReadRunState(store, run_id));
+  m.state = state;
+  const std::string incomplete = state.Verdict();
   if (!incomplete.empty()) {
     // An abandoned run stays `running` until the next writer marks it
     // aborted; the description says its supervisor is gone.
     m.verdict = incomplete == "partial"   ? Verdict::kPartial
                 : incomplete == "running" ? Verdict::kRunning
                                           : Verdict::kAborted;
-    m.incomplete = state->Describe();
+    m.incomplete = state.Describe();
   }
-  SPYRE_RETURN_IF_ERROR(internal::LoadCharts(db, options, &m));
+  SPYRE_RETURN_IF_ERROR(internal::LoadCharts(store, options, &m));
   return m;
 }
 

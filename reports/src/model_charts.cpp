@@ -50,7 +50,7 @@ Chart MakeChart(std::string title, const std::string& suite, const std::string& 
   return chart;
 }
 
-harness::Status LoadCharts(sqlite3* db, const ReportOptions& options, ReportModel* model) {
+harness::Status LoadCharts(harness::Store& store, const ReportOptions& options, ReportModel* model) {
   const int64_t run_id = model->run.run_id;
   if (model->comparison) {
     std::set<std::tuple<std::string, std::string, std::string>> seen;
@@ -58,10 +58,10 @@ harness::Status LoadCharts(sqlite3* db, const ReportOptions& options, ReportMode
       if (model->case_charts.size() >= options.max_case_charts) break;
       const std::string metric = ChartMetricFor(f);
       if (metric.empty() || !seen.insert({f.suite, f.case_id, metric}).second) continue;
-      auto series = harness::LoadSeries(db, f.suite, f.case_id, metric, run_id);
-      if (!series.ok()) return series.status();
+      SPYRE_ASSIGN_OR_RETURN(auto series,
+                             harness::LoadSeries(store, f.suite, f.case_id, metric, run_id));
       model->case_charts.push_back(MakeChart(f.suite + " / " + f.case_id + " — " + metric, f.suite,
-                                             f.case_id, metric, std::move(*series), run_id));
+                                             f.case_id, metric, std::move(series), run_id));
       if (std::isfinite(f.ratio) && model->baseline) {
         model->case_charts.back().note =
             FormatChange(f.ratio) + " vs run " + std::to_string(model->baseline->run_id);
@@ -70,11 +70,11 @@ harness::Status LoadCharts(sqlite3* db, const ReportOptions& options, ReportMode
   }
   for (SuiteSection& suite : model->suites) {
     for (const std::string& metric : options.suite_chart_metrics) {
-      auto series = harness::LoadSuiteGeomeanSeries(db, suite.name, metric, run_id);
-      if (!series.ok()) return series.status();
-      if (series->empty()) continue;
+      SPYRE_ASSIGN_OR_RETURN(auto series,
+                             harness::LoadSuiteGeomeanSeries(store, suite.name, metric, run_id));
+      if (series.empty()) continue;
       suite.charts.push_back(MakeChart(suite.name + " — geometric mean of " + metric, suite.name,
-                                       "", metric, std::move(*series), run_id));
+                                       "", metric, std::move(series), run_id));
     }
   }
   return harness::Status::Ok();

@@ -14,6 +14,6 @@ Chart MakeChart(std::string title, const std::string& suite, const std::string& 
                 int64_t current_run_id);
 
 // Fills model->case_charts and each suite's charts from the store.
-harness::Status LoadCharts(sqlite3* db, const ReportOptions& options, ReportModel* model);
+harness::Status LoadCharts(harness::Store& store, const ReportOptions& options, ReportModel* model);
 
 }  // namespace reports::internal

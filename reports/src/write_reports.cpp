@@ -51,11 +51,10 @@ harness::Status WriteReportFiles(const ReportModel& model, const std::string& di
   return harness::Status::Ok();
 }
 
-harness::Status WriteReports(sqlite3* db, int64_t run_id, const std::string& dir,
+harness::Status WriteReports(harness::Store& store, int64_t run_id, const std::string& dir,
                              const ReportOptions& options) {
-  harness::StatusOr<ReportModel> model = BuildReportModel(db, run_id, options);
-  if (!model.ok()) return model.status();
-  return WriteReportFiles(*model, dir);
+  SPYRE_ASSIGN_OR_RETURN(auto model, BuildReportModel(store, run_id, options));
+  return WriteReportFiles(model, dir);
 }
 
 }  // namespace reports

@@ -4,8 +4,8 @@
 #include <filesystem>
 #include <set>
 
+#include "harness/golden/safetensors.h"
 #include "harness/input_file.h"
-#include "harness/safetensors.h"
 #include "suites/checkpoint.h"
 
 namespace suites {
@@ -36,12 +36,11 @@ StatusOr<std::vector<std::string>> ShardFiles(const fs::path& dir) {
   std::set<std::string> files;
   const fs::path index = dir / "model.safetensors.index.json";
   if (fs::exists(index)) {
-    auto j = ReadJson(index);
-    if (!j.ok()) return j.status();
-    if (!j->contains("weight_map") || !(*j)["weight_map"].is_object()) {
+    SPYRE_ASSIGN_OR_RETURN(auto j, ReadJson(index));
+    if (!j.contains("weight_map") || !j["weight_map"].is_object()) {
       return InvalidInput(index.string() + ": no 'weight_map' object");
     }
-    for (const auto& [name, file] : (*j)["weight_map"].items()) {
+    for (const auto& [name, file] : j["weight_map"].items()) {
       if (!file.is_string())
         return InvalidInput(index.string() + ": weight_map/" + name + " is not a file name");
       const std::string f = file.get<std::string>();
@@ -84,9 +83,8 @@ std::string StripEncoderPrefix(const std::string& name) {
 StatusOr<ModelConfig> LoadCheckpointConfig(const std::string& dir_text) {
   const fs::path dir(dir_text);
   if (!fs::is_directory(dir)) return NotFound(dir_text + ": not a checkpoint directory");
-  auto config_json = ReadJson(dir / "config.json");
-  if (!config_json.ok()) return config_json.status();
-  auto config = ConfigFromHfJson(*config_json, (dir / "config.json").string());
+  SPYRE_ASSIGN_OR_RETURN(auto config_json, ReadJson(dir / "config.json"));
+  auto config = ConfigFromHfJson(config_json, (dir / "config.json").string());
   if (!config.ok()) return config.status();
   config->name = dir.filename().string();
   return config;
@@ -94,26 +92,23 @@ StatusOr<ModelConfig> LoadCheckpointConfig(const std::string& dir_text) {
 
 StatusOr<CheckpointIndex> IndexCheckpoint(const std::string& dir_text) {
   const fs::path dir(dir_text);
-  auto config = LoadCheckpointConfig(dir_text);
-  if (!config.ok()) return config.status();
-  auto files = ShardFiles(dir);
-  if (!files.ok()) return files.status();
+  SPYRE_ASSIGN_OR_RETURN(auto config, LoadCheckpointConfig(dir_text));
+  SPYRE_ASSIGN_OR_RETURN(auto files, ShardFiles(dir));
 
   CheckpointIndex index;
-  index.config = *config;
+  index.config = config;
   // Expected name -> where it is stored; only headers are read.
   std::map<std::string, StoredTensor> found;
-  const bool encoder = config->family == ModelFamily::kEncoder;
-  for (const std::string& f : *files) {
+  const bool encoder = config.family == ModelFamily::kEncoder;
+  for (const std::string& f : files) {
     const std::string path = (dir / f).string();
-    auto header = harness::ReadSafetensorsHeader(path);
-    if (!header.ok()) return header.status();
-    for (const harness::SafetensorsEntry& e : header->tensors) {
+    SPYRE_ASSIGN_OR_RETURN(auto header, harness::ReadSafetensorsHeader(path));
+    for (const harness::SafetensorsEntry& e : header.tensors) {
       found[encoder ? StripEncoderPrefix(e.name) : e.name] = {path, e.name, e.dtype, e.shape};
     }
   }
   std::string searched;
-  for (const auto& f : *files) searched += (searched.empty() ? "" : ", ") + f;
+  for (const auto& f : files) searched += (searched.empty() ? "" : ", ") + f;
   for (const auto& [name, shape] : ExpectedTensors(index.config)) {
     auto it = found.find(name);
     if (it == found.end()) {
@@ -138,21 +133,19 @@ StatusOr<CheckpointIndex> IndexCheckpoint(const std::string& dir_text) {
 }
 
 StatusOr<Checkpoint> LoadCheckpoint(const std::string& dir_text) {
-  auto index = IndexCheckpoint(dir_text);
-  if (!index.ok()) return index.status();
+  SPYRE_ASSIGN_OR_RETURN(auto index, IndexCheckpoint(dir_text));
   // Each file is read once, whatever number of expected tensors it holds.
   std::map<std::string, std::vector<std::pair<std::string, std::string>>>
       by_file;  // file -> (name, stored)
-  for (const auto& [name, t] : index->tensors) by_file[t.file].emplace_back(name, t.stored_name);
+  for (const auto& [name, t] : index.tensors) by_file[t.file].emplace_back(name, t.stored_name);
   Checkpoint ck;
-  ck.config = index->config;
+  ck.config = index.config;
   for (const auto& [path, names] : by_file) {
     // The weights were counted against the case memory budget already.
-    auto st = harness::ReadSafetensors(path, harness::kCaseMemoryBudget);
-    if (!st.ok()) return st.status();
+    SPYRE_ASSIGN_OR_RETURN(auto st, harness::ReadSafetensors(path, harness::kCaseMemoryBudget));
     ck.files.push_back(path);
     for (const auto& [name, stored] : names) {
-      const at::Tensor* t = st->Find(stored);
+      const at::Tensor* t = st.Find(stored);
       // The header said so a moment ago; only a file replaced in between lands here.
       if (t == nullptr) return NotFound(path + ": tensor '" + stored + "' vanished while reading");
       ck.weights[name] = *t;

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "decode_metrics.h"
-#include "harness/execute.h"
-#include "harness/golden.h"
+#include "harness/golden/golden.h"
 #include "harness/host_probe.h"
+#include "harness/suite_file/case_kinds.h"
 #include "model_case.h"
 
 namespace suites {
@@ -102,40 +102,39 @@ class DecodeCaseKind : public ModelCaseKind {
   harness::StatusOr<harness::SafetensorsFile> ComputeGolden(
       const harness::SuiteSpec& suite, const harness::CaseSpec& c,
       const harness::ExecOptions&) const override {
-    auto mc = ParseModelCase(suite, c, ModelTask::kDecode);
-    if (!mc.ok()) return mc.status();
-    auto weights = LoadModelWeights(*mc);
-    if (!weights.ok()) return weights.status();
-    const int64_t max_len = mc->prompts.size(1) + mc->steps;
-    DecoderModel cpu(mc->config, *weights, at::kCPU, kModelReferenceDtype, LayerImpl::kPortable,
+    SPYRE_ASSIGN_OR_RETURN(auto mc, ParseModelCase(suite, c, ModelTask::kDecode));
+    SPYRE_ASSIGN_OR_RETURN(auto weights, LoadModelWeights(mc));
+    const int64_t max_len = mc.prompts.size(1) + mc.steps;
+    DecoderModel cpu(mc.config, weights, at::kCPU, kModelReferenceDtype, LayerImpl::kPortable,
                      max_len);
     const at::Tensor logits =
-        RunDecode(cpu, mc->prompts, at::Tensor(), mc->steps, nullptr, kModelReferenceDtype);
+        RunDecode(cpu, mc.prompts, at::Tensor(), mc.steps, nullptr, kModelReferenceDtype);
     harness::SafetensorsFile f;
     f.tensors.emplace_back("tokens", logits.argmax(-1));
     f.tensors.emplace_back("logprobs", at::log_softmax(logits, -1).to(at::kFloat));
-    f.metadata = ModelGoldenMetadata(suite, c, *mc, *weights);
+    f.metadata = ModelGoldenMetadata(suite, c, mc, weights);
     return f;
   }
 
   CaseResult Execute(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
                      const harness::ExecOptions& options) const override {
     auto mc = ParseModelCase(suite, c, ModelTask::kDecode);
-    if (!mc.ok()) return ModelErrored(mc.status().message());
+    if (!mc.ok()) return harness::CaseResult::Error(mc.status().message());
     const std::string path = harness::GoldenPath(options.golden_dir, suite.name, c.id);
     auto golden = harness::LoadGolden(path, suite, c);
-    if (!golden.ok()) return ModelErrored(golden.status().message());
+    if (!golden.ok()) return harness::CaseResult::Error(golden.status().message());
     auto weights = LoadModelWeights(*mc);
-    if (!weights.ok()) return ModelErrored(weights.status().message());
+    if (!weights.ok()) return harness::CaseResult::Error(weights.status().message());
     harness::Status same = CheckGoldenInputs(*golden, *mc, *weights, path, suite.name);
-    if (!same.ok()) return ModelErrored(same.message());
+    if (!same.ok()) return harness::CaseResult::Error(same.message());
     const at::Tensor* tokens = golden->Find("tokens");
     const at::Tensor* logprobs = golden->Find("logprobs");
     const int64_t b = mc->prompts.size(0);
     if (tokens == nullptr || logprobs == nullptr || tokens->dim() != 2 || tokens->size(0) != b ||
         tokens->size(1) != mc->steps) {
-      return ModelErrored(path + ": expected tensors 'tokens' [" + std::to_string(b) + ", " +
-                          std::to_string(mc->steps) + "] and 'logprobs'; regenerate it");
+      return harness::CaseResult::Error(path + ": expected tensors 'tokens' [" + std::to_string(b) +
+                                        ", " + std::to_string(mc->steps) +
+                                        "] and 'logprobs'; regenerate it");
     }
 
     const int64_t max_len = mc->prompts.size(1) + mc->steps;

@@ -5,11 +5,11 @@
 #include <cstdio>
 #include <map>
 
-#include "harness/confined_path.h"
-#include "harness/generator.h"
-#include "harness/golden.h"
+#include "harness/golden/golden.h"
 #include "harness/input_file.h"
+#include "harness/inputs/generator.h"
 #include "harness/sha256.h"
+#include "harness/suite_file/confined_path.h"
 
 namespace suites {
 namespace {
@@ -175,9 +175,9 @@ StatusOr<ModelCase> ParseModelCase(const harness::SuiteSpec& suite, const harnes
     if (!cfg.ok()) return InvalidInput(p + "/config: " + cfg.status().message());
     mc.config = *cfg;
   } else {
-    auto dir = harness::ResolveInsideRoot(suite.root, checkpoint, p + "/checkpoint");
-    if (!dir.ok()) return dir.status();
-    mc.checkpoint = *dir;
+    SPYRE_ASSIGN_OR_RETURN(auto dir,
+                           harness::ResolveInsideRoot(suite.root, checkpoint, p + "/checkpoint"));
+    mc.checkpoint = dir;
     auto cfg = LoadCheckpointConfig(mc.checkpoint);
     if (!cfg.ok()) return InvalidInput(p + "/checkpoint: " + cfg.status().message());
     mc.config = *cfg;
@@ -199,9 +199,8 @@ StatusOr<ModelCase> ParseModelCase(const harness::SuiteSpec& suite, const harnes
   if (impl != "portable" && impl != "fused")
     return InvalidInput(p + "/impl: use \"portable\" or \"fused\"");
   mc.impl = impl == "fused" ? LayerImpl::kFused : LayerImpl::kPortable;
-  auto prompts = ParsePrompts(m, mc, p);
-  if (!prompts.ok()) return prompts.status();
-  mc.prompts = *prompts;
+  SPYRE_ASSIGN_OR_RETURN(auto prompts, ParsePrompts(m, mc, p));
+  mc.prompts = prompts;
   if (task == ModelTask::kDecode) {
     if (!m.contains("steps") || !m["steps"].is_number_integer() || m["steps"].get<int64_t>() < 1) {
       return InvalidInput(p + "/steps: a decode case needs a positive integer \"steps\"");
@@ -227,24 +226,21 @@ StatusOr<ModelCase> ParseModelCase(const harness::SuiteSpec& suite, const harnes
 
 StatusOr<Weights> LoadModelWeights(const ModelCase& mc) {
   if (mc.checkpoint.empty()) return SyntheticWeights(mc.config, mc.seed);
-  auto ck = LoadCheckpoint(mc.checkpoint);
-  if (!ck.ok()) return ck.status();
-  return std::move(ck->weights);
+  SPYRE_ASSIGN_OR_RETURN(auto ck, LoadCheckpoint(mc.checkpoint));
+  return std::move(ck.weights);
 }
 
 Status CheckModelFiles(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
                        ModelTask task) {
-  auto mc = ParseModelCase(suite, c, task);
-  if (!mc.ok()) return mc.status();
-  if (mc->checkpoint.empty()) return Status::Ok();
-  return IndexCheckpoint(mc->checkpoint).status();
+  SPYRE_ASSIGN_OR_RETURN(auto mc, ParseModelCase(suite, c, task));
+  if (mc.checkpoint.empty()) return Status::Ok();
+  return IndexCheckpoint(mc.checkpoint).status();
 }
 
 Status CheckModelGolden(const harness::SuiteSpec& suite, const harness::CaseSpec& c, ModelTask task,
                         const harness::SafetensorsHeader& golden, const std::string& path) {
-  auto mc = ParseModelCase(suite, c, task);
-  if (!mc.ok()) return mc.status();
-  const int64_t b = mc->prompts.size(0), s = mc->prompts.size(1);
+  SPYRE_ASSIGN_OR_RETURN(auto mc, ParseModelCase(suite, c, task));
+  const int64_t b = mc.prompts.size(0), s = mc.prompts.size(1);
   struct Want {
     const char* name;
     std::vector<int64_t> shape;
@@ -253,14 +249,14 @@ Status CheckModelGolden(const harness::SuiteSpec& suite, const harness::CaseSpec
   std::vector<Want> wants;
   switch (task) {
     case ModelTask::kDecode:
-      wants = {{"tokens", {b, mc->steps}, true},
-               {"logprobs", {b, mc->steps, mc->config.vocab}, false}};
+      wants = {{"tokens", {b, mc.steps}, true},
+               {"logprobs", {b, mc.steps, mc.config.vocab}, false}};
       break;
     case ModelTask::kPrefill:
-      wants = {{"logits", {b, s, mc->config.vocab}, false}};
+      wants = {{"logits", {b, s, mc.config.vocab}, false}};
       break;
     case ModelTask::kEmbed:
-      wants = {{"embeddings", {b, mc->config.hidden}, false}};
+      wants = {{"embeddings", {b, mc.config.hidden}, false}};
       break;
   }
   const std::string regenerate =
@@ -325,13 +321,6 @@ Status CheckGoldenInputs(const harness::SafetensorsFile& golden, const ModelCase
                         regenerate);
   }
   return Status::Ok();
-}
-
-harness::CaseResult ModelErrored(const std::string& message) {
-  harness::CaseResult r;
-  r.status = harness::CaseStatus::kError;
-  r.message = message;
-  return r;
 }
 
 void FillProfile(const DeviceProfile& p, harness::CaseResult* r) {

@@ -14,10 +14,10 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/case_result.h"
-#include "harness/execute.h"
-#include "harness/safetensors.h"
+#include "harness/golden/safetensors.h"
 #include "harness/status.h"
-#include "harness/suite.h"
+#include "harness/suite_file/case_kinds.h"
+#include "harness/suite_file/suite_file.h"
 #include "suites/checkpoint.h"
 #include "suites/decoder.h"
 #include "suites/device_under_test.h"
@@ -109,7 +109,6 @@ harness::Status CheckGoldenInputs(const harness::SafetensorsFile& golden, const 
                                   const Weights& weights, const std::string& path,
                                   const std::string& suite);
 
-harness::CaseResult ModelErrored(const std::string& message);
 // Copies a device profile into the result (modeled time, fallbacks, peak, ops).
 void FillProfile(const DeviceProfile& p, harness::CaseResult* r);
 // Merges two profiles (phases of one repeat).

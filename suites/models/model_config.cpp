@@ -197,9 +197,8 @@ StatusOr<ModelConfig> ConfigFromHfJson(const nlohmann::json& j, const std::strin
                         "' is not supported (llama, granite, bert, roberta, xlm-roberta)");
   }
   auto get = [&](const char* key, int64_t* out) -> Status {
-    auto v = Required(j, key, where);
-    if (!v.ok()) return v.status();
-    *out = *v;
+    SPYRE_ASSIGN_OR_RETURN(auto v, Required(j, key, where));
+    *out = v;
     return Status::Ok();
   };
   SPYRE_RETURN_IF_ERROR(get("hidden_size", &c.hidden));

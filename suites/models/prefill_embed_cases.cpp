@@ -3,9 +3,9 @@
 // (cosine similarity of mean-pooled encoder embeddings).
 #include <cmath>
 
-#include "harness/compare.h"
-#include "harness/execute.h"
-#include "harness/golden.h"
+#include "harness/compare/compare.h"
+#include "harness/golden/golden.h"
+#include "harness/suite_file/case_kinds.h"
 #include "harness/wall_sampler.h"
 #include "model_case.h"
 #include "suites/encoder.h"
@@ -46,10 +46,9 @@ harness::StatusOr<at::Tensor> GoldenTensor(const harness::SuiteSpec& suite,
                                            const harness::ExecOptions& options, const ModelCase& mc,
                                            const Weights& weights, const std::string& name) {
   const std::string path = harness::GoldenPath(options.golden_dir, suite.name, c.id);
-  auto golden = harness::LoadGolden(path, suite, c);
-  if (!golden.ok()) return golden.status();
-  SPYRE_RETURN_IF_ERROR(CheckGoldenInputs(*golden, mc, weights, path, suite.name));
-  const at::Tensor* t = golden->Find(name);
+  SPYRE_ASSIGN_OR_RETURN(auto golden, harness::LoadGolden(path, suite, c));
+  SPYRE_RETURN_IF_ERROR(CheckGoldenInputs(golden, mc, weights, path, suite.name));
+  const at::Tensor* t = golden.Find(name);
   if (t == nullptr)
     return harness::InvalidInput(path + ": has no tensor '" + name + "'; regenerate it");
   return *t;
@@ -61,38 +60,35 @@ class PrefillCaseKind : public ModelCaseKind {
 
   harness::Status Validate(const harness::SuiteSpec& suite,
                            const harness::CaseSpec& c) const override {
-    auto mc = ParseModelCase(suite, c, ModelTask::kPrefill);
-    if (!mc.ok()) return mc.status();
+    SPYRE_ASSIGN_OR_RETURN(auto mc, ParseModelCase(suite, c, ModelTask::kPrefill));
     harness::Tolerance t = LogitsTolerance();
-    return mc->tolerance.is_null()
+    return mc.tolerance.is_null()
                ? harness::Status::Ok()
                : harness::ApplyToleranceOverrides(
-                     mc->tolerance, c.body.value("pointer", "") + "/model/tolerance", &t);
+                     mc.tolerance, c.body.value("pointer", "") + "/model/tolerance", &t);
   }
 
   harness::StatusOr<harness::SafetensorsFile> ComputeGolden(
       const harness::SuiteSpec& suite, const harness::CaseSpec& c,
       const harness::ExecOptions&) const override {
-    auto mc = ParseModelCase(suite, c, ModelTask::kPrefill);
-    if (!mc.ok()) return mc.status();
-    auto weights = LoadModelWeights(*mc);
-    if (!weights.ok()) return weights.status();
-    DecoderModel cpu(mc->config, *weights, at::kCPU, kModelReferenceDtype, LayerImpl::kPortable,
-                     mc->prompts.size(1));
+    SPYRE_ASSIGN_OR_RETURN(auto mc, ParseModelCase(suite, c, ModelTask::kPrefill));
+    SPYRE_ASSIGN_OR_RETURN(auto weights, LoadModelWeights(mc));
+    DecoderModel cpu(mc.config, weights, at::kCPU, kModelReferenceDtype, LayerImpl::kPortable,
+                     mc.prompts.size(1));
     harness::SafetensorsFile f;
-    f.tensors.emplace_back("logits", cpu.Prefill(mc->prompts).to(at::kFloat).contiguous());
-    f.metadata = ModelGoldenMetadata(suite, c, *mc, *weights);
+    f.tensors.emplace_back("logits", cpu.Prefill(mc.prompts).to(at::kFloat).contiguous());
+    f.metadata = ModelGoldenMetadata(suite, c, mc, weights);
     return f;
   }
 
   CaseResult Execute(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
                      const harness::ExecOptions& options) const override {
     auto mc = ParseModelCase(suite, c, ModelTask::kPrefill);
-    if (!mc.ok()) return ModelErrored(mc.status().message());
+    if (!mc.ok()) return harness::CaseResult::Error(mc.status().message());
     auto weights = LoadModelWeights(*mc);
-    if (!weights.ok()) return ModelErrored(weights.status().message());
+    if (!weights.ok()) return harness::CaseResult::Error(weights.status().message());
     auto golden = GoldenTensor(suite, c, options, *mc, *weights, "logits");
-    if (!golden.ok()) return ModelErrored(golden.status().message());
+    if (!golden.ok()) return harness::CaseResult::Error(golden.status().message());
     DecoderModel model(mc->config, *weights, DeviceUnderTest(), mc->dtype, mc->impl,
                        mc->prompts.size(1));
     CaseResult r;
@@ -103,7 +99,7 @@ class PrefillCaseKind : public ModelCaseKind {
     harness::Tolerance tol = LogitsTolerance();
     if (!mc->tolerance.is_null()) {
       harness::Status s = harness::ApplyToleranceOverrides(mc->tolerance, "model/tolerance", &tol);
-      if (!s.ok()) return ModelErrored(s.message());
+      if (!s.ok()) return harness::CaseResult::Error(s.message());
     }
     const harness::OutputComparison cmp =
         harness::CompareOutput("logits", logits, *golden, nullptr, tol);
@@ -142,25 +138,23 @@ class EmbedCaseKind : public ModelCaseKind {
   harness::StatusOr<harness::SafetensorsFile> ComputeGolden(
       const harness::SuiteSpec& suite, const harness::CaseSpec& c,
       const harness::ExecOptions&) const override {
-    auto mc = ParseModelCase(suite, c, ModelTask::kEmbed);
-    if (!mc.ok()) return mc.status();
-    auto weights = LoadModelWeights(*mc);
-    if (!weights.ok()) return weights.status();
-    EncoderModel cpu(mc->config, *weights, at::kCPU, kModelReferenceDtype);
+    SPYRE_ASSIGN_OR_RETURN(auto mc, ParseModelCase(suite, c, ModelTask::kEmbed));
+    SPYRE_ASSIGN_OR_RETURN(auto weights, LoadModelWeights(mc));
+    EncoderModel cpu(mc.config, weights, at::kCPU, kModelReferenceDtype);
     harness::SafetensorsFile f;
-    f.tensors.emplace_back("embeddings", cpu.Embed(mc->prompts).to(at::kFloat).contiguous());
-    f.metadata = ModelGoldenMetadata(suite, c, *mc, *weights);
+    f.tensors.emplace_back("embeddings", cpu.Embed(mc.prompts).to(at::kFloat).contiguous());
+    f.metadata = ModelGoldenMetadata(suite, c, mc, weights);
     return f;
   }
 
   CaseResult Execute(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
                      const harness::ExecOptions& options) const override {
     auto mc = ParseModelCase(suite, c, ModelTask::kEmbed);
-    if (!mc.ok()) return ModelErrored(mc.status().message());
+    if (!mc.ok()) return harness::CaseResult::Error(mc.status().message());
     auto weights = LoadModelWeights(*mc);
-    if (!weights.ok()) return ModelErrored(weights.status().message());
+    if (!weights.ok()) return harness::CaseResult::Error(weights.status().message());
     auto golden = GoldenTensor(suite, c, options, *mc, *weights, "embeddings");
-    if (!golden.ok()) return ModelErrored(golden.status().message());
+    if (!golden.ok()) return harness::CaseResult::Error(golden.status().message());
     EncoderModel model(mc->config, *weights, DeviceUnderTest(), mc->dtype);
     CaseResult r;
     r.status = CaseStatus::kPassed;

@@ -21,7 +21,7 @@
 #include <spyre_emu/config.h>
 #include <spyre_emu/padding.h>
 
-#include "harness/execute.h"
+#include "harness/suite_file/case_kinds.h"
 #include "model_case.h"
 #include "suites/timing_model.h"
 
@@ -135,7 +135,7 @@ class TimingCaseKind : public harness::CaseKind {
   CaseResult Execute(const harness::SuiteSpec&, const harness::CaseSpec& c,
                      const harness::ExecOptions&) const override {
     auto t = ParseTiming(c);
-    if (!t.ok()) return ModelErrored(t.status().message());
+    if (!t.ok()) return harness::CaseResult::Error(t.status().message());
     CaseResult r;
     r.status = CaseStatus::kPassed;
     double value = std::nan("");

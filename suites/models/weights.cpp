@@ -2,7 +2,7 @@
 // generator (suites/checkpoint.h).
 #include <cmath>
 
-#include "harness/generator.h"
+#include "harness/inputs/generator.h"
 #include "suites/checkpoint.h"
 
 namespace suites {

@@ -1,10 +1,10 @@
 // The "op" case kind: one op, its generated (or file) inputs, run on the
-// device under test and judged against golden outputs (harness/compare.h).
+// device under test and judged against golden outputs (harness/compare/compare.h).
 #include <cmath>
 
-#include "harness/compare.h"
-#include "harness/execute.h"
-#include "harness/golden.h"
+#include "harness/compare/compare.h"
+#include "harness/golden/golden.h"
+#include "harness/suite_file/case_kinds.h"
 #include "harness/wall_sampler.h"
 #include "op_case.h"
 #include "suites/device_under_test.h"
@@ -14,13 +14,6 @@ namespace {
 
 using harness::CaseResult;
 using harness::CaseStatus;
-
-CaseResult Errored(const std::string& message) {
-  CaseResult r;
-  r.status = CaseStatus::kError;
-  r.message = message;
-  return r;
-}
 
 Inputs ToDevice(const Inputs& inputs) {
   Inputs out;
@@ -51,17 +44,15 @@ class OpCaseKind : public harness::CaseKind {
   // golden file with the wrong outputs is exit 2 before anything is recorded.
   harness::Status CheckFiles(const harness::SuiteSpec& suite,
                              const harness::CaseSpec& c) const override {
-    auto oc = ParseOpCase(suite, c);
-    if (!oc.ok()) return oc.status();
-    return CheckOpAcceptsInputs(*oc, suite.path.empty() ? suite.name : suite.path, c.id);
+    SPYRE_ASSIGN_OR_RETURN(auto oc, ParseOpCase(suite, c));
+    return CheckOpAcceptsInputs(oc, suite.path.empty() ? suite.name : suite.path, c.id);
   }
 
   harness::Status CheckGolden(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
                               const harness::SafetensorsHeader& golden,
                               const std::string& path) const override {
-    auto oc = ParseOpCase(suite, c);
-    if (!oc.ok()) return oc.status();
-    return CheckGoldenOutputs(*oc, golden, path, suite.name);
+    SPYRE_ASSIGN_OR_RETURN(auto oc, ParseOpCase(suite, c));
+    return CheckGoldenOutputs(oc, golden, path, suite.name);
   }
 
   harness::Status Validate(const harness::SuiteSpec& suite,
@@ -82,23 +73,21 @@ class OpCaseKind : public harness::CaseKind {
   harness::StatusOr<harness::SafetensorsFile> ComputeGolden(
       const harness::SuiteSpec& suite, const harness::CaseSpec& c,
       const harness::ExecOptions&) const override {
-    auto oc = ParseOpCase(suite, c);
-    if (!oc.ok()) return oc.status();
-    auto inputs = BuildInputs(*oc);
-    if (!inputs.ok()) return inputs.status();
+    SPYRE_ASSIGN_OR_RETURN(auto oc, ParseOpCase(suite, c));
+    SPYRE_ASSIGN_OR_RETURN(auto inputs, BuildInputs(oc));
     harness::SafetensorsFile f;
-    Outputs outs = RunReference(*oc, *inputs);
+    Outputs outs = RunReference(oc, inputs);
     for (size_t i = 0; i < outs.size(); ++i)
       f.tensors.emplace_back("out" + std::to_string(i), outs[i]);
     f.metadata = harness::GeneratorMetadata();
     f.metadata.insert({{"format", "spyre-regress-golden/1"},
                        {"suite", suite.name},
                        {"case", c.id},
-                       {"op", oc->op->name},
-                       {"attrs", oc->attrs.dump()},
-                       {"seed", std::to_string(oc->seed)},
+                       {"op", oc.op->name},
+                       {"attrs", oc.attrs.dump()},
+                       {"seed", std::to_string(oc.seed)},
                        {"inputs", c.body["inputs"].dump()},
-                       {"input_digests", InputDigests(*inputs)},
+                       {"input_digests", InputDigests(inputs)},
                        {"reference_dtype", "float64"}});
     return f;
   }
@@ -106,17 +95,17 @@ class OpCaseKind : public harness::CaseKind {
   CaseResult Execute(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
                      const harness::ExecOptions& options) const override {
     auto oc = ParseOpCase(suite, c);
-    if (!oc.ok()) return Errored(oc.status().message());
+    if (!oc.ok()) return CaseResult::Error(oc.status().message());
     auto inputs = BuildInputs(*oc);
-    if (!inputs.ok()) return Errored(inputs.status().message());
+    if (!inputs.ok()) return CaseResult::Error(inputs.status().message());
     const std::string golden_path = oc->imported_golden.empty()
                                         ? harness::GoldenPath(options.golden_dir, suite.name, c.id)
                                         : oc->imported_golden;
     auto golden = harness::LoadGolden(golden_path, suite, c);
-    if (!golden.ok()) return Errored(golden.status().message());
+    if (!golden.ok()) return CaseResult::Error(golden.status().message());
     auto digests = golden->metadata.find("input_digests");
     if (digests != golden->metadata.end() && digests->second != InputDigests(*inputs)) {
-      return Errored(
+      return CaseResult::Error(
           golden_path +
           ": the inputs differ from those the golden outputs were computed "
           "from (generator or input file changed); regenerate with 'spyre-regress golden "
@@ -148,23 +137,24 @@ class OpCaseKind : public harness::CaseKind {
     const Outputs fresh = RunReferenceInDouble(*oc, *inputs);
     const std::string hint = GoldenFixHint(*oc, suite.name);
     if (golden->tensors.size() != yard.size()) {
-      return Errored(golden_path + ": holds " + std::to_string(golden->tensors.size()) +
-                     " tensors, the op produces " + std::to_string(yard.size()) + " outputs" +
-                     hint);
+      return CaseResult::Error(golden_path + ": holds " + std::to_string(golden->tensors.size()) +
+                               " tensors, the op produces " + std::to_string(yard.size()) +
+                               " outputs" + hint);
     }
     const int64_t k = oc->op->reduction_length ? oc->op->reduction_length(*inputs, oc->attrs) : 1;
     for (size_t i = 0; i < yard.size(); ++i) {
       const std::string name = "out" + std::to_string(i);
       const at::Tensor* ref = golden->Find(name);
-      if (ref == nullptr) return Errored(golden_path + ": has no tensor '" + name + "'" + hint);
+      if (ref == nullptr)
+        return CaseResult::Error(golden_path + ": has no tensor '" + name + "'" + hint);
       const at::ScalarType expected = yard[i].scalar_type();
       const harness::Status typed =
           CheckReferenceDtype(ref->scalar_type(), expected, name, golden_path, hint);
-      if (!typed.ok()) return Errored(typed.message());
+      if (!typed.ok()) return CaseResult::Error(typed.message());
       if (ref->sizes() != yard[i].sizes()) {
-        return Errored(golden_path + ": tensor '" + name + "' has shape " +
-                       harness::ShapeText(ref->sizes()) + ", the op produces " +
-                       harness::ShapeText(yard[i].sizes()) + hint);
+        return CaseResult::Error(golden_path + ": tensor '" + name + "' has shape " +
+                                 harness::ShapeText(ref->sizes()) + ", the op produces " +
+                                 harness::ShapeText(yard[i].sizes()) + hint);
       }
     }
     if (device_outs.size() != yard.size()) {
@@ -179,7 +169,7 @@ class OpCaseKind : public harness::CaseKind {
       harness::Tolerance tol = harness::DefaultTolerance(expected, k);
       if (!oc->tolerance.is_null()) {
         harness::Status s = harness::ApplyToleranceOverrides(oc->tolerance, "tolerance", &tol);
-        if (!s.ok()) return Errored(s.message());
+        if (!s.ok()) return CaseResult::Error(s.message());
       }
       const at::Tensor* yard_ref = i < fresh.size() ? &fresh[i] : nullptr;
       Accumulate(

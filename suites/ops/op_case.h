@@ -9,10 +9,10 @@
 #include <ATen/ATen.h>
 #include <nlohmann/json.hpp>
 
-#include "harness/generator.h"
-#include "harness/safetensors.h"
+#include "harness/golden/safetensors.h"
+#include "harness/inputs/generator.h"
 #include "harness/status.h"
-#include "harness/suite.h"
+#include "harness/suite_file/suite_file.h"
 #include "suites/op_registry.h"
 
 namespace suites {

@@ -1,11 +1,11 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "harness/confined_path.h"
+#include "harness/compare/tolerance.h"
+#include "harness/golden/safetensors.h"
 #include "harness/input_file.h"
-#include "harness/safetensors.h"
 #include "harness/suggest.h"
-#include "harness/tolerance.h"
+#include "harness/suite_file/confined_path.h"
 #include "op_case.h"
 
 namespace suites {
@@ -18,17 +18,18 @@ harness::StatusOr<OpInput> ParseInput(const harness::SuiteSpec& suite, const nlo
   OpInput in;
   if (j.is_object() && j.contains("file")) {
     if (!j["file"].is_string()) return InvalidInput(pointer + "/file: expected a string");
-    auto path = harness::ResolveInsideRoot(suite.root, j["file"].get<std::string>(), pointer + "/file");
-    if (!path.ok()) return path.status();
+    SPYRE_ASSIGN_OR_RETURN(
+        auto path,
+        harness::ResolveInsideRoot(suite.root, j["file"].get<std::string>(), pointer + "/file"));
     std::error_code ec;
-    if (const std::string kind = harness::NotRegularFileKind(*path); !kind.empty()) {
-      return InvalidInput(pointer + "/file: input file " + *path + " is " + kind +
+    if (const std::string kind = harness::NotRegularFileKind(path); !kind.empty()) {
+      return InvalidInput(pointer + "/file: input file " + path + " is " + kind +
                           ", not a regular file; name a safetensors file");
     }
-    if (!std::filesystem::is_regular_file(*path, ec)) {
-      return harness::NotFound(pointer + "/file: input file " + *path + " does not exist");
+    if (!std::filesystem::is_regular_file(path, ec)) {
+      return harness::NotFound(pointer + "/file: input file " + path + " does not exist");
     }
-    in.file = *path;
+    in.file = path;
     if (!j.contains("tensor") || !j["tensor"].is_string()) {
       return InvalidInput(pointer + ": a file input needs \"tensor\", the tensor's name in the file");
     }
@@ -57,9 +58,8 @@ harness::StatusOr<OpInput> ParseInput(const harness::SuiteSpec& suite, const nlo
     }
     return in;
   }
-  auto spec = harness::ParseInputSpec(j, pointer);
-  if (!spec.ok()) return spec.status();
-  in.spec = *spec;
+  SPYRE_ASSIGN_OR_RETURN(auto spec, harness::ParseInputSpec(j, pointer));
+  in.spec = spec;
   return in;
 }
 
@@ -90,9 +90,9 @@ harness::StatusOr<OpCase> ParseOpCase(const harness::SuiteSpec& suite, const har
                         std::to_string(oc.op->max_inputs) + " inputs, got " + std::to_string(n));
   }
   for (int i = 0; i < n; ++i) {
-    auto in = ParseInput(suite, b["inputs"][i], ptr + "/inputs/" + std::to_string(i));
-    if (!in.ok()) return in.status();
-    oc.inputs.push_back(std::move(*in));
+    SPYRE_ASSIGN_OR_RETURN(auto in,
+                           ParseInput(suite, b["inputs"][i], ptr + "/inputs/" + std::to_string(i)));
+    oc.inputs.push_back(std::move(in));
   }
   // The generated inputs, their float64 reference copies and the yardstick's
   // own are all built before the op runs: bounded before anything is allocated.
@@ -110,9 +110,9 @@ harness::StatusOr<OpCase> ParseOpCase(const harness::SuiteSpec& suite, const har
                         harness::ByteSizeText(harness::kCaseMemoryBudget) +
                         " budget of one case; use smaller shapes");
   }
-  auto attrs = ResolveAttrs(*oc.op, b.value("attrs", nlohmann::json()), ptr + "/attrs");
-  if (!attrs.ok()) return attrs.status();
-  oc.attrs = std::move(*attrs);
+  SPYRE_ASSIGN_OR_RETURN(auto attrs,
+                         ResolveAttrs(*oc.op, b.value("attrs", nlohmann::json()), ptr + "/attrs"));
+  oc.attrs = std::move(attrs);
   oc.seed = b.value("seed", uint64_t{0});
   if (b.contains("tolerance")) {
     oc.tolerance = b["tolerance"];
@@ -120,17 +120,18 @@ harness::StatusOr<OpCase> ParseOpCase(const harness::SuiteSpec& suite, const har
     SPYRE_RETURN_IF_ERROR(harness::ApplyToleranceOverrides(oc.tolerance, ptr + "/tolerance", &probe));
   }
   if (b.contains("golden")) {
-    auto path = harness::ResolveInsideRoot(suite.root, b["golden"].get<std::string>(), ptr + "/golden");
-    if (!path.ok()) return path.status();
+    SPYRE_ASSIGN_OR_RETURN(
+        auto path,
+        harness::ResolveInsideRoot(suite.root, b["golden"].get<std::string>(), ptr + "/golden"));
     std::error_code ec;
-    if (const std::string kind = harness::NotRegularFileKind(*path); !kind.empty()) {
-      return InvalidInput(ptr + "/golden: imported golden file " + *path + " is " + kind +
+    if (const std::string kind = harness::NotRegularFileKind(path); !kind.empty()) {
+      return InvalidInput(ptr + "/golden: imported golden file " + path + " is " + kind +
                           ", not a regular file; name a safetensors file");
     }
-    if (!std::filesystem::is_regular_file(*path, ec)) {
-      return harness::NotFound(ptr + "/golden: missing imported golden file " + *path);
+    if (!std::filesystem::is_regular_file(path, ec)) {
+      return harness::NotFound(ptr + "/golden: missing imported golden file " + path);
     }
-    oc.imported_golden = *path;
+    oc.imported_golden = path;
   }
   return oc;
 }
@@ -170,13 +171,11 @@ harness::StatusOr<Inputs> BuildInputs(const OpCase& oc) {
       out.push_back(harness::GenerateInput(in.spec, oc.seed, static_cast<int>(i)));
       continue;
     }
-    auto file = harness::ReadSafetensors(in.file);
-    if (!file.ok()) return file.status();
-    const at::Tensor* t = file->Find(in.tensor);
+    SPYRE_ASSIGN_OR_RETURN(auto file, harness::ReadSafetensors(in.file));
+    const at::Tensor* t = file.Find(in.tensor);
     if (t == nullptr) return harness::NotFound(in.file + ": has no tensor '" + in.tensor + "'");
-    auto dtype = FileInputDtype(in, t->scalar_type(), t->dim());
-    if (!dtype.ok()) return dtype.status();
-    at::Tensor x = t->to(*dtype);
+    SPYRE_ASSIGN_OR_RETURN(auto dtype, FileInputDtype(in, t->scalar_type(), t->dim()));
+    at::Tensor x = t->to(dtype);
     if (!in.permute.empty()) {
       // The same logical tensor, stored so that permuting the storage by
       // `permute` gives it back: a strided view, as a generated input's.

@@ -5,8 +5,8 @@
 
 #include <c10/util/Exception.h>
 
-#include "harness/compare.h"
-#include "harness/safetensors.h"
+#include "harness/compare/compare.h"
+#include "harness/golden/safetensors.h"
 #include "op_case.h"
 
 namespace suites {
@@ -51,24 +51,22 @@ harness::StatusOr<std::vector<InputShape>> InputShapes(const OpCase& oc) {
       out.push_back({in.spec.shape, in.spec.dtype});
       continue;
     }
-    auto header = harness::ReadSafetensorsHeader(in.file);
-    if (!header.ok()) return header.status();
-    const harness::SafetensorsEntry* e = header->Find(in.tensor);
+    SPYRE_ASSIGN_OR_RETURN(auto header, harness::ReadSafetensorsHeader(in.file));
+    const harness::SafetensorsEntry* e = header.Find(in.tensor);
     if (e == nullptr) {
       return harness::NotFound(
           in.file + ": has no tensor '" + in.tensor +
           "', which the case's inputs name; fix the suite's \"tensor\" or the file");
     }
-    auto dtype = FileInputDtype(in, e->dtype, static_cast<int64_t>(e->shape.size()));
-    if (!dtype.ok()) return dtype.status();
-    out.push_back({e->shape, *dtype});
+    SPYRE_ASSIGN_OR_RETURN(auto dtype,
+                           FileInputDtype(in, e->dtype, static_cast<int64_t>(e->shape.size())));
+    out.push_back({e->shape, dtype});
   }
   return out;
 }
 
 harness::StatusOr<std::optional<std::vector<OutputInfo>>> ExpectedOutputs(const OpCase& oc) {
-  auto inputs = InputShapes(oc);
-  if (!inputs.ok()) return inputs.status();
+  SPYRE_ASSIGN_OR_RETURN(auto inputs, InputShapes(oc));
   // Meta tensors carry shapes and dtypes but no data: the op's own shape
   // rules run for free whatever the sizes. An op without a meta kernel runs
   // once on zeros on the CPU instead, as costly as one reference run.
@@ -76,7 +74,7 @@ harness::StatusOr<std::optional<std::vector<OutputInfo>>> ExpectedOutputs(const 
   for (bool meta : {true, false}) {
     if (meta && LacksMetaKernel(oc.op->name)) continue;
     try {
-      outs = RunOn(oc, *inputs, meta);
+      outs = RunOn(oc, inputs, meta);
       break;
     } catch (const c10::Error&) {
       // The op rejects these inputs on the CPU too: it will say why when the
@@ -85,7 +83,7 @@ harness::StatusOr<std::optional<std::vector<OutputInfo>>> ExpectedOutputs(const 
     }
   }
   std::vector<at::ScalarType> in_dtypes;
-  for (const InputShape& in : *inputs) in_dtypes.push_back(in.dtype);
+  for (const InputShape& in : inputs) in_dtypes.push_back(in.dtype);
   const std::vector<at::ScalarType> dtypes = ExpectedOutputDtypes(in_dtypes, outs);
   std::vector<OutputInfo> info;
   for (size_t i = 0; i < outs.size(); ++i) info.push_back({outs[i].sizes().vec(), dtypes[i]});
@@ -120,11 +118,10 @@ harness::Status CheckOpAcceptsInputs(const OpCase& oc, const std::string& suite_
 }
 
 harness::StatusOr<std::optional<Shapes>> ExpectedOutputShapes(const OpCase& oc) {
-  auto outs = ExpectedOutputs(oc);
-  if (!outs.ok()) return outs.status();
-  if (!outs->has_value()) return std::optional<Shapes>();
+  SPYRE_ASSIGN_OR_RETURN(auto outs, ExpectedOutputs(oc));
+  if (!outs.has_value()) return std::optional<Shapes>();
   Shapes shapes;
-  for (const OutputInfo& o : **outs) shapes.push_back(o.shape);
+  for (const OutputInfo& o : *outs) shapes.push_back(o.shape);
   return std::optional(std::move(shapes));
 }
 
@@ -147,10 +144,9 @@ harness::Status CheckReferenceDtype(at::ScalarType ref, at::ScalarType expected,
 
 harness::Status CheckGoldenOutputs(const OpCase& oc, const harness::SafetensorsHeader& golden,
                                    const std::string& path, const std::string& suite) {
-  auto expected = ExpectedOutputs(oc);
-  if (!expected.ok()) return expected.status();
+  SPYRE_ASSIGN_OR_RETURN(auto expected, ExpectedOutputs(oc));
   const std::string hint = GoldenFixHint(oc, suite);
-  if (!expected->has_value()) {
+  if (!expected.has_value()) {
     // Shapes and dtypes unknown until the case runs (and errors): a golden
     // output is still never fp16 or bf16, less precise than any judge needs.
     for (const harness::SafetensorsEntry& e : golden.tensors) {
@@ -161,7 +157,7 @@ harness::Status CheckGoldenOutputs(const OpCase& oc, const harness::SafetensorsH
     }
     return harness::Status::Ok();
   }
-  const std::vector<OutputInfo>& outs = **expected;
+  const std::vector<OutputInfo>& outs = *expected;
   const std::string produces = "the op '" + oc.op->name + "' produces " +
                                std::to_string(outs.size()) + " output(s) for this case's inputs";
   std::set<std::string> names;

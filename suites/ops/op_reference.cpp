@@ -1,6 +1,6 @@
 // The two CPU computations of an op case: the golden reference and the
 // yardstick, the op computed the way the device computes it.
-#include "harness/device_format.h"
+#include "harness/compare/device_format.h"
 #include "op_case.h"
 
 namespace suites {

@@ -12,7 +12,7 @@
 
 #include <ATen/ATen.h>
 
-#include "harness/safetensors.h"
+#include "harness/golden/safetensors.h"
 #include "suites/checkpoint.h"
 #include "suites/model_config.h"
 #include "support/run_command.h"

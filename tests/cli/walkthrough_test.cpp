@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "harness/safetensors.h"
+#include "harness/golden/safetensors.h"
 #include "suites/checkpoint.h"
 #include "suites/model_config.h"
 #include "support/run_command.h"

@@ -1,4 +1,4 @@
-#include "harness/changepoint.h"
+#include "harness/detect/changepoint.h"
 
 #include <random>
 

@@ -1,4 +1,4 @@
-#include "harness/detect.h"
+#include "harness/detect/detect.h"
 
 #include <cmath>
 #include <random>

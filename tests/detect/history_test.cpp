@@ -1,12 +1,13 @@
 // History, baselines and run loading over a fixture store built through the
 // Store API in a temporary directory.
-#include "harness/history.h"
+#include "harness/detect/history.h"
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
 #include "harness/host_probe.h"
-#include "harness/store.h"
+#include "harness/store/store.h"
+#include "store/sql.h"
 #include "support/temp_dir.h"
 
 namespace {
@@ -63,7 +64,7 @@ class HistoryTest : public ::testing::Test {
 
 TEST_F(HistoryTest, RunRecordRoundTripsEverythingTheJudgeUses) {
   int64_t id = AddRun("inductor", "cpu-a", {Result("a", 10, 100, 2), Result("b", 20, 200)});
-  auto run = harness::LoadRunRecord(store_->handle(), id);
+  auto run = harness::LoadRunRecord(*store_, id);
   ASSERT_TRUE(run.ok()) << run.status().message();
   ASSERT_EQ(run->cases.size(), 2u);
   const CaseResult& a = run->cases[0];
@@ -78,7 +79,7 @@ TEST_F(HistoryTest, RunRecordRoundTripsEverythingTheJudgeUses) {
   EXPECT_EQ(a.metrics[0].limit, 4);
   EXPECT_EQ(a.extra["golden_digest"], "abc");
   EXPECT_EQ(run->env["profile"], "inductor");
-  EXPECT_FALSE(harness::LoadRunRecord(store_->handle(), 999).ok());
+  EXPECT_FALSE(harness::LoadRunRecord(*store_, 999).ok());
 }
 
 TEST_F(HistoryTest, AutoBaselineIsTheLatestEarlierCompletedRunOnTheSameCpu) {
@@ -87,7 +88,7 @@ TEST_F(HistoryTest, AutoBaselineIsTheLatestEarlierCompletedRunOnTheSameCpu) {
   AddRun("inductor", "cpu-a", {Result("a", 10, 100)}, "", harness::RunStatus::kAborted);
   int64_t r4 = AddRun("inductor", "cpu-z", {Result("other", 10, 100)});  // shares no case
   int64_t cand = AddRun("inductor", "cpu-a", {Result("a", 10, 100)});
-  auto db = store_->handle();
+  auto db = harness::store_internal::Access::Db(*store_);
   EXPECT_EQ(*harness::ResolveBaseline(db, "auto", cand), r1);  // same CPU beats newer r2
   EXPECT_EQ(*harness::ResolveBaseline(db, "auto", r2), r1);    // no same-CPU run: newest
   EXPECT_FALSE(harness::ResolveBaseline(db, "auto", r1)->has_value());
@@ -116,7 +117,7 @@ TEST_F(HistoryTest, AutoBaselineSkipsRunsWithInjectedFaultsOrHarnessErrorsAndSay
   failed.status = harness::CaseStatus::kFailed;
   int64_t none_passed = AddRun("inductor", "cpu-a", {failed});
   int64_t cand = AddRun("inductor", "cpu-a", {Result("a", 10, 100)});
-  auto choice = harness::ChooseBaseline(store_->handle(), "auto", cand);
+  auto choice = harness::ChooseBaseline(*store_, "auto", cand);
   ASSERT_TRUE(choice.ok()) << choice.status().message();
   EXPECT_EQ(choice->run_id, clean);
   for (const std::string& why :
@@ -127,7 +128,7 @@ TEST_F(HistoryTest, AutoBaselineSkipsRunsWithInjectedFaultsOrHarnessErrorsAndSay
     EXPECT_NE(choice->reason.find(why), std::string::npos) << choice->reason;
   }
   // Named explicitly, a faulted run is still a baseline: the user asked for it.
-  EXPECT_EQ(*harness::ResolveBaseline(store_->handle(), std::to_string(faulted), cand), faulted);
+  EXPECT_EQ(*harness::ResolveBaseline(*store_, std::to_string(faulted), cand), faulted);
 }
 
 TEST_F(HistoryTest, ARunThatCompletedWithPlannedCasesMissingIsNeverABaseline) {
@@ -139,10 +140,10 @@ TEST_F(HistoryTest, ARunThatCompletedWithPlannedCasesMissingIsNeverABaseline) {
   // failed, a supervisor that lost its workers' results).
   const std::string sql =
       "UPDATE runs SET options_json = '{\"cases\": 5}' WHERE id = " + std::to_string(partial);
-  ASSERT_EQ(sqlite3_exec(store_->handle(), sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(harness::store_internal::Access::Db(*store_), sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
   const int64_t cand = AddRun("inductor", "cpu-a", {Result("a", 10, 100), Result("b", 10, 100)});
 
-  auto choice = harness::ChooseBaseline(store_->handle(), "auto", cand);
+  auto choice = harness::ChooseBaseline(*store_, "auto", cand);
   ASSERT_TRUE(choice.ok()) << choice.status().message();
   EXPECT_EQ(choice->run_id, whole);
   EXPECT_NE(choice->reason.find("run " + std::to_string(partial) +
@@ -150,13 +151,13 @@ TEST_F(HistoryTest, ARunThatCompletedWithPlannedCasesMissingIsNeverABaseline) {
             std::string::npos)
       << choice->reason;
 
-  choice = harness::ChooseBaseline(store_->handle(), "label:release", cand);
+  choice = harness::ChooseBaseline(*store_, "label:release", cand);
   ASSERT_TRUE(choice.ok()) << choice.status().message();
   EXPECT_EQ(choice->run_id, whole);
   EXPECT_NE(choice->reason.find("passed over run " + std::to_string(partial)), std::string::npos)
       << choice->reason;
 
-  auto named = harness::ChooseBaseline(store_->handle(), std::to_string(partial), cand);
+  auto named = harness::ChooseBaseline(*store_, std::to_string(partial), cand);
   ASSERT_FALSE(named.ok());
   EXPECT_EQ(named.status().code(), harness::ErrorCode::kInvalidInput);
   EXPECT_NE(named.status().message().find("2 of 5 planned cases recorded"), std::string::npos)
@@ -198,9 +199,9 @@ TEST_F(HistoryTest, WallHistoryKeepsOnlyRunsAtTheBaselinesEnvironment) {
   ids.push_back(AddRun("inductor", "cpu-b", {Result("a", 10, 500)}));  // another host
   // The profile only changes the cost model: its runs' wall times count.
   ids.push_back(AddRun("sendnn", "cpu-a", {Result("a", 10, 106)}));
-  auto last = harness::LoadRunRecord(store_->handle(), ids.back());
+  auto last = harness::LoadRunRecord(*store_, ids.back());
   ASSERT_TRUE(last.ok());
-  ASSERT_TRUE(harness::AttachWallNoise(store_->handle(), &*last).ok());
+  ASSERT_TRUE(harness::AttachWallNoise(*store_, &*last).ok());
   const auto& medians = last->wall_run_medians["smoke/a"];
   ASSERT_EQ(medians.size(), 7u) << "the cpu-b run is another environment";
   EXPECT_DOUBLE_EQ(medians.front(), 106);
@@ -217,7 +218,7 @@ TEST_F(HistoryTest, ProfileSwitchIsOneChangePointAttributedToProfile) {
         AddRun(sendnn ? "sendnn" : "inductor", "cpu-a",
                {Result("a", sendnn ? 32.5 : 23.7, 100 + (i % 3)), Result("b", 5, 50 + (i % 2))}));
   }
-  auto shifts = harness::SuiteHistory(store_->handle(), "smoke", "", {});
+  auto shifts = harness::SuiteHistory(*store_, "smoke", "", {});
   ASSERT_TRUE(shifts.ok()) << shifts.status().message();
   ASSERT_EQ(shifts->size(), 1u);
   const auto& s = (*shifts)[0];
@@ -235,19 +236,19 @@ TEST_F(HistoryTest, WallNoiseIsLearnedFromEarlierRunsOnly) {
   for (double wall : {100.0, 110.0, 90.0, 100.0, 1000.0}) {
     ids.push_back(AddRun("inductor", "cpu-a", {Result("a", 10, wall), Result("b", 5, 50)}));
   }
-  auto third = harness::LoadRunRecord(store_->handle(), ids[2]);
+  auto third = harness::LoadRunRecord(*store_, ids[2]);
   ASSERT_TRUE(third.ok());
-  ASSERT_TRUE(harness::AttachWallNoise(store_->handle(), &*third).ok());
+  ASSERT_TRUE(harness::AttachWallNoise(*store_, &*third).ok());
   // Runs 1-3: medians 100, 110, 90 -> sd of logs ~0.10; b never moved -> 0.
   ASSERT_EQ(third->wall_run_sigma.count("smoke/a"), 1u);
   EXPECT_NEAR(third->wall_run_sigma["smoke/a"], 0.1003, 0.002);
   EXPECT_NEAR(third->wall_run_sigma["smoke/b"], 0.0, 1e-12);
-  auto second = harness::LoadRunRecord(store_->handle(), ids[1]);
-  ASSERT_TRUE(harness::AttachWallNoise(store_->handle(), &*second).ok());
+  auto second = harness::LoadRunRecord(*store_, ids[1]);
+  ASSERT_TRUE(harness::AttachWallNoise(*store_, &*second).ok());
   EXPECT_TRUE(second->wall_run_sigma.empty()) << "two runs are too few to learn a spread";
   // With five runs the wild one (1000) is left out.
-  auto fifth = harness::LoadRunRecord(store_->handle(), ids[4]);
-  ASSERT_TRUE(harness::AttachWallNoise(store_->handle(), &*fifth).ok());
+  auto fifth = harness::LoadRunRecord(*store_, ids[4]);
+  ASSERT_TRUE(harness::AttachWallNoise(*store_, &*fifth).ok());
   EXPECT_LT(fifth->wall_run_sigma["smoke/a"], 0.1);
 }
 
@@ -260,20 +261,20 @@ TEST_F(HistoryTest, WallNoiseAndHistoryUseHostNormalisedMediansWhereProbed) {
     a.extra["host_probe_us"] = 10 * speed;
     ids.push_back(AddRun("inductor", "cpu-a", {a}));
   }
-  auto last = harness::LoadRunRecord(store_->handle(), ids.back());
+  auto last = harness::LoadRunRecord(*store_, ids.back());
   ASSERT_TRUE(last.ok());
-  ASSERT_TRUE(harness::AttachWallNoise(store_->handle(), &*last).ok());
+  ASSERT_TRUE(harness::AttachWallNoise(*store_, &*last).ok());
   EXPECT_NEAR(last->wall_run_sigma["smoke/a"], 0.0, 1e-12);
-  auto normalized = harness::LoadSeries(store_->handle(), "smoke", "a", "wall_us_normalized");
+  auto normalized = harness::LoadSeries(*store_, "smoke", "a", "wall_us_normalized");
   ASSERT_TRUE(normalized.ok());
   ASSERT_EQ(normalized->size(), ids.size());
   for (const auto& p : *normalized)
     EXPECT_NEAR(p.value, 400 * harness::kHostProbeReferenceUs / 10, 1e-9);
-  auto raw = harness::LoadSeries(store_->handle(), "smoke", "a", "wall_us_median");
+  auto raw = harness::LoadSeries(*store_, "smoke", "a", "wall_us_median");
   ASSERT_TRUE(raw.ok());
   EXPECT_NEAR(raw->at(1).value, 800, 1e-9) << "the raw series keeps what was measured";
   EXPECT_TRUE(harness::IsHistoryMetric("wall_us_normalized"));
-  auto shifts = harness::SuiteHistory(store_->handle(), "smoke", "a", {});
+  auto shifts = harness::SuiteHistory(*store_, "smoke", "a", {});
   ASSERT_TRUE(shifts.ok());
   for (const auto& s : *shifts) ADD_FAILURE() << "unexpected shift in " << s.metric;
 }
@@ -281,14 +282,14 @@ TEST_F(HistoryTest, WallNoiseAndHistoryUseHostNormalisedMediansWhereProbed) {
 TEST_F(HistoryTest, SeriesAndGeomean) {
   AddRun("inductor", "cpu-a", {Result("a", 4, 100), Result("b", 9, 100)});
   AddRun("inductor", "cpu-a", {Result("a", 4, 100), Result("b", 9, 100), Result("new", 1000, 1)});
-  auto series = harness::LoadSeries(store_->handle(), "smoke", "b", "modeled_us");
+  auto series = harness::LoadSeries(*store_, "smoke", "b", "modeled_us");
   ASSERT_TRUE(series.ok());
   ASSERT_EQ(series->size(), 2u);
   EXPECT_EQ((*series)[1].value, 9);
-  auto ulp = harness::LoadSeries(store_->handle(), "smoke", "a", "max_ulp");
+  auto ulp = harness::LoadSeries(*store_, "smoke", "a", "max_ulp");
   ASSERT_TRUE(ulp.ok());
   EXPECT_EQ(ulp->size(), 2u);
-  auto geo = harness::LoadSuiteGeomeanSeries(store_->handle(), "smoke", "modeled_us");
+  auto geo = harness::LoadSuiteGeomeanSeries(*store_, "smoke", "modeled_us");
   ASSERT_TRUE(geo.ok());
   ASSERT_EQ(geo->size(), 2u);
   // The case added in the second run does not move the mean: sqrt(4 * 9) = 6.

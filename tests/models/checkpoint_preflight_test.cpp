@@ -6,8 +6,8 @@
 
 #include <filesystem>
 
-#include "harness/execute.h"
-#include "harness/safetensors.h"
+#include "harness/golden/safetensors.h"
+#include "harness/suite_file/case_kinds.h"
 #include "suites/checkpoint.h"
 #include "support/temp_dir.h"
 

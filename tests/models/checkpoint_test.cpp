@@ -5,7 +5,7 @@
 
 #include <filesystem>
 
-#include "harness/safetensors.h"
+#include "harness/golden/safetensors.h"
 #include "suites/checkpoint.h"
 #include "support/temp_dir.h"
 

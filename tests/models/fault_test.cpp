@@ -6,7 +6,7 @@
 
 #include <spyre_emu/runtime.h>
 
-#include "harness/execute.h"
+#include "harness/suite_file/case_kinds.h"
 
 namespace {
 

@@ -3,9 +3,9 @@
 // wrong shape, dtype or name is named before the run.
 #include <gtest/gtest.h>
 
-#include "harness/golden.h"
-#include "harness/safetensors.h"
-#include "harness/suite.h"
+#include "harness/golden/golden.h"
+#include "harness/golden/safetensors.h"
+#include "harness/suite_file/suite_file.h"
 #include "model_case.h"
 
 namespace suites {

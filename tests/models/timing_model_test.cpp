@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/execute.h"
+#include "harness/suite_file/case_kinds.h"
 #include "suites/timing_model.h"
 
 namespace {

@@ -1,4 +1,4 @@
-// The upstream-change drill (issue 10): a history of nightly runs through
+// The upstream-change drill: a history of nightly runs through
 // ci/nightly in which the compiler-stack profile switches (nights 4-6 run
 // sendnn) and then the BLAS libtorch loads switches, without root, to
 // Debian's reference libblas by pointing the loader at it (night 6). The

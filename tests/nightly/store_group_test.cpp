@@ -5,9 +5,10 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/store.h"
+#include "harness/store/store.h"
 #include "runner/store_test_util.h"
 #include "store/schema.h"
+#include "store/sql.h"
 #include "support/temp_dir.h"
 
 namespace harness {
@@ -68,7 +69,7 @@ TEST(StoreGroupTest, Version1StoreUpgradesOnceAndKeepsItsRuns) {
   EXPECT_NE(read_only.status().message().find("open it read-write once"), std::string::npos);
   for (int open = 0; open < 2; ++open) {  // the second open finds nothing to do
     auto store = OpenOrDie(dir.File("old.db"));
-    sqlite3* db = store->handle();
+    sqlite3* db = harness::store_internal::Access::Db(*store);
     EXPECT_EQ(*store->SchemaVersion(), 3);
     EXPECT_EQ(QueryText(db, "SELECT group_concat(version, ',') FROM schema_version"), "1,2,3");
     EXPECT_EQ(QueryText(db, "SELECT run_id || ' ' || suite || ' ' || status FROM v_runs"),
@@ -106,7 +107,7 @@ TEST(StoreGroupTest, ShardsOfOneNightBecomeOneCompletedRun) {
   EXPECT_EQ(g.parts, 3);
   EXPECT_EQ(g.shards, "1/3,2/3,3/3");
   EXPECT_EQ(g.suite, "ops,decode");
-  sqlite3* db = into->handle();
+  sqlite3* db = harness::store_internal::Access::Db(*into);
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM v_runs"), 1);
   EXPECT_EQ(QueryText(db, "SELECT status || ' ' || label FROM v_runs"), "completed nightly");
   EXPECT_EQ(QueryText(db, "SELECT shard_group FROM runs"), "night-1");
@@ -146,8 +147,8 @@ TEST(StoreGroupTest, RefusesWhatWouldCorruptTheNightWithNothingMerged) {
     EXPECT_NE(r.status().message().find("nothing was merged"), std::string::npos)
         << r.status().message();
   }
-  EXPECT_EQ(QueryInt(into->handle(), "SELECT count(*) FROM v_results"), 1);
-  EXPECT_EQ(QueryInt(into->handle(), "SELECT count(*) FROM run_parts"), 1);
+  EXPECT_EQ(QueryInt(harness::store_internal::Access::Db(*into), "SELECT count(*) FROM v_results"), 1);
+  EXPECT_EQ(QueryInt(harness::store_internal::Access::Db(*into), "SELECT count(*) FROM run_parts"), 1);
   // A plain merge of a shard already folded into a group is refused as well.
   auto plain = into->MergeFrom(dir.File("s1.db"));
   ASSERT_FALSE(plain.ok());
@@ -165,7 +166,7 @@ TEST(StoreGroupTest, AnAbortedShardKeepsTheNightAborted) {
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ((*r)[0].status, "aborted");
   EXPECT_NE((*r)[0].note.find("shard 2/2 aborted"), std::string::npos) << (*r)[0].note;
-  EXPECT_EQ(QueryText(into->handle(), "SELECT status FROM v_runs"), "aborted");
+  EXPECT_EQ(QueryText(harness::store_internal::Access::Db(*into), "SELECT status FROM v_runs"), "aborted");
 }
 
 TEST(StoreGroupTest, AGroupRunMergesOnAsOneRunWithItsParts) {
@@ -177,9 +178,9 @@ TEST(StoreGroupTest, AGroupRunMergesOnAsOneRunWithItsParts) {
   }
   auto into = OpenOrDie(dir.File("all.db"));
   EXPECT_EQ(*into->MergeFrom(dir.File("night.db")), 1);
-  EXPECT_EQ(QueryText(into->handle(), "SELECT shard_group || ' ' || status FROM runs"),
+  EXPECT_EQ(QueryText(harness::store_internal::Access::Db(*into), "SELECT shard_group || ' ' || status FROM runs"),
             "n completed");
-  EXPECT_EQ(QueryInt(into->handle(), "SELECT count(*) FROM run_parts WHERE run_id = 1"), 1);
+  EXPECT_EQ(QueryInt(harness::store_internal::Access::Db(*into), "SELECT count(*) FROM run_parts WHERE run_id = 1"), 1);
   // Its shard is known here too.
   EXPECT_FALSE(into->MergeGroupFrom(dir.File("s1.db"), "n").ok());
 }

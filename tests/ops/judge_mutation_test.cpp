@@ -17,10 +17,10 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/compare.h"
-#include "harness/device_format.h"
-#include "harness/generator.h"
-#include "harness/tolerance.h"
+#include "harness/compare/compare.h"
+#include "harness/compare/device_format.h"
+#include "harness/compare/tolerance.h"
+#include "harness/inputs/generator.h"
 #include "op_case.h"
 #include "suites/device_under_test.h"
 

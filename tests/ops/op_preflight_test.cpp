@@ -5,9 +5,9 @@
 // that name the file, the tensor and what to do.
 #include <gtest/gtest.h>
 
-#include "harness/execute.h"
-#include "harness/golden.h"
-#include "harness/safetensors.h"
+#include "harness/golden/golden.h"
+#include "harness/golden/safetensors.h"
+#include "harness/suite_file/case_kinds.h"
 #include "op_case.h"
 #include "support/temp_dir.h"
 

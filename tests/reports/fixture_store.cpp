@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/store.h"
+#include "harness/store/store.h"
 
 namespace reports_test {
 namespace {
@@ -150,7 +150,7 @@ reports::ReportModel FixtureModel(const std::string& path) {
   const FixtureRuns runs = BuildFixtureStore(path);
   auto store = harness::Store::Open(path, harness::Store::Mode::kReadOnly);
   EXPECT_TRUE(store.ok()) << store.status().message();
-  auto model = reports::BuildReportModel((*store)->handle(), runs.candidate, {});
+  auto model = reports::BuildReportModel(**store, runs.candidate, {});
   EXPECT_TRUE(model.ok()) << model.status().message();
   return model.ok() ? *model : reports::ReportModel();
 }

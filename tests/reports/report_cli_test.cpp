@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fixture_store.h"
-#include "harness/store.h"
+#include "harness/store/store.h"
 #include "support/run_command.h"
 #include "support/temp_dir.h"
 

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "fixture_store.h"
-#include "harness/store.h"
+#include "harness/store/store.h"
 #include "support/temp_dir.h"
 
 namespace reports_test {
@@ -81,10 +81,10 @@ TEST(ReportModelErrors, MissingRunAndEmptyStoreAreNotFound) {
   spyre_test::TempDir dir;
   auto store = harness::Store::Open(dir.File("empty.db"));
   ASSERT_TRUE(store.ok());
-  auto latest = reports::LatestRunId((*store)->handle());
+  auto latest = reports::LatestRunId(**store);
   ASSERT_FALSE(latest.ok());
   EXPECT_EQ(latest.status().code(), harness::ErrorCode::kNotFound);
-  auto model = reports::BuildReportModel((*store)->handle(), 42, {});
+  auto model = reports::BuildReportModel(**store, 42, {});
   ASSERT_FALSE(model.ok());
   EXPECT_EQ(model.status().code(), harness::ErrorCode::kNotFound);
   EXPECT_NE(model.status().message().find("42"), std::string::npos);

@@ -10,8 +10,8 @@
 #include <regex>
 
 #include "fixture_store.h"
-#include "harness/detect.h"
-#include "harness/store.h"
+#include "harness/detect/detect.h"
+#include "harness/store/store.h"
 #include "report_text.h"
 #include "reports/escape.h"
 #include "reports/reporter.h"
@@ -276,7 +276,7 @@ TEST(ReportHistoryTest, AReportOfAnEarlierRunPlotsNoLaterRun) {
   BuildFixtureStore(dir.File("store.db"));
   auto store = harness::Store::Open(dir.File("store.db"), harness::Store::Mode::kReadOnly);
   ASSERT_TRUE(store.ok()) << store.status().message();
-  auto model = reports::BuildReportModel((*store)->handle(), 7, {});
+  auto model = reports::BuildReportModel(**store, 7, {});
   ASSERT_TRUE(model.ok()) << model.status().message();
   size_t charts = 0;
   auto check = [&](const reports::Chart& c) {

@@ -15,7 +15,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "harness/worker.h"
+#include "harness/runner/worker_loop.h"
 
 namespace {
 

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/worker.h"
+#include "harness/runner/frames.h"
 
 namespace harness {
 namespace {

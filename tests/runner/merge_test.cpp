@@ -2,7 +2,8 @@
 // modified, a run merged twice refused.
 #include <gtest/gtest.h>
 
-#include "harness/store.h"
+#include "harness/store/store.h"
+#include "store/sql.h"
 #include "store_test_util.h"
 #include "support/temp_dir.h"
 
@@ -33,7 +34,7 @@ TEST(MergeTest, CopiesRunsWithEveryChildRow) {
   auto into = OpenOrDie(dir.File("all.db"));
   EXPECT_EQ(*into->MergeFrom(dir.File("a.db")), 1);
   EXPECT_EQ(*into->MergeFrom(dir.File("b.db")), 1);
-  sqlite3* db = into->handle();
+  sqlite3* db = harness::store_internal::Access::Db(*into);
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM v_runs"), 2);
   EXPECT_EQ(QueryText(db, "SELECT group_concat(case_name, ',') FROM (SELECT case_name FROM v_results ORDER BY case_name)"),
             "x,y,z");
@@ -55,7 +56,7 @@ TEST(MergeTest, MergingARunTwiceIsRefusedWithNothingCopied) {
   auto again = into->MergeFrom(dir.File("a.db"));
   ASSERT_FALSE(again.ok());
   EXPECT_NE(again.status().message().find("merged before?"), std::string::npos) << again.status().message();
-  EXPECT_EQ(QueryInt(into->handle(), "SELECT count(*) FROM v_results"), 2);
+  EXPECT_EQ(QueryInt(harness::store_internal::Access::Db(*into), "SELECT count(*) FROM v_results"), 2);
 }
 
 TEST(MergeTest, MissingSourceIsNotFound) {

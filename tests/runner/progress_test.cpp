@@ -1,6 +1,6 @@
 // What `run` prints while cases finish, in the plain styles (a pipe is not a
 // terminal), and the ETA formatting.
-#include "harness/progress.h"
+#include "harness/runner/progress.h"
 
 #include <cstdio>
 

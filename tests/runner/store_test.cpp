@@ -1,7 +1,8 @@
 // Unit tests of the SQLite store on temporary files: schema and migrations,
 // the contract's views, result round trip, abandoned runs, concurrent
 // writers, and the failure modes that must never destroy data.
-#include "harness/store.h"
+#include "harness/store/store.h"
+#include "store/sql.h"
 
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -32,24 +33,24 @@ TEST(StoreTest, FreshStoreHasLatestSchemaAndWal) {
   TempDir dir;
   auto store = OpenOrDie(dir.File("s.db"));
   EXPECT_EQ(*store->SchemaVersion(), Store::LatestSchemaVersion());
-  EXPECT_EQ(QueryText(store->handle(), "PRAGMA journal_mode"), "wal");
+  EXPECT_EQ(QueryText(harness::store_internal::Access::Db(*store), "PRAGMA journal_mode"), "wal");
   // Reopening applies nothing twice.
   store.reset();
   store = OpenOrDie(dir.File("s.db"));
-  EXPECT_EQ(QueryInt(store->handle(), "SELECT count(*) FROM schema_version"), Store::LatestSchemaVersion());
+  EXPECT_EQ(QueryInt(harness::store_internal::Access::Db(*store), "SELECT count(*) FROM schema_version"), Store::LatestSchemaVersion());
 }
 
 TEST(StoreTest, ViewsHaveTheContractColumns) {
   TempDir dir;
   auto store = OpenOrDie(dir.File("s.db"));
-  EXPECT_EQ(ColumnNames(store->handle(), "v_runs"),
+  EXPECT_EQ(ColumnNames(harness::store_internal::Access::Db(*store), "v_runs"),
             (std::vector<std::string>{"run_id", "suite", "label", "status", "started_at", "finished_at",
                                       "fingerprint", "env_json"}));
-  EXPECT_EQ(ColumnNames(store->handle(), "v_results"),
+  EXPECT_EQ(ColumnNames(harness::store_internal::Access::Db(*store), "v_results"),
             (std::vector<std::string>{"run_id", "suite", "case_name", "status", "max_abs_err", "rel_l2",
                                       "max_ulp", "cosine", "wall_us_median", "modeled_us",
                                       "fallback_ops", "peak_device_bytes"}));
-  EXPECT_EQ(ColumnNames(store->handle(), "v_regressions"),
+  EXPECT_EQ(ColumnNames(harness::store_internal::Access::Db(*store), "v_regressions"),
             (std::vector<std::string>{"run_id", "baseline_run_id", "suite", "case_name", "kind",
                                       "metric", "baseline_value", "candidate_value", "ratio"}));
 }
@@ -58,7 +59,7 @@ TEST(StoreTest, NewerSchemaIsRefusedAndLeftAlone) {
   TempDir dir;
   {
     auto store = OpenOrDie(dir.File("s.db"));
-    ASSERT_EQ(sqlite3_exec(store->handle(), "INSERT INTO schema_version VALUES (99, 'future')", nullptr,
+    ASSERT_EQ(sqlite3_exec(harness::store_internal::Access::Db(*store), "INSERT INTO schema_version VALUES (99, 'future')", nullptr,
                            nullptr, nullptr), SQLITE_OK);
   }
   auto again = Store::Open(dir.File("s.db"));
@@ -82,7 +83,7 @@ TEST(StoreTest, RunAndResultRoundTrip) {
   ASSERT_TRUE(store->RecordResult(*id, r).ok());
   ASSERT_TRUE(store->FinishRun(*id, RunStatus::kCompleted).ok());
 
-  sqlite3* db = store->handle();
+  sqlite3* db = harness::store_internal::Access::Db(*store);
   EXPECT_EQ(QueryText(db, "SELECT label FROM v_runs"), run.label);
   EXPECT_EQ(QueryText(db, "SELECT status FROM v_runs"), "completed");
   EXPECT_EQ(QueryText(db, "SELECT status FROM v_results WHERE case_name = 'mm.f16'"), "passed");
@@ -118,7 +119,7 @@ TEST(StoreTest, AbandonedRunIsMarkedAbortedOnlyWhenItsSupervisorIsGone) {
     if (child == 0) ::_exit(0);
     ::waitpid(child, nullptr, 0);
     std::string sql = "UPDATE runs SET pid = " + std::to_string(child) + " WHERE id = " + std::to_string(dead_run);
-    ASSERT_EQ(sqlite3_exec(store->handle(), sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(harness::store_internal::Access::Db(*store), sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
   }
   auto store = OpenOrDie(dir.File("s.db"));
   auto dead = *store->FindRun(dead_run);
@@ -137,8 +138,8 @@ TEST(StoreTest, RegressionsAreReplacedPerRun) {
   RegressionRow row{"smoke", "mm", "modeled_latency", "modeled_us", "mm 2x slower", 1.0, 2.0, 2.0};
   ASSERT_TRUE(store->RecordRegressions(b, a, {row, row}).ok());
   ASSERT_TRUE(store->RecordRegressions(b, a, {row}).ok());
-  EXPECT_EQ(QueryInt(store->handle(), "SELECT count(*) FROM v_regressions WHERE run_id = " + std::to_string(b)), 1);
-  EXPECT_DOUBLE_EQ(Column(store->handle(), "SELECT ratio FROM v_regressions"), 2.0);
+  EXPECT_EQ(QueryInt(harness::store_internal::Access::Db(*store), "SELECT count(*) FROM v_regressions WHERE run_id = " + std::to_string(b)), 1);
+  EXPECT_DOUBLE_EQ(Column(harness::store_internal::Access::Db(*store), "SELECT ratio FROM v_regressions"), 2.0);
 }
 
 TEST(StoreTest, TwoWritersOnOneStoreBothComplete) {
@@ -163,8 +164,8 @@ TEST(StoreTest, TwoWritersOnOneStoreBothComplete) {
   EXPECT_TRUE(ok_a);
   EXPECT_TRUE(ok_b);
   auto store = OpenOrDie(dir.File("s.db"));
-  EXPECT_EQ(QueryInt(store->handle(), "SELECT count(*) FROM v_results"), 600);
-  EXPECT_EQ(QueryText(store->handle(), "PRAGMA integrity_check"), "ok");
+  EXPECT_EQ(QueryInt(harness::store_internal::Access::Db(*store), "SELECT count(*) FROM v_results"), 600);
+  EXPECT_EQ(QueryText(harness::store_internal::Access::Db(*store), "PRAGMA integrity_check"), "ok");
 }
 
 // Eight processes that each open the same store which does not exist yet,
@@ -208,11 +209,11 @@ TEST(StoreTest, EightProcessesCreatingOneNewStoreAllComplete) {
       EXPECT_EQ(WEXITSTATUS(status), 0) << "round " << round << " (10 open, 11 begin, 12 record, 13 finish)";
     }
     auto store = OpenOrDie(path);
-    EXPECT_EQ(QueryInt(store->handle(), "SELECT count(*) FROM v_runs WHERE status = 'completed'"), kProcesses)
+    EXPECT_EQ(QueryInt(harness::store_internal::Access::Db(*store), "SELECT count(*) FROM v_runs WHERE status = 'completed'"), kProcesses)
         << "round " << round;
-    EXPECT_EQ(QueryInt(store->handle(), "SELECT count(*) FROM schema_version"), Store::LatestSchemaVersion());
-    EXPECT_EQ(QueryText(store->handle(), "PRAGMA journal_mode"), "wal");
-    EXPECT_EQ(QueryText(store->handle(), "PRAGMA integrity_check"), "ok");
+    EXPECT_EQ(QueryInt(harness::store_internal::Access::Db(*store), "SELECT count(*) FROM schema_version"), Store::LatestSchemaVersion());
+    EXPECT_EQ(QueryText(harness::store_internal::Access::Db(*store), "PRAGMA journal_mode"), "wal");
+    EXPECT_EQ(QueryText(harness::store_internal::Access::Db(*store), "PRAGMA integrity_check"), "ok");
   }
 }
 
@@ -285,9 +286,9 @@ TEST(StoreTest, FullDiskFailsCleanlyAndKeepsEarlierResults) {
   int64_t id = *store->BeginRun(run);
   ASSERT_TRUE(store->RecordResult(id, MakeResult("smoke", "first", CaseStatus::kPassed, 5)).ok());
   // SQLite reports SQLITE_FULL when the page limit is reached, as on a full disk.
-  const int64_t pages = QueryInt(store->handle(), "PRAGMA page_count");
+  const int64_t pages = QueryInt(harness::store_internal::Access::Db(*store), "PRAGMA page_count");
   std::string limit = "PRAGMA max_page_count = " + std::to_string(pages + 1);
-  ASSERT_EQ(sqlite3_exec(store->handle(), limit.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(harness::store_internal::Access::Db(*store), limit.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
   Status last;
   for (int i = 0; i < 200 && last.ok(); ++i) {
     CaseResult big = MakeResult("smoke", "big" + std::to_string(i), CaseStatus::kPassed, 400);
@@ -296,8 +297,8 @@ TEST(StoreTest, FullDiskFailsCleanlyAndKeepsEarlierResults) {
   }
   ASSERT_FALSE(last.ok());
   EXPECT_NE(last.message().find("disk full"), std::string::npos) << last.message();
-  EXPECT_EQ(QueryInt(store->handle(), "SELECT count(*) FROM results WHERE case_name = 'first'"), 1);
-  EXPECT_EQ(QueryText(store->handle(), "PRAGMA integrity_check"), "ok");
+  EXPECT_EQ(QueryInt(harness::store_internal::Access::Db(*store), "SELECT count(*) FROM results WHERE case_name = 'first'"), 1);
+  EXPECT_EQ(QueryText(harness::store_internal::Access::Db(*store), "PRAGMA integrity_check"), "ok");
 }
 
 }  // namespace

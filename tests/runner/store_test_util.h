@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/store.h"
+#include "harness/store/store.h"
 
 namespace harness::test_util {
 

@@ -1,6 +1,6 @@
 // The supervisor with scripted workers (fake_worker.cpp): every way a worker
 // can end becomes a result for its case, the worker is replaced, the run goes on.
-#include "harness/runner.h"
+#include "harness/runner/supervisor.h"
 
 #include <csignal>
 #include <map>

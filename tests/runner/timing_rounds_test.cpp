@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/detect.h"
+#include "harness/detect/detect.h"
 #include "harness/host_probe.h"
 
 namespace harness::runner_internal {

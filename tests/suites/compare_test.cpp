@@ -6,9 +6,9 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/compare.h"
-#include "harness/device_format.h"
-#include "harness/tolerance.h"
+#include "harness/compare/compare.h"
+#include "harness/compare/device_format.h"
+#include "harness/compare/tolerance.h"
 #include "spyre_emu/dl16.h"
 
 namespace {

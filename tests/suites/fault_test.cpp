@@ -9,8 +9,8 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/compare.h"
-#include "harness/execute.h"
+#include "harness/compare/compare.h"
+#include "harness/suite_file/case_kinds.h"
 
 namespace {
 

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/generator.h"
+#include "harness/inputs/generator.h"
 
 namespace {
 

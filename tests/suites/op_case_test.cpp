@@ -6,8 +6,8 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/execute.h"
-#include "harness/golden.h"
+#include "harness/golden/golden.h"
+#include "harness/suite_file/case_kinds.h"
 #include "suites/device_under_test.h"
 #include "suites/op_registry.h"
 

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/safetensors.h"
+#include "harness/golden/safetensors.h"
 #include "support/temp_dir.h"
 
 namespace {

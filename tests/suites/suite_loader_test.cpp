@@ -5,10 +5,10 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/execute.h"
-#include "harness/generator.h"
-#include "harness/safetensors.h"
-#include "harness/suite.h"
+#include "harness/golden/safetensors.h"
+#include "harness/inputs/generator.h"
+#include "harness/suite_file/case_kinds.h"
+#include "harness/suite_file/suite_file.h"
 #include "support/temp_dir.h"
 
 namespace {

@@ -59,6 +59,11 @@ struct CaseResult {
   nlohmann::json extra = nlohmann::json::object();  // kind-specific details (tokens, steps...)
 
   double WallMedianUs() const;  // NaN when there are no samples
+
+  // A case that could not be judged: status `error` with `message` (suite
+  // and case id may be left for the caller to fill in).
+  static CaseResult Error(const std::string& message, const std::string& suite = "",
+                          const std::string& case_id = "");
 };
 
 nlohmann::json ToJson(const CaseResult& r);

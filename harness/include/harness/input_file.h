@@ -6,8 +6,8 @@
 // never waited on. The size is checked against a limit before the first
 // byte is read, so no input can exhaust the host's memory.
 //
-//   StatusOr<std::string> text = ReadInputFile(path, kMaxJsonFileBytes, "suite file");
-//   if (!text.ok()) return text.status();   // "x.json: is a FIFO, not a suite file; ..."
+//   // An error reads "x.json: is a FIFO, not a suite file; ...".
+//   SPYRE_ASSIGN_OR_RETURN(std::string text, ReadInputFile(path, kMaxJsonFileBytes, "suite file"));
 #include <cstdint>
 #include <string>
 

@@ -22,9 +22,9 @@
 #include <cmath>
 
 #include "harness/case_result.h"
-#include "harness/execute.h"
 #include "harness/host_probe.h"
-#include "harness/suite.h"
+#include "harness/suite_file/case_kinds.h"
+#include "harness/suite_file/suite_file.h"
 
 namespace harness {
 

@@ -1,9 +1,9 @@
-#include "harness/compare.h"
+#include "harness/compare/compare.h"
 
 #include <cmath>
 #include <sstream>
 
-#include "harness/device_format.h"
+#include "harness/compare/device_format.h"
 
 namespace harness {
 namespace {

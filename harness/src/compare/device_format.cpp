@@ -1,4 +1,4 @@
-#include "harness/device_format.h"
+#include "harness/compare/device_format.h"
 
 #include <algorithm>
 #include <atomic>

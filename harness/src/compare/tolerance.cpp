@@ -1,8 +1,8 @@
-#include "harness/tolerance.h"
+#include "harness/compare/tolerance.h"
 
 #include <cmath>
 
-#include "harness/device_format.h"
+#include "harness/compare/device_format.h"
 
 namespace harness {
 namespace {

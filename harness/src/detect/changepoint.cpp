@@ -1,9 +1,9 @@
-#include "harness/changepoint.h"
+#include "harness/detect/changepoint.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "harness/stats.h"
+#include "harness/detect/stats.h"
 
 namespace harness {
 namespace {

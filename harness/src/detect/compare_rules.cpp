@@ -7,9 +7,9 @@
 #include <optional>
 #include <set>
 
+#include "harness/detect/stats.h"
 #include "harness/host_probe.h"
 #include "harness/human_format.h"
-#include "harness/stats.h"
 
 namespace harness::detect_rules {
 namespace {

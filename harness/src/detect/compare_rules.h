@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/detect.h"
+#include "harness/detect/detect.h"
 
 namespace harness::detect_rules {
 

@@ -1,4 +1,4 @@
-#include "harness/detect.h"
+#include "harness/detect/detect.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "compare_rules.h"
-#include "harness/stats.h"
+#include "harness/detect/stats.h"
 
 namespace harness {
 

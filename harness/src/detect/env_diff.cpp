@@ -3,7 +3,7 @@
 #include <optional>
 #include <set>
 
-#include "harness/detect.h"
+#include "harness/detect/detect.h"
 
 namespace harness {
 namespace {

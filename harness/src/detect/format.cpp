@@ -1,7 +1,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "harness/detect.h"
+#include "harness/detect/detect.h"
 #include "harness/human_format.h"
 
 namespace harness {

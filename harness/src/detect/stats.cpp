@@ -1,4 +1,4 @@
-#include "harness/stats.h"
+#include "harness/detect/stats.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "harness/thresholds.h"
+#include "harness/detect/thresholds.h"
 
 #include "harness/input_file.h"
 

@@ -17,7 +17,7 @@
 #include <c10/util/Exception.h>
 #include <torch/csrc/api/include/torch/version.h>
 
-#include "harness/device_format.h"
+#include "harness/compare/device_format.h"
 #include "harness/sha256.h"
 #include "spyre_regress/device_abi.h"
 

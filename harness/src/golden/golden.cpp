@@ -1,4 +1,4 @@
-#include "harness/golden.h"
+#include "harness/golden/golden.h"
 
 #include "harness/input_file.h"
 
@@ -304,19 +304,17 @@ StatusOr<std::vector<CaseDrift>> VerifyGolden(const SuiteSpec& suite, const Exec
       // Not recomputable here (another tool made it), but checked as the run
       // checks it: readable, and holding what the case's outputs will be.
       const std::string path = kind->ImportedGoldenPath(suite, c);
-      StatusOr<SafetensorsFile> imported = LoadGolden(path, suite, c);
-      if (!imported.ok()) return imported.status();
+      SPYRE_ASSIGN_OR_RETURN(auto imported, LoadGolden(path, suite, c));
       SPYRE_RETURN_IF_ERROR(kind->CheckFiles(suite, c));
-      SPYRE_RETURN_IF_ERROR(kind->CheckGolden(suite, c, HeaderOf(*imported), path));
+      SPYRE_RETURN_IF_ERROR(kind->CheckGolden(suite, c, HeaderOf(imported), path));
       out.push_back({c.id, DriftStatus::kImported,
                      "(valid) " + path +
                          ": header, dtypes, outputs and shapes checked against the "
                          "case; values not recomputed"});
       continue;
     }
-    StatusOr<SafetensorsFile> stored =
-        LoadGolden(GoldenPath(options.golden_dir, suite.name, c.id), suite, c);
-    if (!stored.ok()) return stored.status();
+    SPYRE_ASSIGN_OR_RETURN(auto stored,
+                           LoadGolden(GoldenPath(options.golden_dir, suite.name, c.id), suite, c));
     StatusOr<SafetensorsFile> fresh = InternalError("not computed");
     try {
       fresh = kind->ComputeGolden(suite, c, options);
@@ -326,7 +324,7 @@ StatusOr<std::vector<CaseDrift>> VerifyGolden(const SuiteSpec& suite, const Exec
       return InvalidInput(CaseErrorLine(suite, c, e.what(), false));
     }
     if (!fresh.ok()) return fresh.status().WithContext(suite.name + "/" + c.id);
-    out.push_back(Diff(c.id, *stored, *fresh));
+    out.push_back(Diff(c.id, stored, *fresh));
   }
   return out;
 }

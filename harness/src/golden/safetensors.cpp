@@ -1,4 +1,4 @@
-#include "harness/safetensors.h"
+#include "harness/golden/safetensors.h"
 
 #include <algorithm>
 #include <cstring>
@@ -132,10 +132,9 @@ StatusOr<ParsedHeader> ParseHeader(std::string_view json, uint64_t data_size,
       continue;
     }
     SafetensorsEntry e;
-    auto span = ParseEntry(name, entry, data_size, where, &e);
-    if (!span.ok()) return span.status();
+    SPYRE_ASSIGN_OR_RETURN(auto span, ParseEntry(name, entry, data_size, where, &e));
     out.header.tensors.push_back(std::move(e));
-    out.offsets.push_back(*span);
+    out.offsets.push_back(span);
   }
   std::vector<size_t> order(out.offsets.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -193,12 +192,10 @@ SafetensorsHeader HeaderOf(const SafetensorsFile& f) {
 }
 
 StatusOr<SafetensorsFile> ParseSafetensors(std::string_view bytes, const std::string& where) {
-  auto header_len = HeaderLength(bytes.substr(0, 8), bytes.size(), where);
-  if (!header_len.ok()) return header_len.status();
-  const std::string_view data = bytes.substr(8 + *header_len);
-  auto parsed = ParseHeader(bytes.substr(8, *header_len), data.size(), where);
-  if (!parsed.ok()) return parsed.status();
-  return FillTensors(std::move(*parsed), [&](uint64_t begin, void* dst, uint64_t n) {
+  SPYRE_ASSIGN_OR_RETURN(auto header_len, HeaderLength(bytes.substr(0, 8), bytes.size(), where));
+  const std::string_view data = bytes.substr(8 + header_len);
+  SPYRE_ASSIGN_OR_RETURN(auto parsed, ParseHeader(bytes.substr(8, header_len), data.size(), where));
+  return FillTensors(std::move(parsed), [&](uint64_t begin, void* dst, uint64_t n) {
     std::memcpy(dst, data.data() + begin, n);
     return Status::Ok();
   });
@@ -211,12 +208,13 @@ namespace {
 StatusOr<ParsedHeader> ReadHeader(const InputFile& f, const std::string& path) {
   char first8[8] = {};
   if (f.size() >= 8) SPYRE_RETURN_IF_ERROR(f.ReadAt(0, first8, 8));
-  auto header_len = HeaderLength(std::string_view(first8, f.size() >= 8 ? 8 : 0), f.size(), path);
-  if (!header_len.ok()) return header_len.status();
-  std::string json(*header_len, '\0');
+  SPYRE_ASSIGN_OR_RETURN(
+      auto header_len,
+      HeaderLength(std::string_view(first8, f.size() >= 8 ? 8 : 0), f.size(), path));
+  std::string json(header_len, '\0');
   SPYRE_RETURN_IF_ERROR(f.ReadAt(8, json.data(), json.size()));
-  auto parsed = ParseHeader(json, f.size() - 8 - *header_len, path);
-  if (parsed.ok()) parsed->header_len = *header_len;
+  auto parsed = ParseHeader(json, f.size() - 8 - header_len, path);
+  if (parsed.ok()) parsed->header_len = header_len;
   return parsed;
 }
 
@@ -232,24 +230,20 @@ StatusOr<InputFile> OpenTensorFile(const std::string& path, uint64_t max_bytes) 
 }  // namespace
 
 StatusOr<SafetensorsFile> ReadSafetensors(const std::string& path, uint64_t max_bytes) {
-  StatusOr<InputFile> f = OpenTensorFile(path, max_bytes);
-  if (!f.ok()) return f.status();
-  auto parsed = ReadHeader(*f, path);
-  if (!parsed.ok()) return parsed.status();
+  SPYRE_ASSIGN_OR_RETURN(auto f, OpenTensorFile(path, max_bytes));
+  SPYRE_ASSIGN_OR_RETURN(auto parsed, ReadHeader(f, path));
   // Each tensor's bytes go straight into its storage: the file is never
   // held in memory twice.
-  const uint64_t data_start = 8 + parsed->header_len;
-  return FillTensors(std::move(*parsed), [&](uint64_t begin, void* dst, uint64_t n) {
-    return f->ReadAt(data_start + begin, dst, n);
+  const uint64_t data_start = 8 + parsed.header_len;
+  return FillTensors(std::move(parsed), [&](uint64_t begin, void* dst, uint64_t n) {
+    return f.ReadAt(data_start + begin, dst, n);
   });
 }
 
 StatusOr<SafetensorsHeader> ReadSafetensorsHeader(const std::string& path, uint64_t max_bytes) {
-  StatusOr<InputFile> f = OpenTensorFile(path, max_bytes);
-  if (!f.ok()) return f.status();
-  auto parsed = ReadHeader(*f, path);
-  if (!parsed.ok()) return parsed.status();
-  return std::move(parsed->header);
+  SPYRE_ASSIGN_OR_RETURN(auto f, OpenTensorFile(path, max_bytes));
+  SPYRE_ASSIGN_OR_RETURN(auto parsed, ReadHeader(f, path));
+  return std::move(parsed.header);
 }
 
 StatusOr<std::string> SerializeSafetensors(const SafetensorsFile& f) {

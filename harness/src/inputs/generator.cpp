@@ -1,4 +1,4 @@
-#include "harness/generator.h"
+#include "harness/inputs/generator.h"
 
 #include <cmath>
 #include <cstring>

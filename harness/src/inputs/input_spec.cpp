@@ -1,7 +1,7 @@
 // Dtype names and the parser of a suite file's generated-input object.
 #include <algorithm>
 
-#include "harness/generator.h"
+#include "harness/inputs/generator.h"
 
 namespace harness {
 namespace {
@@ -71,9 +71,8 @@ StatusOr<InputSpec> ParseInputSpec(const nlohmann::json& j, const std::string& p
   if (!j.is_object()) return Bad(pointer, "expected an input object");
   InputSpec s;
   if (!j.contains("shape")) return Bad(pointer, "missing \"shape\"");
-  auto shape = ReadDims(j["shape"], pointer + "/shape");
-  if (!shape.ok()) return shape.status();
-  s.shape = *shape;
+  SPYRE_ASSIGN_OR_RETURN(auto shape, ReadDims(j["shape"], pointer + "/shape"));
+  s.shape = shape;
   if (!j.contains("dtype")) return Bad(pointer, "missing \"dtype\"");
   if (!j["dtype"].is_string()) return Bad(pointer + "/dtype", "expected a string");
   auto dtype = ParseDtypeName(j["dtype"].get<std::string>());
@@ -108,14 +107,13 @@ StatusOr<InputSpec> ParseInputSpec(const nlohmann::json& j, const std::string& p
     s.nonfinite = j["nonfinite"].get<bool>();
   }
   if (j.contains("permute")) {
-    auto perm = ReadDims(j["permute"], pointer + "/permute");
-    if (!perm.ok()) return perm.status();
-    std::vector<int64_t> sorted = *perm;
+    SPYRE_ASSIGN_OR_RETURN(auto perm, ReadDims(j["permute"], pointer + "/permute"));
+    std::vector<int64_t> sorted = perm;
     std::sort(sorted.begin(), sorted.end());
     bool is_perm = sorted.size() == s.shape.size();
     for (size_t i = 0; is_perm && i < sorted.size(); ++i) is_perm = sorted[i] == int64_t(i);
     if (!is_perm) return Bad(pointer + "/permute", "expected a permutation of the shape's dims");
-    s.permute = *perm;
+    s.permute = perm;
   }
   return s;
 }

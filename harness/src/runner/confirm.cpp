@@ -6,9 +6,9 @@
 #include <map>
 #include <set>
 
-#include "harness/detect.h"
-#include "harness/history.h"
-#include "harness/stats.h"
+#include "harness/detect/detect.h"
+#include "harness/detect/history.h"
+#include "harness/detect/stats.h"
 
 namespace harness::runner_internal {
 namespace {
@@ -32,12 +32,11 @@ Status TimeOnce(const std::vector<WorkItem>& items, const SupervisorOptions& opt
     for (const OpSummary& o : r.ops) side.op_wall[o.op].push_back(o.wall_us);
     return Status::Ok();
   };
-  StatusOr<SupervisorOutcome> outcome = RunCases(items, options, keep, nullptr);
-  if (!outcome.ok()) return outcome.status();
-  out->workers_started += outcome->workers_started;
-  if (outcome->interrupted) {
+  SPYRE_ASSIGN_OR_RETURN(auto outcome, RunCases(items, options, keep, nullptr));
+  out->workers_started += outcome.workers_started;
+  if (outcome.interrupted) {
     out->interrupted = true;
-    out->signal_number = outcome->signal_number;
+    out->signal_number = outcome.signal_number;
   }
   return Status::Ok();
 }
@@ -84,15 +83,12 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
   const RunRequest& r = plan.request;
   if (r.confirm_rounds <= 0) return out;
   const auto start = std::chrono::steady_clock::now();
-  StatusOr<BaselineChoice> choice = ChooseBaseline(store.handle(), r.baseline, run_id);
-  if (!choice.ok()) return choice.status();
-  if (!choice->run_id) return out;
-  StatusOr<Thresholds> thresholds = Thresholds::Configured();
-  if (!thresholds.ok()) return thresholds.status();
-  StatusOr<RunRecord> base = LoadRunRecord(store.handle(), *choice->run_id);
-  if (!base.ok()) return base.status();
+  SPYRE_ASSIGN_OR_RETURN(auto choice, ChooseBaseline(store, r.baseline, run_id));
+  if (!choice.run_id) return out;
+  SPYRE_ASSIGN_OR_RETURN(auto thresholds, Thresholds::Configured());
+  SPYRE_ASSIGN_OR_RETURN(auto base, LoadRunRecord(store, *choice.run_id));
   std::map<CaseKey, const CaseResult*> base_cases;
-  for (const CaseResult& c : base->cases) base_cases[{c.suite, c.case_id}] = &c;
+  for (const CaseResult& c : base.cases) base_cases[{c.suite, c.case_id}] = &c;
 
   // The suspects, in plan order.
   std::map<CaseKey, CaseResult*> cand_cases;
@@ -102,7 +98,7 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
     auto cand = cand_cases.find({item.suite, item.case_id});
     auto b = base_cases.find({item.suite, item.case_id});
     if (cand == cand_cases.end() || b == base_cases.end()) continue;
-    const ThresholdValues v = thresholds->For(item.suite, item.case_id);
+    const ThresholdValues v = thresholds.For(item.suite, item.case_id);
     // Both sides already timed in enough rounds: the judge has its evidence.
     if (static_cast<int>(WallRoundValues(*cand->second).size()) >= v.wall_min_rounds &&
         static_cast<int>(WallRoundValues(*b->second).size()) >= v.wall_min_rounds) {
@@ -113,7 +109,7 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
   out.suspects = static_cast<int>(items.size());
   if (items.empty()) return out;
 
-  const auto settings = BaselineWorkerSettings(base->env, env);
+  const auto settings = BaselineWorkerSettings(base.env, env);
   out.interleaved = settings.has_value();
   SupervisorOptions timing = options;
   timing.jobs = 1;
@@ -128,7 +124,7 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
       plan_line, sizeof(plan_line),
       "confirming %d wall-time suspect(s) in fresh processes, %s: %d-%d rounds, budget %.0f s\n",
       out.suspects,
-      settings ? ("interleaved with baseline run " + std::to_string(*choice->run_id) +
+      settings ? ("interleaved with baseline run " + std::to_string(*choice.run_id) +
                   "'s configuration")
                      .c_str()
                : "against their between-run history (the baseline's environment cannot be "
@@ -168,7 +164,7 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
       const CaseKey key{item.suite, item.case_id};
       const ConfirmStep step =
           NextConfirmStep(base_sides[key].values, cand_sides[key].values, round, min_rounds,
-                          thresholds->For(item.suite, item.case_id));
+                          thresholds.For(item.suite, item.case_id));
       if (step == ConfirmStep::kMore) next.push_back(item);
       if (step == ConfirmStep::kFutile) ++out.futile;
     }
@@ -178,7 +174,7 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
   for (const WorkItem& item : items) {
     const CaseKey key{item.suite, item.case_id};
     WallConfirmation c;
-    c.baseline_run_id = *choice->run_id;
+    c.baseline_run_id = *choice.run_id;
     c.values = cand_sides[key].values;
     c.op_wall = cand_sides[key].op_wall;
     if (settings) {

@@ -1,7 +1,7 @@
 #pragma once
 // Confirmation of wall-time suspects: after the main pass, a case whose wall
 // samples look changed against the baseline's (WallSuspect in
-// harness/detect.h) is re-timed in fresh worker processes before anything
+// harness/detect/detect.h) is re-timed in fresh worker processes before anything
 // is reported. One process cannot show how much a case moves between
 // processes (on a loaded 2-core host BLAS cases moved +-40-100%), so the
 // verdict rests on one value per fresh process (Kalibera and Jones: only
@@ -25,8 +25,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/run_session.h"
-#include "harness/thresholds.h"
+#include "harness/detect/thresholds.h"
+#include "harness/runner/run.h"
 
 namespace harness::runner_internal {
 

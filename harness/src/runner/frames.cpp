@@ -3,7 +3,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "harness/worker.h"
+#include "harness/runner/frames.h"
 
 namespace harness {
 namespace {
@@ -62,9 +62,8 @@ StatusOr<std::optional<nlohmann::json>> ReadFrame(int fd) {
   got = ReadFull(fd, payload.data(), size);
   if (!got.ok()) return got.status();
   if (*got < size) return InvalidInput("worker pipe: truncated frame");
-  StatusOr<nlohmann::json> j = ParsePayload(payload.data(), payload.size());
-  if (!j.ok()) return j.status();
-  return std::optional<nlohmann::json>(std::move(*j));
+  SPYRE_ASSIGN_OR_RETURN(auto j, ParsePayload(payload.data(), payload.size()));
+  return std::optional<nlohmann::json>(std::move(j));
 }
 
 StatusOr<std::optional<nlohmann::json>> FrameDecoder::Next() {
@@ -73,7 +72,7 @@ StatusOr<std::optional<nlohmann::json>> FrameDecoder::Next() {
   if (size > kMaxFrameBytes) return InvalidInput("worker pipe: frame length out of range");
   if (buffer_.size() < 4 + size_t{size}) return std::optional<nlohmann::json>();
   StatusOr<nlohmann::json> j = ParsePayload(buffer_.data() + 4, size);
-  buffer_.erase(0, 4 + size_t{size});
+  buffer_.erase(0, 4 + size_t{size});  // the frame is consumed, parsed or not
   if (!j.ok()) return j.status();
   return std::optional<nlohmann::json>(std::move(*j));
 }

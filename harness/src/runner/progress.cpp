@@ -1,4 +1,4 @@
-#include "harness/progress.h"
+#include "harness/runner/progress.h"
 
 #include <unistd.h>
 

@@ -6,9 +6,9 @@
 #include <set>
 #include <thread>
 
+#include "harness/detect/history.h"
 #include "harness/env.h"
-#include "harness/history.h"
-#include "harness/run_session.h"
+#include "harness/runner/run.h"
 #include "runner/confirm.h"
 #include "runner/timing_rounds.h"
 
@@ -53,7 +53,7 @@ std::vector<std::string> WorkerArgv(const RunPlan& plan, int threads) {
 // spec, fails before anything runs; "auto" and "none" cannot fail.
 Status CheckBaselineExists(Store& store, const std::string& baseline) {
   if (baseline == "auto" || baseline == "none") return Status::Ok();
-  StatusOr<std::optional<int64_t>> chosen = ResolveBaseline(store.handle(), baseline, 0);
+  StatusOr<std::optional<int64_t>> chosen = ResolveBaseline(store, baseline, 0);
   return chosen.ok() ? Status::Ok() : chosen.status();
 }
 

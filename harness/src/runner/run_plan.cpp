@@ -3,11 +3,11 @@
 #include <regex>
 
 #include "harness/device/device.h"
-#include "harness/execute.h"
-#include "harness/golden.h"
-#include "harness/run_session.h"
+#include "harness/detect/thresholds.h"
+#include "harness/golden/golden.h"
+#include "harness/runner/run.h"
 #include "harness/suggest.h"
-#include "harness/thresholds.h"
+#include "harness/suite_file/case_kinds.h"
 #include "runner/inject_names.h"
 
 namespace harness {

@@ -1,4 +1,4 @@
-#include "harness/shard.h"
+#include "harness/runner/shard.h"
 
 #include <regex>
 

@@ -8,7 +8,7 @@
 #include <memory>
 #include <optional>
 
-#include "harness/runner.h"
+#include "harness/runner/supervisor.h"
 #include "runner/interrupt.h"
 #include "runner/worker_process.h"
 
@@ -75,10 +75,9 @@ class Supervisor {
     for (const Slot& s : slots_) idle_or_starting += (s.worker && !s.item) ? 1 : 0;
     for (Slot& slot : slots_) {
       if (slot.worker || idle_or_starting >= pending_.size()) continue;
-      StatusOr<std::unique_ptr<WorkerProcess>> w =
-          WorkerProcess::Spawn(options_.worker_argv, options_.worker_env);
-      if (!w.ok()) return w.status();
-      slot.worker = std::move(*w);
+      SPYRE_ASSIGN_OR_RETURN(auto w,
+                             WorkerProcess::Spawn(options_.worker_argv, options_.worker_env));
+      slot.worker = std::move(w);
       slot.decoder = FrameDecoder();
       slot.ready = false;
       slot.deadline = After(options_.start_timeout_s);

@@ -2,8 +2,8 @@
 
 #include <cmath>
 
+#include "harness/detect/stats.h"
 #include "harness/host_probe.h"
-#include "harness/stats.h"
 
 namespace harness::runner_internal {
 namespace {

@@ -9,7 +9,7 @@
 // fresh worker processes, interleaved (round r times every case before round
 // r+1 starts). Every sample is kept, round after round, with the rounds'
 // sizes, and the judge tests one value per round, the round's median
-// (WallRoundValues in harness/detect.h): it then sees the variance it has to
+// (WallRoundValues in harness/detect/detect.h): it then sees the variance it has to
 // judge (Kalibera and Jones, "Rigorous benchmarking in reasonable time",
 // 2013; pyperf spawns 20 processes by default for the same reason).
 //

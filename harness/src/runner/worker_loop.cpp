@@ -6,19 +6,10 @@
 #include <exception>
 #include <iostream>
 
-#include "harness/worker.h"
+#include "harness/runner/worker_loop.h"
 
 namespace harness {
 namespace {
-
-CaseResult ErrorResult(const std::string& suite, const std::string& case_id, const std::string& why) {
-  CaseResult r;
-  r.suite = suite;
-  r.case_id = case_id;
-  r.status = CaseStatus::kError;
-  r.message = why;
-  return r;
-}
 
 CaseResult ExecuteGuarded(const CaseExecutor& execute, const std::string& suite,
                           const std::string& case_id) {
@@ -29,9 +20,10 @@ CaseResult ExecuteGuarded(const CaseExecutor& execute, const std::string& suite,
     r.case_id = case_id;
     return r;
   } catch (const std::exception& e) {
-    return ErrorResult(suite, case_id, std::string("exception escaped the case: ") + e.what());
+    return CaseResult::Error(std::string("exception escaped the case: ") + e.what(), suite,
+                             case_id);
   } catch (...) {
-    return ErrorResult(suite, case_id, "a non-standard exception escaped the case");
+    return CaseResult::Error("a non-standard exception escaped the case", suite, case_id);
   }
 }
 

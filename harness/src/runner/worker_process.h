@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "harness/runner/worker_loop.h"
 #include "harness/status.h"
-#include "harness/worker.h"
 
 namespace harness::runner_internal {
 

@@ -9,8 +9,15 @@
 #include <string>
 
 #include "harness/status.h"
+#include "harness/store/store.h"
 
 namespace harness::store_internal {
+
+// The store's connection, for the store's own files (and white-box tests of
+// the store); everything else goes through Store's methods and queries.
+struct Access {
+  static sqlite3* Db(Store& store) { return store.db_; }
+};
 
 class Stmt {
  public:

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/store.h"
+#include "harness/store/store.h"
 #include "store/merge_copy.h"
 #include "store/process_identity.h"
 #include "store/sql.h"
@@ -158,9 +158,8 @@ StatusOr<std::vector<GroupRun>> Store::MergeGroupFrom(const std::string& src_pat
                                                       const std::string& group) {
   if (group.empty())
     return UsageError("the shard group key is empty: give one, e.g. --group nightly-2026-11-29");
-  StatusOr<std::unique_ptr<Store>> opened = Open(src_path, Mode::kReadOnly);
-  if (!opened.ok()) return opened.status();
-  Store& src = **opened;
+  SPYRE_ASSIGN_OR_RETURN(auto opened, Open(src_path, Mode::kReadOnly));
+  Store& src = *opened;
   SPYRE_RETURN_IF_ERROR(src.CheckIntegrity());
   const std::string doing = "merging '" + src_path + "' into shard group " + group;
 

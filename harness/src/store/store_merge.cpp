@@ -4,7 +4,7 @@
 // (Folding the shards of one night into one run: store_group.cpp.)
 #include <map>
 
-#include "harness/store.h"
+#include "harness/store/store.h"
 #include "store/merge_copy.h"
 #include "store/sql.h"
 
@@ -21,9 +21,8 @@ constexpr int kRunColumnCount = 17;
 }  // namespace
 
 StatusOr<int> Store::MergeFrom(const std::string& src_path) {
-  StatusOr<std::unique_ptr<Store>> opened = Open(src_path, Mode::kReadOnly);
-  if (!opened.ok()) return opened.status();
-  Store& src = **opened;
+  SPYRE_ASSIGN_OR_RETURN(auto opened, Open(src_path, Mode::kReadOnly));
+  Store& src = *opened;
   SPYRE_RETURN_IF_ERROR(src.CheckIntegrity());
   const std::string doing = "merging '" + src_path + "'";
 

@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "harness/store.h"
+#include "harness/store/store.h"
 #include "store/process_identity.h"
 #include "store/schema.h"
 #include "store/sql.h"
@@ -139,25 +139,23 @@ StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path, Mode mode,
   SPYRE_RETURN_IF_ERROR(store->Exec("PRAGMA foreign_keys=ON", "enabling foreign keys"));
   if (write) {
     SPYRE_RETURN_IF_ERROR(store->Migrate());
-    StatusOr<int> marked = store->MarkAbandonedRuns();
-    if (!marked.ok()) return marked.status();
+    SPYRE_RETURN_IF_ERROR(store->MarkAbandonedRuns().status());
   } else {
-    StatusOr<int> version = store->SchemaVersion();
-    if (!version.ok()) return version.status();
-    if (*version != LatestSchemaVersion()) {
-      if (*version > LatestSchemaVersion()) {
-        return IoError("store '" + path + "' has schema version " + std::to_string(*version) +
+    SPYRE_ASSIGN_OR_RETURN(auto version, store->SchemaVersion());
+    if (version != LatestSchemaVersion()) {
+      if (version > LatestSchemaVersion()) {
+        return IoError("store '" + path + "' has schema version " + std::to_string(version) +
                        ", newer than this spyre-regress reads (" +
                        std::to_string(LatestSchemaVersion()) +
                        "): use the newer spyre-regress that wrote it");
       }
-      return IoError("store '" + path + "' has schema version " + std::to_string(*version) +
+      return IoError("store '" + path + "' has schema version " + std::to_string(version) +
                      ", older than this spyre-regress reads (" +
                      std::to_string(LatestSchemaVersion()) +
                      "): open it read-write once to migrate it (`run`, or `merge --into` "
                      "this store, where it is writable)");
     }
-    SPYRE_RETURN_IF_ERROR(ShowAbandonedRunsAborted(store->handle(), path));
+    SPYRE_RETURN_IF_ERROR(ShowAbandonedRunsAborted(store->db_, path));
   }
   return store;
 }

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "harness/store.h"
+#include "harness/store/store.h"
 #include "store/sql.h"
 
 namespace harness {

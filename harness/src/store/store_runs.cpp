@@ -1,7 +1,7 @@
 // Runs: begin, finish, abandoned-run recovery, lookups.
 #include <unistd.h>
 
-#include "harness/store.h"
+#include "harness/store/store.h"
 #include "store/process_identity.h"
 #include "store/sql.h"
 
@@ -37,6 +37,21 @@ Status Store::FinishRun(int64_t run_id, RunStatus status, const std::string& not
   update.Bind(1, std::string(RunStatusName(status))).Bind(2, store_internal::NowIso())
       .Bind(3, note).Bind(4, run_id);
   if (int rc = update.Run(); rc != SQLITE_DONE) return Error(rc, "finishing the run");
+  return Status::Ok();
+}
+
+// The baseline a run was judged against, kept with its options (`runs`
+// lists it), whether or not the comparison found anything.
+Status Store::RecordBaselineChoice(int64_t run_id, int64_t baseline_run_id) {
+  Stmt update(db_,
+              "UPDATE runs SET options_json = json_set(coalesce(options_json, '{}'),"
+              " '$.baseline_run_id', ?) WHERE id = ?");
+  update.Bind(1, baseline_run_id).Bind(2, run_id);
+  const int rc = update.Run();
+  if (rc != SQLITE_DONE && rc != SQLITE_OK) {
+    return IoError(std::string("recording the baseline of run ") + std::to_string(run_id) + ": " +
+                   sqlite3_errmsg(db_));
+  }
   return Status::Ok();
 }
 
@@ -137,7 +152,8 @@ std::string RunState::Describe() const {
   return s + " case" + (recorded == 1 && planned < 0 ? "" : "s") + " recorded";
 }
 
-StatusOr<RunState> ReadRunState(sqlite3* db, int64_t run_id) {
+StatusOr<RunState> ReadRunState(Store& store, int64_t run_id) {
+  sqlite3* db = store_internal::Access::Db(store);
   Stmt q(db,
          "SELECT status, note, host, pid, pid_start, options_json,"
          " (SELECT count(*) FROM results WHERE run_id = runs.id) FROM runs WHERE id = ?");

@@ -3,32 +3,29 @@
 // shared by every output format (reporter.h). Building it is the only part
 // that touches SQLite; reporters are pure functions of the model.
 //
-//   StatusOr<ReportModel> model = BuildReportModel(store->handle(), run_id, {});
-//   if (!model.ok()) return model.status();
+//   SPYRE_ASSIGN_OR_RETURN(ReportModel model, BuildReportModel(*store, run_id, {}));
 //
 // Edge cases:
 // - No baseline (first run of a suite, or --baseline none): `comparison` is
 //   empty, the verdict is judged on case statuses alone.
 // - The baseline is the one detection recorded for the run (v_regressions),
-//   else resolved with `options.baseline` (history.h, ResolveBaseline).
+//   else resolved with `options.baseline` (store_history.h, ResolveBaseline).
 // - History charts end at the reported run: a report of an earlier run
 //   shows what was known when it ran, whatever was recorded since.
 // - History charts are drawn for at most `options.max_case_charts` flagged
 //   cases (the first regressions in comparison order); each suite gets one
 //   geometric-mean chart per metric in `options.suite_chart_metrics`.
-#include <sqlite3.h>
-
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "harness/detect.h"
-#include "harness/history.h"
+#include "harness/detect/detect.h"
+#include "harness/detect/history.h"
+#include "harness/detect/thresholds.h"
 #include "harness/status.h"
-#include "harness/store.h"
-#include "harness/thresholds.h"
+#include "harness/store/store.h"
 
 namespace reports {
 
@@ -140,10 +137,10 @@ struct ReportOptions {
 };
 
 // Reads run `run_id` and everything around it. NotFound for a missing run.
-harness::StatusOr<ReportModel> BuildReportModel(sqlite3* db, int64_t run_id,
+harness::StatusOr<ReportModel> BuildReportModel(harness::Store& store, int64_t run_id,
                                                 const ReportOptions& options);
 
 // The newest run of the store (any status). NotFound when the store is empty.
-harness::StatusOr<int64_t> LatestRunId(sqlite3* db);
+harness::StatusOr<int64_t> LatestRunId(harness::Store& store);
 
 }  // namespace reports

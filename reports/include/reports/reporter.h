@@ -4,7 +4,7 @@
 // model into one file's text; WriteReports renders every format into a
 // directory.
 //
-//   SPYRE_RETURN_IF_ERROR(reports::WriteReports(store->handle(), run_id, "out/", {}));
+//   SPYRE_RETURN_IF_ERROR(reports::WriteReports(*store, run_id, "out/", {}));
 //   // -> out/index.html, out/junit.xml, out/summary.md, out/report.json
 #include <memory>
 #include <string>
@@ -37,7 +37,7 @@ std::vector<std::unique_ptr<Reporter>> AllReporters();
 harness::Status WriteReportFiles(const ReportModel& model, const std::string& dir);
 
 // BuildReportModel + WriteReportFiles: what `report` and `run --report` call.
-harness::Status WriteReports(sqlite3* db, int64_t run_id, const std::string& dir,
+harness::Status WriteReports(harness::Store& store, int64_t run_id, const std::string& dir,
                              const ReportOptions& options = {});
 
 }  // namespace reports

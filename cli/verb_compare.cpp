@@ -1,0 +1,104 @@
+// `spyre-regress compare [--baseline RUN] [--candidate RUN] [--json]`: regressions
+// and improvements between two recorded runs, with the environment diff.
+#include <iostream>
+#include <memory>
+#include <set>
+
+#include "cli.h"
+#include "harness/detect/history.h"
+#include "harness/store/store.h"
+
+namespace harness::cli {
+namespace {
+
+struct CompareRefs {
+  std::string baseline = "~1";
+  std::string candidate = "latest";
+  bool json = false;
+};
+
+struct CompareOptions {
+  int64_t baseline = 0;
+  int64_t candidate = 0;
+  bool json = false;
+};
+
+StatusOr<int> RunCompare(const CompareOptions& o, Store* opened);
+
+StatusOr<int> RunCompareRefs(const CompareRefs& refs, const GlobalOptions& global) {
+  SPYRE_ASSIGN_OR_RETURN(auto store, Store::Open(global.db, Store::Mode::kReadOnly));
+  CompareOptions o;
+  o.json = refs.json;
+  SPYRE_ASSIGN_OR_RETURN(auto base, ResolveRunRef(*store, refs.baseline, "--baseline"));
+  SPYRE_ASSIGN_OR_RETURN(auto cand, ResolveRunRef(*store, refs.candidate, "--candidate"));
+  o.baseline = base;
+  o.candidate = cand;
+  return RunCompare(o, store.get());
+}
+
+StatusOr<int> RunCompare(const CompareOptions& o, Store* opened) {
+  Store* const* store = &opened;
+  SPYRE_ASSIGN_OR_RETURN(auto thresholds, Thresholds::Configured());
+  auto base = LoadRunRecord(**store, o.baseline);
+  if (!base.ok()) return base.status().WithContext("--baseline");
+  SPYRE_RETURN_IF_ERROR(AttachWallNoise(**store, &*base));
+  auto cand = LoadRunRecord(**store, o.candidate);
+  if (!cand.ok()) return cand.status().WithContext("--candidate");
+  // A baseline is a completed run, as for `run --baseline`.
+  SPYRE_ASSIGN_OR_RETURN(auto base_state, ReadRunState(**store, o.baseline));
+  if (!base_state.Complete()) {
+    return InvalidInput("--baseline " + std::to_string(o.baseline) + ": " + base_state.Describe() +
+                        "; a baseline must be a completed run: pick another");
+  }
+  std::set<std::pair<std::string, std::string>> base_cases;
+  for (const CaseResult& r : base->cases) base_cases.emplace(r.suite, r.case_id);
+  size_t shared = 0;
+  for (const CaseResult& r : cand->cases) shared += base_cases.count({r.suite, r.case_id});
+  if (shared == 0) {
+    return InvalidInput(
+        "--baseline " + std::to_string(o.baseline) + " (" + base->suite + ") and --candidate " +
+        std::to_string(o.candidate) + " (" + cand->suite +
+        ") share no case, so there is nothing to compare: pick a baseline of the same suite");
+  }
+  SPYRE_ASSIGN_OR_RETURN(auto cand_state, ReadRunState(**store, o.candidate));
+  const bool complete = cand_state.Complete();
+  Comparison c = CompareRuns(*base, *cand, thresholds);
+  if (o.json) {
+    nlohmann::json j = ToJson(c);
+    j["candidate_status"] = complete ? std::string("completed") : cand_state.Verdict();
+    j["shared_cases"] = shared;
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::cout << FormatComparison(c);
+    std::cout << "regressions: " << c.regressions.size() << " (baseline run " << o.baseline;
+    if (!complete) std::cout << "; candidate " << cand_state.Verdict() << ", recorded cases only";
+    std::cout << ")\n";
+  }
+  // Only the recorded cases were compared: a count of findings is not a verdict.
+  if (!complete) {
+    return InvalidInput(
+        "--candidate " + std::to_string(o.candidate) + ": " + cand_state.Describe() +
+        "; only those were compared, so this is not a verdict: compare a completed run");
+  }
+  return c.regressions.empty() ? 0 : 1;
+}
+
+void AddCompareVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
+  auto opts = std::make_shared<CompareRefs>();
+  CLI::App* cmd = app.add_subcommand("compare", "regressions and improvements between two runs");
+  cmd->add_option("--baseline", opts->baseline,
+                  "baseline run: an id, latest, ~N (N runs before the newest) or label:NAME")
+      ->capture_default_str();
+  cmd->add_option("--candidate", opts->candidate, "candidate run (same forms as --baseline)")
+      ->capture_default_str();
+  cmd->add_flag("--json", opts->json, "one JSON document on stdout");
+  cmd->callback([opts, &global, action] {
+    *action = [opts, &global] { return RunCompareRefs(*opts, global); };
+  });
+}
+
+}  // namespace
+
+SPYRE_REGISTER_VERB(40, AddCompareVerb);
+
+}  // namespace harness::cli

@@ -1,0 +1,135 @@
+// `spyre-regress history --suite S [--case C] [--metric M] [--json]`: change
+// points over every recorded run, each with the environment change at it.
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "cli.h"
+#include "harness/detect/history.h"
+#include "harness/human_format.h"
+#include "harness/store/store.h"
+#include "harness/store/store_queries.h"
+#include "harness/suggest.h"
+#include "harness/suite_file/suite_file.h"
+
+namespace harness::cli {
+namespace {
+
+struct HistoryOptions {
+  std::string suite;
+  std::string case_name;
+  std::string metric;
+  bool json = false;
+};
+
+nlohmann::json ShiftJson(const HistoryShift& s) {
+  nlohmann::json env = nlohmann::json::array();
+  for (const EnvChange& e : s.env_change) {
+    env.push_back({{"component", e.component}, {"baseline", e.baseline}, {"candidate", e.candidate},
+                   {"upstream", e.upstream}});
+  }
+  return {{"suite", s.suite},           {"case", s.case_name},
+          {"metric", s.metric},         {"first_run_id", s.first_run_id},
+          {"previous_run_id", s.previous_run_id}, {"before", s.point.before},
+          {"after", s.point.after},     {"relative", s.point.relative},
+          {"p_value", s.point.p_value}, {"env_change", env}};
+}
+
+const std::vector<std::string>& ResultMetrics() {
+  static const std::vector<std::string> kNames = {"wall_us_median", "wall_us_normalized",
+                                                  "modeled_us",     "max_abs_err",
+                                                  "max_rel_err",    "rel_l2",
+                                                  "max_ulp",        "cosine",
+                                                  "fallback_ops",   "peak_device_bytes"};
+  return kNames;
+}
+
+StatusOr<int> RunHistory(const HistoryOptions& o, const GlobalOptions& global) {
+  SPYRE_ASSIGN_OR_RETURN(auto store, Store::Open(global.db, Store::Mode::kReadOnly));
+  Store& reader = *store;
+  std::vector<std::string> metrics;
+  if (!o.metric.empty()) metrics.push_back(o.metric);
+  // A suite neither recorded nor defined is a typo, not an empty history.
+  SPYRE_ASSIGN_OR_RETURN(auto recorded, SuiteHasResults(reader, o.suite));
+  const bool defined = std::filesystem::exists(global.suites_dir + "/" + o.suite + ".json");
+  if (!recorded && !defined) {
+    SPYRE_ASSIGN_OR_RETURN(auto known, SuitesWithResults(reader));
+    for (const std::string& s : ListSuites(global.suites_dir)) known.push_back(s);
+    return NotFound("--suite '" + o.suite + "': no results of it in " + global.db + " and no " +
+                    o.suite + ".json in " + global.suites_dir + DidYouMean(o.suite, known) +
+                    " (see `spyre-regress list` for the suites)");
+  }
+  // Likewise a case that is neither recorded nor in the suite file.
+  if (!o.case_name.empty()) {
+    SPYRE_ASSIGN_OR_RETURN(auto cases, CasesWithResults(reader, o.suite));
+    if (defined) {
+      StatusOr<SuiteSpec> suite = LoadSuite(global.suites_dir, o.suite);
+      if (suite.ok()) {
+        for (const CaseSpec& c : suite->cases) cases.push_back(c.id);
+      }
+    }
+    if (std::find(cases.begin(), cases.end(), o.case_name) == cases.end()) {
+      return NotFound("--case '" + o.case_name + "': suite " + o.suite + " has no such case" +
+                      DidYouMean(o.case_name, cases) + " (see 'spyre-regress list --suite " +
+                      o.suite + "')");
+    }
+  }
+  // A metric is a result column or one a case kind records (decode:
+  // tokens_per_s, ttft_us, ...); those are found in the store.
+  if (!o.metric.empty() && !IsHistoryMetric(o.metric)) {
+    SPYRE_ASSIGN_OR_RETURN(auto recorded_metrics, RecordedMetricNames(reader, o.suite));
+    if (std::find(recorded_metrics.begin(), recorded_metrics.end(), o.metric) ==
+        recorded_metrics.end()) {
+      std::vector<std::string> known = ResultMetrics();
+      for (const std::string& m : recorded_metrics) {
+        if (std::find(known.begin(), known.end(), m) == known.end()) known.push_back(m);
+      }
+      std::string list;
+      for (const std::string& m : known) list += (list.empty() ? "" : ", ") + m;
+      return UsageError("--metric '" + o.metric + "' is not recorded for suite " + o.suite +
+                        DidYouMean(o.metric, known) + " (known: " + list + ")");
+    }
+  }
+  SPYRE_ASSIGN_OR_RETURN(auto shifts, SuiteHistory(reader, o.suite, o.case_name, metrics));
+  if (o.json) {
+    nlohmann::json j = {{"suite", o.suite}, {"change_points", nlohmann::json::array()}};
+    for (const HistoryShift& s : shifts) j["change_points"].push_back(ShiftJson(s));
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  for (const HistoryShift& s : shifts) {
+    std::cout << s.suite << "/" << s.case_name << " " << s.metric << ": shift at run "
+              << s.first_run_id << " " << HumanMetric(s.metric, s.point.before) << " -> "
+              << HumanMetric(s.metric, s.point.after) << " (" << HumanChange(1 + s.point.relative)
+              << ", " << HumanPValue(s.point.p_value) << ")";
+    std::string changes;
+    for (const EnvChange& e : s.env_change) {
+      if (!e.upstream) continue;
+      changes += (changes.empty() ? "" : ", ") + e.component + " " + e.baseline + " -> " + e.candidate;
+    }
+    std::cout << (changes.empty() ? ", no upstream change at that run" : ", with " + changes) << "\n";
+  }
+  std::cout << "change points: " << shifts.size() << "\n";
+  return 0;
+}
+
+void AddHistoryVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
+  auto opts = std::make_shared<HistoryOptions>();
+  CLI::App* cmd = app.add_subcommand("history", "change points over all recorded runs of a suite");
+  cmd->add_option("--suite", opts->suite, "suite name")->required();
+  cmd->add_option("--case", opts->case_name, "only this case id");
+  cmd->add_option("--metric", opts->metric,
+                  "only this metric: a result column (wall_us_median, max_ulp, ...) or one the "
+                  "case kind records (decode: tokens_per_s, ttft_us, itl_us, ...); default: "
+                  "latency, accuracy, fallback, memory");
+  cmd->add_flag("--json", opts->json, "one JSON document on stdout");
+  cmd->callback([opts, &global, action] { *action = [opts, &global] { return RunHistory(*opts, global); }; });
+}
+
+}  // namespace
+
+SPYRE_REGISTER_VERB(50, AddHistoryVerb);
+
+}  // namespace harness::cli

@@ -1,0 +1,81 @@
+// `spyre-regress list [--suite S] [--json]`: the suites, their cases, kinds
+// and tags. Loading validates each suite, so a broken suite file is reported
+// here (exit 2) before anything runs.
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "cli.h"
+#include "harness/suite_file/suite_file.h"
+
+namespace harness::cli {
+namespace {
+
+struct ListOptions {
+  std::string suite;
+  bool json = false;
+};
+
+nlohmann::json CaseJson(const CaseSpec& c) {
+  nlohmann::json j = {{"id", c.id}, {"kind", c.kind}, {"tags", c.tags}};
+  if (c.body.contains("op")) j["op"] = c.body["op"];
+  return j;
+}
+
+StatusOr<int> RunList(const ListOptions& opts, const GlobalOptions& global) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(global.suites_dir, ec)) {
+    return NotFound(
+        "--suites " + global.suites_dir +
+        ": no such directory: pass --suites with the directory holding your <name>.json "
+        "suite files");
+  }
+  std::vector<std::string> names = opts.suite.empty() ? ListSuites(global.suites_dir)
+                                                      : std::vector<std::string>{opts.suite};
+  nlohmann::json doc = {{"suites", nlohmann::json::array()}};
+  for (const std::string& name : names) {
+    SPYRE_ASSIGN_OR_RETURN(auto suite, LoadSuite(global.suites_dir, name));
+    nlohmann::json s = {{"name", suite.name},
+                        {"description", suite.description},
+                        {"latency", suite.latency},
+                        {"cases", nlohmann::json::array()}};
+    for (const CaseSpec& c : suite.cases) s["cases"].push_back(CaseJson(c));
+    if (!opts.json) {
+      std::cout << suite.name << " (" << suite.cases.size()
+                << (suite.cases.size() == 1 ? " case)" : " cases)")
+                << (suite.description.empty() ? "" : ": " + suite.description) << "\n";
+      if (!opts.suite.empty()) {
+        for (const CaseSpec& c : suite.cases) {
+          std::string tags;
+          for (const auto& t : c.tags) tags += (tags.empty() ? "" : ",") + t;
+          std::cout << "  " << c.id << "  kind=" << c.kind << (tags.empty() ? "" : "  tags=" + tags)
+                    << "\n";
+        }
+      }
+    }
+    doc["suites"].push_back(std::move(s));
+  }
+  if (names.empty()) {
+    return NotFound("--suites " + global.suites_dir +
+                    ": holds no suite files (<name>.json): pass --suites with the directory that "
+                    "holds them");
+  }
+  if (opts.json) std::cout << doc.dump(2) << "\n";
+  return 0;
+}
+
+}  // namespace
+
+void AddListVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
+  auto opts = std::make_shared<ListOptions>();
+  CLI::App* cmd = app.add_subcommand("list", "list suites, their cases, kinds and tags");
+  cmd->add_option("--suite", opts->suite, "list the cases of this suite");
+  cmd->add_flag("--json", opts->json, "one JSON document on stdout");
+  cmd->callback([opts, &global, action] {
+    *action = [opts, &global]() -> StatusOr<int> { return RunList(*opts, global); };
+  });
+}
+
+SPYRE_REGISTER_VERB(10, AddListVerb);
+
+}  // namespace harness::cli

@@ -1,0 +1,237 @@
+// `spyre-regress run`: runs suites in worker processes, records every result
+// in the store and ends with the contract's summary lines (docs/cli.md).
+#include <unistd.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "cli.h"
+#include "harness/runner/progress.h"
+#include "harness/runner/run.h"
+#include "harness/store/store.h"
+#include "reports/reporter.h"
+
+namespace harness::cli {
+namespace {
+
+struct RunFlags {
+  std::vector<std::string> suites;
+  std::string filter, shard = "1/1", profile, inject, label, baseline = "auto", report;
+  int warmup = -1, repeat = -1, rounds = 1, jobs = 1, confirm_rounds = 7, confirm_max_rounds = 11;
+  double confirm_budget_s = 120;
+  double min_sample_us = -1;
+  double timeout_s = 0;
+  std::vector<std::string> tags;
+  bool json = false;
+};
+
+std::string SelfExe() {
+  char buf[PATH_MAX];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  if (n <= 0) return "";
+  buf[n] = '\0';
+  return buf;
+}
+
+nlohmann::json ResultJson(const CaseResult& r) {
+  return {{"suite", r.suite}, {"case", r.case_id}, {"status", CaseStatusName(r.status)},
+          {"message", r.message}, {"max_abs_err", r.max_abs_err}, {"rel_l2", r.rel_l2},
+          {"max_ulp", r.max_ulp}, {"cosine", r.cosine}, {"wall_us_median", r.WallMedianUs()},
+          {"modeled_us", r.modeled_us}, {"fallback_ops", r.fallback_ops},
+          {"peak_device_bytes", r.peak_device_bytes}};
+}
+
+// NaN has no JSON spelling; nlohmann writes it as null, which is what we want.
+nlohmann::json SummaryJson(const RunSummary& s, const std::string& db) {
+  nlohmann::json counts = nlohmann::json::object();
+  for (CaseStatus st : {CaseStatus::kPassed, CaseStatus::kFailed, CaseStatus::kError,
+                        CaseStatus::kCrashed, CaseStatus::kTimeout, CaseStatus::kSkipped}) {
+    counts[CaseStatusName(st)] = s.Count(st);
+  }
+  nlohmann::json results = nlohmann::json::array();
+  for (const CaseResult& r : s.results) results.push_back(ResultJson(r));
+  return {
+      {"run_id", s.run_id},
+      {"suite", s.suite},
+      {"status", RunStatusName(s.status)},
+      {"store", db},
+      {"jobs", s.jobs},
+      {"threads_per_worker", s.threads_per_worker},
+      {"workers_started", s.workers_started},
+      {"elapsed_s", s.elapsed_s},
+      {"fingerprint", s.fingerprint},
+      {"env", s.env},
+      {"passed", s.Passed()},
+      {"failed", s.Failed()},
+      {"skipped", s.Skipped()},
+      {"counts", counts},
+      {"results", results},
+      {"baseline_run_id", s.baseline.baseline_run_id ? nlohmann::json(*s.baseline.baseline_run_id)
+                                                     : nlohmann::json(nullptr)},
+      {"regressions", s.baseline.regressions},
+      {"comparison", s.baseline.comparison},
+      {"baseline_reason", s.baseline.reason},
+      {"confirmation", s.confirmation},
+      {"warnings", s.warnings}};
+}
+
+// The contract's last two lines, after a one-line account of the run.
+void PrintHumanSummary(std::ostream& out, const RunSummary& s, const std::string& db) {
+  char elapsed[32];
+  std::snprintf(elapsed, sizeof(elapsed), "%.1f", s.elapsed_s);
+  out << "run " << s.run_id << " (" << s.suite << "): " << s.results.size() << " case(s) in "
+      << elapsed << " s, " << s.jobs << " worker(s) x " << s.threads_per_worker
+      << " thread(s), store " << db << "\n";
+  std::ostringstream breakdown;
+  for (CaseStatus st : {CaseStatus::kFailed, CaseStatus::kError, CaseStatus::kCrashed, CaseStatus::kTimeout}) {
+    if (s.Count(st) > 0) breakdown << (breakdown.tellp() > 0 ? ", " : "") << s.Count(st) << " " << CaseStatusName(st);
+  }
+  if (s.Failed() > 0) out << "not passed: " << breakdown.str() << "\n";
+  for (const std::string& w : s.warnings) out << "warning: " << w << "\n";
+  if (s.baseline.baseline_run_id) {
+    out << "baseline: run " << *s.baseline.baseline_run_id << ", " << s.baseline.reason << "\n";
+  } else if (!s.baseline.reason.empty()) {
+    out << "baseline: none, " << s.baseline.reason << "\n";
+  }
+  if (!s.confirmation.empty()) out << s.confirmation << "\n";
+  PrintFindings(out, s.baseline.comparison);
+  out << s.Passed() << " passed, " << s.Failed() << " failed";
+  if (s.Skipped() > 0) out << ", " << s.Skipped() << " skipped";
+  out << "\n";
+  if (s.baseline.baseline_run_id) {
+    out << "regressions: " << s.baseline.regressions << " (baseline run " << *s.baseline.baseline_run_id << ")\n";
+  } else {
+    out << "regressions: none (no baseline)\n";
+  }
+}
+
+// The run's reports (reports/), read back from the store like `report` does.
+Status WriteRunReports(const std::string& db, int64_t run_id, const std::string& dir) {
+  SPYRE_ASSIGN_OR_RETURN(auto store, Store::Open(db, Store::Mode::kReadOnly));
+  return reports::WriteReports(*store, run_id, dir);
+}
+
+StatusOr<int> Run(const RunFlags& f, const GlobalOptions& g) {
+  RunRequest request;
+  for (const std::string& list : f.suites) {
+    std::stringstream in(list);
+    for (std::string name; std::getline(in, name, ',');) {
+      if (!name.empty()) request.suites.push_back(name);
+    }
+  }
+  SPYRE_ASSIGN_OR_RETURN(auto shard, ParseShard(f.shard));
+  SPYRE_ASSIGN_OR_RETURN(auto tags, ParseTags(f.tags));
+  if (f.baseline.empty()) {
+    return UsageError("--baseline is empty: use auto, none, a run id, latest, ~N or label:NAME");
+  }
+  std::string baseline = f.baseline;
+  if (IsRelativeRunRef(baseline)) {
+    // Resolved now, before this run is recorded and becomes the newest.
+    SPYRE_ASSIGN_OR_RETURN(auto store, Store::Open(g.db, Store::Mode::kReadOnly));
+    SPYRE_ASSIGN_OR_RETURN(auto id, ResolveRunRef(*store, baseline, "--baseline"));
+    baseline = std::to_string(id);
+  }
+  request.filter = f.filter;
+  request.warmup = f.warmup;
+  request.repeat = f.repeat;
+  request.rounds = f.rounds;
+  request.min_sample_us = f.min_sample_us;
+  request.jobs = f.jobs;
+  request.shard = shard;
+  request.timeout_s = f.timeout_s;
+  request.profile = f.profile;
+  request.inject = f.inject;
+  request.label = f.label;
+  request.tags = tags;
+  request.baseline = baseline;
+  request.confirm_rounds = f.confirm_rounds;
+  request.confirm_max_rounds = std::max(f.confirm_rounds, f.confirm_max_rounds);
+  request.confirm_budget_s = f.confirm_budget_s;
+  request.db = g.db;
+  request.suites_dir = g.suites_dir;
+  request.golden_dir = g.golden_dir;
+  request.threads = g.threads;
+  request.worker_exe = SelfExe();
+  if (request.worker_exe.empty()) return InternalError("cannot find this executable (/proc/self/exe)");
+
+  SPYRE_ASSIGN_OR_RETURN(auto plan, PlanRun(request));
+  ProgressPrinter progress(stderr, ChooseProgressStyle(stderr, g.quiet), UseColor(stderr),
+                           plan.items.size());
+  StatusOr<RunSummary> finished = ExecuteRun(plan, &progress);
+  progress.Clear();  // the progress line goes before any message, error or not
+  SPYRE_ASSIGN_OR_RETURN(RunSummary summary, std::move(finished));
+  std::ostream& human = f.json ? std::cerr : std::cout;
+  Status reported = f.report.empty() ? Status::Ok() : WriteRunReports(g.db, summary.run_id, f.report);
+  if (!f.report.empty() && reported.ok()) {
+    human << "reports: " << f.report << "/index.html, junit.xml, summary.md, report.json\n";
+  }
+  if (f.json) std::cout << SummaryJson(summary, g.db).dump(2) << "\n";
+  PrintHumanSummary(human, summary, g.db);
+  if (!reported.ok()) return reported;  // the results are recorded; `report` can retry
+  if (summary.interrupted_by != 0) {
+    return IoError("interrupted by signal " + std::to_string(summary.interrupted_by) + ": run " +
+                   std::to_string(summary.run_id) + " marked aborted; its " +
+                   std::to_string(summary.results.size()) + " recorded result(s) are kept");
+  }
+  const bool bad = summary.Failed() > 0 || summary.baseline.regressions > 0;
+  return bad ? 1 : 0;
+}
+
+}  // namespace
+
+void AddRunVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
+  auto f = std::make_shared<RunFlags>();
+  CLI::App* cmd = app.add_subcommand("run", "run suites, record the results, compare with the baseline");
+  cmd->add_option("--suite", f->suites, "suite name(s), comma-separated or repeated")->required();
+  cmd->add_option("--filter", f->filter, "only cases whose <suite>/<case id> matches this regex");
+  cmd->add_option("--warmup", f->warmup, "warm-up iterations per case (default: the suite's)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--repeat", f->repeat, "timed repeats per case (default: the suite's)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--rounds", f->rounds,
+                  "time every case in N fresh worker processes; its wall samples are one value per "
+                  "round (default 1; the nightly uses 20)")
+      ->check(CLI::Range(1, 1000));
+  cmd->add_option(
+         "--confirm-rounds", f->confirm_rounds,
+         "re-time a case whose wall time looks changed in at least N fresh processes per side "
+         "before judging it (default 7, the fewest that can reach wall_confirm_alpha 0.001; 0: "
+         "off, and wall time gets no verdict without rounds "
+         "or history)")
+      ->check(CLI::Range(0, 100));
+  cmd->add_option("--confirm-max-rounds", f->confirm_max_rounds,
+                  "up to this many while a verdict is undecided (default 11)")
+      ->check(CLI::Range(1, 100));
+  cmd->add_option("--confirm-budget", f->confirm_budget_s,
+                  "seconds the confirmation may take before it stops adding rounds (default 120)")
+      ->check(CLI::Range(0.0, 1e6));
+  cmd->add_option("--min-sample-us", f->min_sample_us,
+                  "a wall sample times a batch of calls lasting at least this long (default 1000; 0: one "
+                  "call per sample)")
+      ->check(CLI::Range(0.0, 1e7));
+  cmd->add_option("--jobs,-j", f->jobs, "worker processes (accuracy suites; latency suites use 1)")
+      ->check(CLI::Range(1, 256));
+  cmd->add_option("--shard", f->shard, "run shard I of N (deterministic split by case id)");
+  cmd->add_option("--timeout", f->timeout_s, "per-case timeout in seconds (default: the suite's)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--profile", f->profile, "compiler-stack profile: inductor or sendnn");
+  cmd->add_option("--inject", f->inject, "fault injection spec (SPYRE_EMU_FAULTS syntax)");
+  cmd->add_option("--label", f->label, "free text stored with the run");
+  cmd->add_option("--tag", f->tags, "K=V added to the fingerprint (repeatable)");
+  cmd->add_option(
+      "--baseline", f->baseline,
+      "auto (default), none, a run id, latest, ~N (N runs before the newest) or label:NAME");
+  cmd->add_option("--report", f->report, "also write DIR/index.html, junit.xml, summary.md, report.json");
+  cmd->add_flag("--json", f->json, "one JSON document on stdout; human text on stderr");
+  cmd->callback([f, &global, action] {
+    *action = [f, &global]() -> StatusOr<int> { return Run(*f, global); };
+  });
+}
+
+SPYRE_REGISTER_VERB(20, AddRunVerb);
+
+}  // namespace harness::cli

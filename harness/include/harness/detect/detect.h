@@ -1,0 +1,156 @@
+#pragma once
+// Regression detection between a baseline run and a candidate run (the
+// judge; it never runs cases). Per case and metric: status changes, accuracy
+// worse than the baseline beyond a margin (even while inside tolerance),
+// modeled latency beyond 0.5%, wall latency by a two-sided Mann-Whitney U test
+// plus a minimum effect, more CPU fallbacks, more peak device memory, golden
+// drift. Improvements are found by the same rules in the other direction.
+// Every comparison carries the environment diff of the two runs, so findings
+// can be attributed to an upstream change.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/case_result.h"
+#include "harness/detect/thresholds.h"
+
+namespace harness {
+
+// One recorded run as the judge needs it.
+struct RunRecord {
+  int64_t run_id = 0;
+  std::string suite;  // may list several suites, comma-separated
+  std::string label;
+  nlohmann::json env = nlohmann::json::object();  // the fingerprint
+  std::vector<CaseResult> cases;
+  // Run-to-run spread of each case's wall median ("suite/case" -> standard
+  // deviation of log medians over earlier runs, see AttachWallNoise in
+  // history.h). Separate processes on a shared host land on different,
+  // stable speeds that a test within one pair of runs cannot see; when known,
+  // a wall-time shift must also exceed wall_noise_k times this spread.
+  std::map<std::string, double> wall_run_sigma;
+  // The case's own between-run history at the baseline's environment
+  // ("suite/case" -> wall medians of up to ten completed runs with the
+  // baseline's fingerprint, the baseline included; AttachWallNoise), and the
+  // per-op wall times of the same runs (op -> one value per run). One value
+  // per process, so the level at which confirmation rounds are judged.
+  std::map<std::string, std::vector<double>> wall_run_medians;
+  std::map<std::string, std::map<std::string, std::vector<double>>> op_run_wall;
+};
+
+enum class FindingKind { kStatus, kAccuracy, kLatency, kModeledLatency, kFallback, kMemory, kGoldenDrift };
+const char* FindingKindName(FindingKind k);  // "status", "accuracy", "latency", ...
+
+struct Finding {
+  std::string suite;
+  std::string case_id;
+  FindingKind kind = FindingKind::kStatus;
+  std::string metric;   // "status", "max_ulp", "wall_us_median", "modeled_us", ...
+  double baseline = 0;  // status findings: severity rank passed 0, failed 1, error 2, timeout 3, crashed 4
+  double candidate = 0;
+  double ratio = 0;     // candidate / baseline (NaN when the baseline is 0)
+  std::string detail;   // human sentence: why, and the op blamed for latency
+  std::vector<std::string> blamed_ops;  // ops whose time grew most (latency kinds)
+  // Whether the environment change of the comparison may be named as the
+  // cause: always for deterministic kinds; for wall time only when the
+  // evidence separates the change from between-run noise (an interleaved
+  // re-timing of both configurations, or a move the case's history never
+  // makes without it).
+  bool env_cause = true;
+};
+
+struct EnvChange {
+  std::string component;  // "libtorch", "blas", "profile", "tag:vllm", ...
+  std::string baseline;
+  std::string candidate;
+  bool upstream = false;  // a component upstream of the device under test
+};
+
+struct Comparison {
+  RunRecord baseline_run;   // cases omitted in JSON
+  RunRecord candidate_run;
+  std::vector<EnvChange> env_diff;
+  std::vector<Finding> regressions;
+  std::vector<Finding> improvements;
+  std::vector<std::string> notes;  // e.g. "not enough samples" for wall latency
+};
+
+// True for metrics where larger is better (cosine, top-1 agreement, top-k
+// overlap); every other metric is an error, smaller is better.
+bool HigherIsBetter(const std::string& metric);
+
+// Whether a recorded metric measures accuracy, so the accuracy rule judges
+// it. Not accuracy: timings a case reports among its metrics (output
+// "latency": decode's ttft/itl/tokens per second, judged through the wall
+// samples and modeled time instead), timing-only figures (outputs "time" and
+// "figure"), and descriptive counts (first_divergence_step is -1 for "never",
+// near_ties are not errors; hard flips and top-1 agreement carry the news).
+bool IsAccuracyMetric(const std::string& output, const std::string& name);
+
+// One value per timing round (`run --rounds`; runner/timing_rounds.h): the
+// median of each round's samples, read from extra["rounds"]["samples"] (the
+// rounds' sizes, in order). Empty when the result has no rounds or its
+// record does not add up (older runs, single-process samples).
+std::vector<double> WallRoundValues(const CaseResult& r);
+
+// Confirmation of a wall-time suspect (runner/confirm.h): the case re-timed
+// in fresh worker processes after the main pass, read from
+// extra["confirm"]. `values`: one median per fresh candidate process;
+// `baseline_values`: the same for the baseline's configuration re-timed
+// interleaved with them (empty when it could not be reproduced);
+// `op_wall` / `baseline_op_wall`: per-op wall time per process.
+struct WallConfirmation {
+  int64_t baseline_run_id = 0;
+  std::vector<double> values, baseline_values;
+  std::map<std::string, std::vector<double>> op_wall, baseline_op_wall;
+};
+std::optional<WallConfirmation> ReadWallConfirmation(const CaseResult& r);
+nlohmann::json WallConfirmationJson(const WallConfirmation& c);
+
+// Whether the candidate's wall samples look changed against the baseline's
+// when judged inside one process each (the slowest sample of each side left
+// out, Mann-Whitney p < 0.1 and the Hodges-Lehmann shift at least
+// wall_min_effect; or the fastest half of each side completely apart by at
+// least twice wall_min_effect). Such a case is a
+// suspect: not a verdict (one process cannot show the between-process
+// noise), but worth re-timing in fresh processes.
+bool WallSuspect(const CaseResult& base, const CaseResult& cand, const ThresholdValues& v);
+
+// The emulator settings that turn the candidate's environment into the
+// baseline's (SPYRE_EMU_PROFILE, _FAULTS, _ROUNDING, _CORES), when the two
+// differ in nothing else: then the baseline's configuration can be re-timed
+// beside the candidate's by this very binary. std::nullopt otherwise (another
+// BLAS, libtorch, harness build, host or tag).
+std::optional<std::map<std::string, std::string>> BaselineWorkerSettings(
+    const nlohmann::json& baseline, const nlohmann::json& candidate);
+
+// Differences between two fingerprints, one entry per component.
+std::vector<EnvChange> DiffEnvironments(const nlohmann::json& baseline, const nlohmann::json& candidate);
+
+// Compares the cases the two runs share (by suite and case id).
+Comparison CompareRuns(const RunRecord& baseline, const RunRecord& candidate, const Thresholds& thresholds);
+
+// The sentence that attributes findings to upstream changes, e.g.
+// "appeared with blas OpenBLAS 0.3.21 -> reference"; empty when no upstream
+// component changed.
+std::string Attribution(const Comparison& c);
+
+// One finding in one line, each figure once: "status: passed -> failed:
+// message", "modeled_latency modeled_us: modeled device time +25.0% (10 us ->
+// 12.5 us)", "latency wall_us_median: 35.9 ms -> 64.4 ms: wall time +61.8%
+// (Hodges-Lehmann), ..."; values in their units (human_format.h). The values
+// are spelled out only where the detail does not state them.
+std::string FindingSummary(const Finding& f);
+
+// Human text: the environment change, the attribution, then one line per
+// regression (at most `max_rows`, then "... and N more"), improvements
+// counted, notes listed.
+std::string FormatComparison(const Comparison& c, size_t max_rows = 50);
+
+// The JSON shape `compare --json` prints (docs/detection.md).
+nlohmann::json ToJson(const Comparison& c);
+
+}  // namespace harness

@@ -1,0 +1,99 @@
+#pragma once
+// One `spyre-regress run`, in two steps so that everything that can be wrong
+// with the command line, the suites or the store fails before a worker
+// starts:
+//
+//   StatusOr<RunPlan> plan = PlanRun(request);          // suites, filter, shard
+//   ProgressPrinter progress(stderr, style, color, plan->items.size());
+//   StatusOr<RunSummary> summary = ExecuteRun(*plan, &progress);
+//
+// ExecuteRun opens the store, records the run with its fingerprint, runs the
+// cases through the supervisor (harness/runner/supervisor.h), finishes the run and calls
+// the regression hook. The run ends `completed`, or `aborted` when
+// interrupted or when the store fails (then the error is returned and what was
+// recorded stays).
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/runner/regression_hook.h"
+#include "harness/runner/shard.h"
+#include "harness/runner/supervisor.h"
+#include "harness/store/store.h"
+#include "harness/suite_file/suite_file.h"
+
+namespace harness {
+
+struct RunRequest {
+  std::vector<std::string> suites;
+  std::string filter;       // ECMAScript regex searched in "<suite>/<case id>"; empty: all
+  int warmup = -1;          // -1: each suite's default
+  int repeat = -1;
+  // Timing rounds: each case is timed in this many fresh worker processes
+  // and its wall samples are one value per round (runner/timing_rounds.h).
+  int rounds = 1;
+  double min_sample_us = -1;  // -1: the workers' default (harness/wall_sampler.h)
+  int jobs = 1;             // latency suites always run one worker
+  Shard shard;
+  double timeout_s = 0;     // > 0: overrides every suite's per-case timeout
+  std::string profile;      // non-empty: SPYRE_EMU_PROFILE for the workers and fingerprint
+  std::string inject;       // non-empty: SPYRE_EMU_FAULTS likewise
+  std::string label;
+  std::map<std::string, std::string> tags;
+  std::string baseline = "auto";  // auto | <run id> | none
+  // Confirmation of wall-time suspects (runner/confirm.h): at least this many
+  // fresh processes per side (0: off), up to confirm_max_rounds while a
+  // verdict is undecided and the budget (seconds) lasts.
+  int confirm_rounds = 7;
+  int confirm_max_rounds = 11;
+  double confirm_budget_s = 120;
+  std::string db, suites_dir, golden_dir;
+  int threads = 0;          // libtorch threads shared by the workers (0: online cores)
+  std::string worker_exe;   // the spyre-regress binary to exec as `__worker`
+};
+
+struct RunPlan {
+  RunRequest request;
+  std::vector<SuiteSpec> suites;
+  std::vector<WorkItem> items;  // the selected cases of this shard, in suite order
+  int jobs = 1;                 // after the latency rule
+  bool latency = false;         // some suite is a latency suite
+  std::string suite_key;        // the suite names joined with ','
+};
+
+// Loads and validates the suites, the filter, the shard, --profile and
+// --inject. Every problem is a usage / invalid-input Status (exit 2).
+StatusOr<RunPlan> PlanRun(const RunRequest& request);
+
+struct RunSummary {
+  int64_t run_id = 0;
+  std::string suite;
+  RunStatus status = RunStatus::kCompleted;
+  int jobs = 1;
+  int threads_per_worker = 1;
+  int workers_started = 0;
+  double elapsed_s = 0;
+  size_t planned = 0;
+  std::vector<CaseResult> results;  // in the order they finished
+  nlohmann::json env;
+  std::string fingerprint;
+  BaselineOutcome baseline;
+  // What the confirmation of wall-time suspects did, one line ("" when
+  // nothing was suspect), and injected faults that matched no call.
+  std::string confirmation;
+  std::vector<std::string> warnings;
+  int interrupted_by = 0;  // signal number when interrupted
+
+  int Count(CaseStatus s) const;
+  int Passed() const { return Count(CaseStatus::kPassed); }
+  int Skipped() const { return Count(CaseStatus::kSkipped); }
+  int Failed() const;  // everything neither passed nor skipped
+};
+
+StatusOr<RunSummary> ExecuteRun(const RunPlan& plan, RunListener* listener);
+
+}  // namespace harness

@@ -1,0 +1,22 @@
+#pragma once
+// The worker side of `spyre-regress run`: a fresh exec of spyre-regress that
+// answers case requests over the pipes of frames.h until its supervisor
+// closes the request pipe.
+#include <functional>
+#include <string>
+
+#include "harness/case_result.h"
+#include "harness/runner/frames.h"
+
+namespace harness {
+
+// Runs one case in the worker. Must return a result for every request; a
+// throw is caught by ServeWorker and becomes status `error`.
+using CaseExecutor = std::function<CaseResult(const std::string& suite, const std::string& case_id)>;
+
+// The worker loop: sends hello (with `threads`, the libtorch thread count the
+// caller set), then answers requests until the request pipe closes. Returns
+// the process exit code (0 on a clean end, 2 on a protocol error).
+int ServeWorker(int request_fd, int result_fd, int threads, const CaseExecutor& execute);
+
+}  // namespace harness

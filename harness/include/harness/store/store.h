@@ -1,0 +1,189 @@
+#pragma once
+// The SQLite store: every run, case result, metric, wall-time sample and
+// per-op trace summary (docs/store.md). The runner's supervisor
+// is the only writer during a run. All SQL of the project runs here: readers
+// (detect, reports, the CLI) use the read queries of store_history.h and
+// store_queries.h; other programs read the stable views v_runs, v_results
+// and v_regressions.
+//
+//   SPYRE_ASSIGN_OR_RETURN(std::unique_ptr<Store> store, Store::Open("spyre-regress.db"));
+//   SPYRE_ASSIGN_OR_RETURN(int64_t run, store->BeginRun(info));
+//   SPYRE_RETURN_IF_ERROR(store->RecordResult(run, result));  // one transaction
+//   SPYRE_RETURN_IF_ERROR(store->FinishRun(run, RunStatus::kCompleted));
+//
+// Guarantees and edge cases:
+// - Open creates the file when missing, sets WAL and a busy timeout, and
+//   applies forward migrations (each in its own transaction). A store written
+//   by a newer schema, a file that is not a database, a corrupt file, an
+//   unwritable file or directory, a lock held past the busy timeout and a full
+//   disk are each one clear IoError; the file is never modified on failure.
+// - Opening read-write checks the store's integrity (quick_check) before it
+//   writes anything; a read-only open of a WAL store on read-only media (no
+//   -shm or -wal can be created) falls back to an immutable open when the
+//   store has no unmerged -wal.
+// - Opening read-write marks `aborted` every run left `running` on this host
+//   whose supervisor process (pid + start time) is gone.
+// - NaN values are stored as NULL (SQLite's own rule); infinities as REAL.
+// - Every SQL value is bound as a parameter.
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/case_result.h"
+#include "harness/status.h"
+
+namespace harness {
+
+class Store;
+namespace store_internal {
+struct Access;  // the connection, for the store's own files (store/sql.h)
+}  // namespace store_internal
+
+enum class RunStatus { kRunning, kCompleted, kAborted };
+const char* RunStatusName(RunStatus s);  // "running", "completed", "aborted"
+
+// What a run records about itself when it starts.
+struct NewRun {
+  std::string suite;        // suite name, or "a,b" when several ran together
+  std::string label;        // --label, may be empty
+  std::string fingerprint;  // FingerprintHash(env)
+  std::string env_json;     // the fingerprint document
+  std::string shard;        // "I/N", empty when unsharded
+  std::string options_json = "{}";  // filter, warmup, repeat, jobs, timeout...
+  int jobs = 1;
+  int threads = 1;          // libtorch threads per worker
+};
+
+// A run row as read back (for baselines, merge and tests).
+struct RunRow {
+  int64_t id = 0;
+  std::string uuid, suite, label, status, started_at, finished_at, fingerprint, env_json, shard;
+  std::string host, note;
+  std::string shard_group;  // merge --group KEY; empty for a plain run
+  int64_t pid = 0;
+};
+
+// One run of a shard group after `MergeGroupFrom` (the night as one run).
+struct GroupRun {
+  int64_t run_id = 0;
+  std::string group, suite;
+  int parts = 0;        // shard runs folded in so far, this merge and earlier ones
+  int shard_count = 1;  // N of the parts' "I/N"
+  std::string shards;   // the parts' shards, in order: "1/3,2/3"
+  std::string status;   // "completed" (every shard present and completed) or "aborted"
+  std::string note;     // why aborted: missing shards, a part that did not complete
+};
+
+// One row of the regressions table (filled by regression detection).
+struct RegressionRow {
+  std::string suite, case_name, kind, metric, detail;
+  double baseline_value = 0, candidate_value = 0, ratio = 0;
+};
+
+// Where a recorded run stands. A verdict counts only the cases a run
+// recorded, so a run that is aborted, still `running` (live, or abandoned by
+// a supervisor that was killed) or completed with fewer results than it
+// planned is not a pass, whatever its recorded cases say.
+struct RunState {
+  int64_t run_id = 0;
+  std::string status;      // running, completed, aborted
+  std::string note;        // why it was aborted, when it says
+  std::string host;        // where its supervisor ran
+  int64_t planned = -1;    // the cases it set out to record (-1: not recorded)
+  int64_t recorded = 0;    // the results in the store
+  bool abandoned = false;  // running, on this host, and its supervisor is gone
+
+  // Completed with every planned case recorded.
+  bool Complete() const;
+  // "aborted", "running" or "partial" (completed, cases missing); "" when complete.
+  std::string Verdict() const;
+  // One phrase for messages: "run 4 was aborted (interrupted by signal 15):
+  // 2 of 18 planned cases recorded".
+  std::string Describe() const;
+};
+// Reads run `run_id`'s state (a read-only store is enough). NotFound for a
+// missing run.
+StatusOr<RunState> ReadRunState(Store& store, int64_t run_id);
+
+class Store {
+ public:
+  enum class Mode { kReadWrite, kReadOnly };
+  // The schema version this build writes (the number of migrations).
+  static int LatestSchemaVersion();
+
+  // Opens (creating when missing, in kReadWrite) and migrates the store at
+  // `path`. `busy_timeout_ms` bounds how long a locked store is waited for.
+  static StatusOr<std::unique_ptr<Store>> Open(const std::string& path, Mode mode = Mode::kReadWrite,
+                                               int busy_timeout_ms = 15000);
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  const std::string& path() const { return path_; }
+  // PRAGMA quick_check: a corrupt store is an IoError naming it, saying it
+  // was left untouched. Open runs it before its first write.
+  Status CheckIntegrity();
+  StatusOr<int> SchemaVersion();
+
+  // Starts a run (status running, this host and pid recorded). Returns its id.
+  StatusOr<int64_t> BeginRun(const NewRun& run);
+  // Stores one case result, its metrics, wall samples and op summaries in one
+  // transaction. A second result for the same (run, suite, case) is an error.
+  Status RecordResult(int64_t run_id, const CaseResult& result);
+  // Replaces the extra JSON of a recorded result (the run's confirmation
+  // rounds add to it after the main pass). NotFound when there is no such result.
+  Status SetResultExtra(int64_t run_id, const std::string& suite, const std::string& case_name,
+                        const nlohmann::json& extra);
+  // Sets the final status (completed / aborted) and finished_at; `note` says why.
+  Status FinishRun(int64_t run_id, RunStatus status, const std::string& note = "");
+  // Marks abandoned runs aborted (see above); returns how many. Open calls it.
+  StatusOr<int> MarkAbandonedRuns();
+
+  StatusOr<std::optional<RunRow>> FindRun(int64_t run_id);
+  // Notes in the run's options which baseline detection judged it against.
+  Status RecordBaselineChoice(int64_t run_id, int64_t baseline_run_id);
+  // Replaces the regressions stored for `run_id` (detection writes these).
+  Status RecordRegressions(int64_t run_id, int64_t baseline_run_id,
+                           const std::vector<RegressionRow>& rows);
+
+  // Copies every run of the store at `src_path` (opened read-only, never
+  // modified) into this one, with new ids. A run already present (same uuid)
+  // makes the whole merge fail before anything is copied. Returns the number
+  // of runs copied.
+  StatusOr<int> MergeFrom(const std::string& src_path);
+
+  // Folds every run of the store at `src_path` (opened read-only) into ONE
+  // run per (group, suite): the first shard run creates it (a new uuid, its
+  // env and label), later ones add their results. In one transaction, all or
+  // nothing. Refused (nothing merged): a run merged before (same uuid), a
+  // shard index already in the group, parts with different shard counts, and
+  // parts recorded under a different environment (upstream components; host
+  // facts cpu, os, threads, jobs may differ). The group run is `completed`
+  // once shards 1..N are all present and completed, else `aborted` with a
+  // note naming what is missing; started_at / finished_at span its parts.
+  // The shard runs' own findings are not copied: detection runs on the group
+  // run. Returns the group runs this source touched.
+  StatusOr<std::vector<GroupRun>> MergeGroupFrom(const std::string& src_path, const std::string& group);
+
+ private:
+  friend struct store_internal::Access;
+  Store(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+  Status Migrate();
+  Status SwitchToWal(int busy_timeout_ms);
+  Status Exec(const char* sql, const char* doing);
+  Status Error(int rc, const std::string& doing);
+  // A statement prepared once per store and reused (the per-result inserts);
+  // `sql` must be a string constant: it is the cache key by address.
+  sqlite3_stmt* Cached(const char* sql, int* rc);
+
+  sqlite3* db_ = nullptr;
+  std::string path_;
+  std::map<const char*, sqlite3_stmt*> cache_;
+};
+
+}  // namespace harness

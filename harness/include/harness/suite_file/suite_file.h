@@ -1,0 +1,50 @@
+#pragma once
+// Suites and cases as the runner sees them. A suite file (suites/<name>.json)
+// is parsed once into a SuiteSpec; each case keeps its kind-specific body as
+// JSON, which the case kind (a command, see harness/suite_file/case_kinds.h) validates when
+// the suite is loaded and interprets when the case runs.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/status.h"
+
+namespace harness {
+
+struct CaseSpec {
+  std::string suite;              // suite name, e.g. "ops"
+  std::string id;                 // stable, readable, unique within the suite
+  std::string kind;               // case kind, e.g. "op", "decode", "prefill", "embed"
+  std::vector<std::string> tags;  // e.g. "smoke", "nightly", "perf"
+  nlohmann::json body;            // the expanded, validated case (kind-specific)
+};
+
+struct SuiteSpec {
+  std::string name;      // "ops"
+  std::string path;      // the file it came from
+  std::string root;      // the suites directory; files a case names stay inside it
+  std::string description;
+  bool latency = false;  // a latency suite: run with one worker so timings do not interfere
+  int warmup = 1;        // defaults; `run --warmup/--repeat` override
+  int repeat = 5;
+  double min_sample_us = -1;  // -1: kDefaultMinSampleUs (harness/wall_sampler.h)
+  double timeout_s = 120;  // per case
+  std::vector<CaseSpec> cases;
+};
+
+// Limits of a suite file, each an error naming the file and the place:
+// nesting of arrays and objects (the suites need about 8 levels), and cases
+// after sweep expansion (checked before a sweep is expanded). The file's
+// size is bounded by kMaxJsonFileBytes (harness/input_file.h).
+constexpr int kMaxSuiteDepth = 32;
+constexpr size_t kMaxSuiteCases = 100000;
+
+// Loads and validates suites/<name>.json under `suites_dir`, expanding sweeps.
+// Errors name the file, the JSON pointer and the problem.
+StatusOr<SuiteSpec> LoadSuite(const std::string& suites_dir, const std::string& name);
+
+// Names of the suites in `suites_dir` (every <name>.json but schema.json), sorted.
+std::vector<std::string> ListSuites(const std::string& suites_dir);
+
+}  // namespace harness

@@ -1,0 +1,85 @@
+// The case-kind registry and the one entry point the worker calls.
+#include <exception>
+#include <mutex>
+
+#include <c10/util/Exception.h>
+
+#include "harness/suite_file/case_kinds.h"
+
+namespace harness {
+namespace {
+
+struct Registry {
+  std::mutex mu;
+  std::map<std::string, std::unique_ptr<CaseKind>> kinds;
+};
+
+Registry& TheRegistry() {
+  static Registry r;
+  return r;
+}
+
+CaseResult ErrorResult(const CaseSpec& c, const std::string& message) {
+  return CaseResult::Error(message, c.suite, c.id);
+}
+
+}  // namespace
+
+StatusOr<SafetensorsFile> CaseKind::ComputeGolden(const SuiteSpec&, const CaseSpec& c,
+                                                  const ExecOptions&) const {
+  return InvalidInput("case '" + c.id + "' of kind '" + c.kind + "' has no golden outputs");
+}
+
+bool CaseKind::UsesImportedGolden(const CaseSpec&) const { return false; }
+std::string CaseKind::ImportedGoldenPath(const SuiteSpec&, const CaseSpec&) const { return ""; }
+bool CaseKind::HasGolden(const CaseSpec&) const { return true; }
+Status CaseKind::CheckGolden(const SuiteSpec&, const CaseSpec&, const SafetensorsHeader&,
+                             const std::string&) const {
+  return Status::Ok();
+}
+Status CaseKind::CheckFiles(const SuiteSpec&, const CaseSpec&) const { return Status::Ok(); }
+
+void RegisterCaseKind(const std::string& name, CaseKindFactory factory) {
+  Registry& r = TheRegistry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  r.kinds[name] = factory();
+}
+
+const CaseKind* FindCaseKind(const std::string& name) {
+  Registry& r = TheRegistry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  auto it = r.kinds.find(name);
+  return it == r.kinds.end() ? nullptr : it->second.get();
+}
+
+std::string CaseKindNames() {
+  Registry& r = TheRegistry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  std::string names;
+  for (const auto& [name, unused] : r.kinds) names += (names.empty() ? "" : ", ") + name;
+  return names;
+}
+
+CaseResult ExecuteCase(const SuiteSpec& suite, const CaseSpec& c, const ExecOptions& options) {
+  const CaseKind* kind = FindCaseKind(c.kind);
+  if (kind == nullptr) {
+    return ErrorResult(c, "unknown case kind '" + c.kind + "' (known: " + CaseKindNames() + ")");
+  }
+  try {
+    CaseResult r = kind->Execute(suite, c, options);
+    r.suite = c.suite;
+    r.case_id = c.id;
+    return r;
+  } catch (const c10::Error& e) {
+    // libtorch's what() carries a backtrace; one line is what a report needs.
+    std::string what = e.what_without_backtrace();
+    what = what.substr(0, what.find('\n'));
+    const bool op = c.body.contains("op") && c.body["op"].is_string();
+    return ErrorResult(c, (op ? "op " + c.body["op"].get<std::string>() + ": " : std::string()) +
+                              "libtorch: " + what);
+  } catch (const std::exception& e) {
+    return ErrorResult(c, std::string("exception: ") + e.what());
+  }
+}
+
+}  // namespace harness
