@@ -54,8 +54,9 @@ nlohmann::json LatestEnv(const std::string& db, const std::string& out) {
 // --- the engine does not link the emulator --------------------------------
 
 TEST(DeviceLinkTest, NeitherTheEngineNorTheCliLinksTheEmulator) {
-  for (const std::string file :
-       {std::string(SPYRE_BUILD_DIR) + "/lib/libspyre_harness.so", spyre_test::CliPath()}) {
+  const std::string lib = std::string(SPYRE_BUILD_DIR) + "/lib/";
+  for (const std::string& file : std::vector<std::string>{
+           lib + "libspyre_harness.so", lib + "libspyre_suites.so", spyre_test::CliPath()}) {
     auto needed = RunCommand({"/usr/bin/readelf", "-d", file});
     ASSERT_EQ(needed.exit_code, 0) << needed.err;
     EXPECT_NE(needed.out.find("NEEDED"), std::string::npos) << file;
@@ -130,10 +131,10 @@ TEST(ToyBackendTest, SmokeCatchesTheWrongOpAndRunsOn) {
   int add = 0, passed = 0, errors = 0;
   for (const auto& [id, c] : cases) {
     const std::string status = c["status"];
-    if (id.rfind("add", 0) == 0) {
+    if (id == "add" || id.rfind("add.", 0) == 0) {
       ++add;
       EXPECT_EQ(status, "failed") << id << ": " << c["message"];
-    } else if (id.rfind("mm", 0) == 0 || id.rfind("mul_scalar", 0) == 0) {
+    } else if (id.rfind("mm.", 0) == 0 || id == "mm_transposed_b" || id == "mul_scalar") {
       ++passed;
       EXPECT_EQ(status, "passed") << id << ": " << c["message"];
     } else {
@@ -143,6 +144,7 @@ TEST(ToyBackendTest, SmokeCatchesTheWrongOpAndRunsOn) {
       EXPECT_EQ(c["message"].get<std::string>().find('\n'), std::string::npos) << id;
       EXPECT_NE(c["message"].get<std::string>().find("PrivateUse1"), std::string::npos) << id;
     }
+    if (status == "error") continue;  // never measured
     // No ABI: the device models no time and counts no fallbacks.
     EXPECT_TRUE(c["modeled_us"].is_null()) << id;
     EXPECT_TRUE(c["fallback_ops"].is_null()) << id;
@@ -160,8 +162,8 @@ TEST(ToyBackendTest, SmokeCatchesTheWrongOpAndRunsOn) {
 TEST(ToyBackendTest, AKernelThatCrashesIsACrashedCaseAndTheRunGoesOn) {
   spyre_test::TempDir dir;
   const std::string db = dir.path() + "/c.db";
-  auto r = RunCli({"run", "--suite", "smoke", "--filter", "mm|mul_scalar", "--device-lib", kToy,
-                   "--db", db, "--quiet"},
+  auto r = RunCli({"run", "--suite", "smoke", "--filter", "^smoke/(mm|mul_scalar)", "--device-lib",
+                   kToy, "--db", db, "--quiet"},
                   {{"TOY_BACKEND_CRASH", "mm"}});
   ASSERT_EQ(r.exit_code, 1) << r.err << r.out;
   int crashed = 0, passed = 0;
@@ -183,13 +185,13 @@ TEST(ToyBackendTest, CompareNamesAChangeOfTheLibraryFile) {
   const std::string db = dir.path() + "/d.db";
   const std::string lib = dir.path() + "/libtoy_copy.so";
   std::filesystem::copy_file(kToy, lib);
-  const std::vector<std::string> run = {"run",  "--suite", "smoke",   "--filter",     "mm",
+  const std::vector<std::string> run = {"run",  "--suite", "smoke",   "--filter",     "^smoke/mm",
                                         "--db", db,        "--quiet", "--device-lib", lib};
   ASSERT_EQ(RunCli(run).exit_code, 0);
   // Same code, other bytes: a rebuilt library.
   std::ofstream(lib, std::ios::app | std::ios::binary) << "rebuilt";
   ASSERT_EQ(RunCli(run).exit_code, 0);
-  auto c = RunCli({"compare", "~1", "latest", "--db", db});
+  auto c = RunCli({"compare", "--baseline", "~1", "--candidate", "latest", "--db", db});
   EXPECT_NE(c.out.find("device"), std::string::npos) << c.out << c.err;
   EXPECT_NE(c.out.find("toy_copy"), std::string::npos) << c.out;
 }
@@ -202,16 +204,23 @@ TEST(CpuDeviceTest, SmokeRunsAgainstTheSameGoldenFiles) {
   auto r = RunCli({"run", "--suite", "smoke", "--device", "cpu", "--db", db, "--quiet"});
   ASSERT_NE(r.exit_code, 2) << r.err;
   int passed = 0;
+  std::set<std::string> failed;
   for (const auto& [id, c] : Cases(db, dir.path() + "/report")) {
     const std::string status = c["status"];
-    EXPECT_TRUE(status == "passed" || status == "error") << id << ": " << c["message"];
+    const std::string message = c["message"];
     if (status == "passed") ++passed;
+    if (status == "failed") failed.insert(id);
     // The kernels libtorch 1.13 lacks for fp16 on the CPU: one line each.
     if (status == "error") {
-      EXPECT_NE(id.find("float16"), std::string::npos) << id << ": " << c["message"];
-      EXPECT_EQ(c["message"].get<std::string>().find('\n'), std::string::npos) << id;
+      EXPECT_NE(message.find("not implemented for 'Half'"), std::string::npos)
+          << id << ": " << message;
+      EXPECT_EQ(message.find('\n'), std::string::npos) << id;
     }
   }
+  // libtorch 1.13's CPU bf16 gelu(approximate=tanh) is off by ~185 bf16
+  // ULPs around -0.003 (-0.00595 for -0.00313): the CPU as a device is
+  // judged like any other, and this is what the judge finds.
+  EXPECT_EQ(failed, std::set<std::string>{"gelu_tanh"});
   EXPECT_GE(passed, 10);
   const nlohmann::json env = LatestEnv(db, dir.path() + "/report2");
   EXPECT_EQ(env["device"]["kind"], "cpu");

@@ -191,7 +191,16 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
 #ifdef TOY_ABI_VERSION
 const char* Name() { return "toy_backend"; }
 const char* Version() { return "0.0.1"; }
-spyre_device_abi g_abi{sizeof(spyre_device_abi), TOY_ABI_VERSION, &Name, &Version, &Version};
+spyre_device_abi MakeAbi() {
+  spyre_device_abi abi{};
+  abi.struct_size = sizeof(spyre_device_abi);
+  abi.abi_version = TOY_ABI_VERSION;
+  abi.name = &Name;
+  abi.version = &Version;
+  abi.build_id = &Version;
+  return abi;
+}
+const spyre_device_abi g_abi = MakeAbi();
 #endif
 
 }  // namespace
