@@ -52,6 +52,11 @@ svg.chart text.ytitle, svg.chart text.xtitle { font-size: 11px; fill: #1f2328; }
 svg.chart text.cpl, svg.chart text.curl { fill: var(--bad); font-weight: 600; }
 .legend span { margin-right: 14px; font-size: 0.85em; color: var(--muted); }
 .msg { max-width: 420px; overflow-wrap: anywhere; color: var(--muted); }
+pre.dtext { white-space: pre-wrap; overflow-wrap: anywhere; background: #f6f8fa; padding: 6px 8px; border-radius: 4px; }
+pre.dtext .lbl { color: var(--muted); } pre.dtext .prompt { color: var(--muted); }
+mark.dv { background: #ffb3b3; outline: 1px solid var(--bad); } mark.hf { background: #ffe08a; }
+span.nt { font-size: 0.75em; color: var(--muted); border: 1px solid var(--line); border-radius: 3px; padding: 0 3px; margin: 0 2px; }
+p.seq { margin: 6px 0 2px; font-size: 0.9em; }
 #js-errors { color: var(--bad); white-space: pre-wrap; }
 footer { margin-top: 32px; color: var(--muted); font-size: 0.85em; border-top: 1px solid var(--line); padding-top: 6px; }
 @media print {

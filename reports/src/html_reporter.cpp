@@ -5,6 +5,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "decode_text.h"
 #include "finding_text.h"
 #include "html_parts.h"
 #include "reports/escape.h"
@@ -161,9 +162,9 @@ class HtmlReporter : public Reporter {
         << "<script>" << kHtmlErrorTrap << "</script></head><body>"
         << "<h1>spyre-regress report: " << Esc(m.run.suite) << "</h1>" << HtmlVerdict(m)
         << "<div id=\"js-errors\"></div>" << HtmlEnvironment(m) << HtmlRegressions(m)
-        << HtmlCharts(m) << HtmlSuites(m) << HtmlGoldenDrift(m) << HtmlFallback(m)
-        << "<footer>spyre-regress &middot; run " << m.run.run_id << " &middot; fingerprint "
-        << Esc(m.run.fingerprint) << "</footer>"
+        << HtmlCharts(m) << HtmlSuites(m) << HtmlDecodeText(m) << HtmlGoldenDrift(m)
+        << HtmlFallback(m) << "<footer>spyre-regress &middot; run " << m.run.run_id
+        << " &middot; fingerprint " << Esc(m.run.fingerprint) << "</footer>"
         << "<script type=\"application/json\" id=\"report-data\">"
         << EscapeJsonForScript(data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
         << "</script><script>" << kHtmlScript << "</script></body></html>\n";

@@ -197,8 +197,17 @@ std::vector<Column> ColumnsFor(const std::string& kind) {
                                                       : "step " + Number(v.value);
                return Cell("divergence", v.value < 0 ? 1e18 : v.value, text, "");
              }},
-            Accuracy("max logprob diff", "largest |logprob difference| over steps, with its limit",
-                     "logprob", "max_logprob_diff", nullptr, true),
+            {"max logprob diff",
+             "largest |logprob difference| over steps, with its limit: a multiple of the "
+             "yardstick (the CPU computing the case in the device's format), at least a floor",
+             [](const CaseRow& row, const CaseFindings* cf) {
+               const MetricValue v = FindMetric(row.result.metrics, "max_logprob_diff");
+               const MetricValue y = FindMetric(row.result.metrics, "logprob_yardstick");
+               std::string text = WithLimit(v.value, v.limit);
+               if (y.found) text += " (yardstick " + Number(y.value) + ")";
+               return Cell("logprob", v.value, Esc(text),
+                           FindingClass(cf, ColumnKey{FindingKind::kAccuracy, "max_logprob_diff"}));
+             }},
             Latency("tokens/s", "generated tokens per second (median of the repeats)", "tps",
                     "tokens_per_s", Number),
             Latency("time to first token", "prefill time (median of the repeats)", "ttft",
@@ -256,8 +265,9 @@ std::string KindNote(const std::string& kind) {
   if (kind == "decode") {
     return "Decode is teacher-forced with the golden tokens: top-1 agreement and the first "
            "divergence count flips of the greedy token (near ties are reported, not failed); "
-           "the case fails on a hard flip, on max logprob diff above its limit or on too little "
-           "top-k overlap. Times are medians of the repeats; wall is one whole decode.";
+           "the case fails on a hard flip, on max logprob diff above its limit (the case's "
+           "logprob_m times the yardstick's own max logprob diff, at least logprob_floor) or on "
+           "too little top-k overlap. Times are medians of the repeats; wall is one whole decode.";
   }
   if (kind == "embed") {
     return "An embedding case fails when the cosine similarity of any sequence's embedding falls "

@@ -2,6 +2,7 @@
 // the verdict, the upstream changes, the top regressions and failures.
 #include <sstream>
 
+#include "decode_text.h"
 #include "finding_text.h"
 #include "reports/escape.h"
 #include "reports/reporter.h"
@@ -111,6 +112,7 @@ class MarkdownReporter : public Reporter {
     UpstreamChanges(m, out);
     TopRegressions(m, out);
     Failures(m, out);
+    out << internal::MarkdownDecodeText(m);
     out << "<sub>fingerprint " << Cell(m.run.fingerprint) << "</sub>\n";
     return out.str();
   }

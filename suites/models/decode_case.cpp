@@ -48,6 +48,87 @@ std::string StepRanges(const std::vector<int64_t>& steps, int64_t total) {
   return "steps " + out;
 }
 
+// A token's text as terminals, JSON and HTML can show it: printable ASCII
+// as is, a backslash doubled, anything else escaped (a newline as \\n, a
+// byte 0x80 as \\x80).
+std::string Printable(const std::string& bytes) {
+  std::string out;
+  for (const unsigned char c : bytes) {
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    }
+  }
+  return out;
+}
+
+// The decoded text of a text-prompt case, per sequence: the prompt, the
+// golden tokens and the device's top-1 at each step (teacher forced: each
+// given the golden text before it), and the flips, near ties labelled.
+nlohmann::json DecodeTexts(const ModelCase& mc, const at::Tensor& golden_tokens,
+                           const at::Tensor& device_logits, double near_tie_margin,
+                           const at::Tensor& golden_logprobs) {
+  const at::Tensor dev = device_logits.argmax(-1);
+  const at::Tensor gold = golden_tokens.to(at::kLong);
+  const at::Tensor glp = golden_logprobs.to(at::kDouble);
+  nlohmann::json out = nlohmann::json::array();
+  for (int64_t i = 0; i < gold.size(0); ++i) {
+    std::vector<int64_t> prompt;
+    for (int64_t k = 0; k < mc.prompts.size(1); ++k) {
+      const int64_t id = mc.prompts[i][k].item<int64_t>();
+      if (id != ByteTokenizer::kBos) prompt.push_back(id);
+    }
+    nlohmann::json g = nlohmann::json::array(), d = nlohmann::json::array();
+    nlohmann::json flips = nlohmann::json::array();
+    int64_t first = -1;
+    for (int64_t s = 0; s < gold.size(1); ++s) {
+      const int64_t gt = gold[i][s].item<int64_t>(), dt = dev[i][s].item<int64_t>();
+      g.push_back(Printable(mc.tokenizer.TokenText(gt)));
+      d.push_back(Printable(mc.tokenizer.TokenText(dt)));
+      if (gt == dt) continue;
+      if (first < 0) first = s;
+      const double gap =
+          std::exp(glp[i][s][gt].item<double>()) - std::exp(glp[i][s][dt].item<double>());
+      flips.push_back({{"step", s}, {"near_tie", gap < near_tie_margin}, {"golden_prob_gap", gap}});
+    }
+    out.push_back({{"sequence", i},
+                   {"prompt", Printable(mc.tokenizer.Decode(prompt))},
+                   {"golden", g},
+                   {"device", d},
+                   {"first_divergence_step", first},
+                   {"flips", flips}});
+  }
+  return out;
+}
+
+// A few characters either side of a sequence's step, the step's token in
+// brackets: golden  ...not to [b]e, th  /  device ...not to [s].
+std::string QuoteAt(const nlohmann::json& text, int64_t step, const char* which) {
+  std::string before = text["prompt"].get<std::string>();
+  for (int64_t s = 0; s < step; ++s) before += text["golden"][s].get<std::string>();
+  constexpr size_t kBefore = 16, kAfter = 6;
+  std::string out =
+      before.size() > kBefore ? "..." + before.substr(before.size() - kBefore) : before;
+  out += "[" + text[which][step].get<std::string>() + "]";
+  if (std::string(which) == "golden") {
+    std::string after;
+    for (size_t s = step + 1; s < text["golden"].size() && after.size() < kAfter; ++s) {
+      after += text["golden"][s].get<std::string>();
+    }
+    out += after;
+  }
+  return "\"" + out + "\"";
+}
+
 double Us(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::micro>(b - a).count();
 }
@@ -168,19 +249,54 @@ class DecodeCaseKind : public ModelCaseKind {
 
     const DecodeJudgement j =
         JudgeDecode(logits, *logprobs, teacher, mc->top_k, mc->near_tie_margin);
+    // The yardstick: the CPU computing the same decode in fp32 with weights
+    // and activations held in the device's storage format for the dtype,
+    // teacher-forced alike; its logits leave in the dtype, as the device's.
+    DecoderModel yardstick_model(mc->config, *weights, at::kCPU, at::kFloat, LayerImpl::kPortable,
+                                 max_len, DeviceFormatRounding(mc->dtype));
+    const at::Tensor yardstick_logits =
+        RunDecode(yardstick_model, mc->prompts, teacher, mc->steps, nullptr)
+            .to(mc->dtype)
+            .to(at::kFloat);
+    const double yardstick =
+        JudgeDecode(yardstick_logits, *logprobs, teacher, mc->top_k, mc->near_tie_margin)
+            .max_logprob_diff;
+    const double lp_limit = LogprobLimit(*mc, yardstick);
+    const bool fixed_limit = !std::isnan(mc->max_logprob_diff);
+    // "limit 0.06 = 3 x yardstick 0.02" / "limit 0.01 (floor; 3 x yardstick
+    // 0.002)" / "fixed limit 0.05".
+    std::string limit_text;
+    if (fixed_limit) {
+      limit_text = "fixed limit " + Short(lp_limit);
+    } else if (lp_limit > mc->logprob_floor) {
+      limit_text = "limit " + Short(lp_limit) + " = " + Short(mc->logprob_m) + " x yardstick " +
+                   Short(yardstick);
+    } else {
+      limit_text = "limit " + Short(lp_limit) + " (the floor; " + Short(mc->logprob_m) +
+                   " x yardstick " + Short(yardstick) + " is below it)";
+    }
     const double agreement = static_cast<double>(j.agreeing) / static_cast<double>(j.pairs);
     AddMetric(&r, "tokens", "top1_agreement", agreement);
     AddMetric(&r, "tokens", "first_divergence_step", static_cast<double>(j.first_divergence));
     AddMetric(&r, "tokens", "near_ties", static_cast<double>(j.near_ties));
     AddMetric(&r, "tokens", "hard_flips", static_cast<double>(j.pairs - j.agreeing - j.near_ties),
               0, j.first_failure >= 0);
-    const bool lp_failed = j.max_logprob_diff > mc->max_logprob_diff;
-    AddMetric(&r, "logprobs", "max_logprob_diff", j.max_logprob_diff, mc->max_logprob_diff,
-              lp_failed);
+    const bool lp_failed = j.max_logprob_diff > lp_limit;
+    AddMetric(&r, "logprobs", "max_logprob_diff", j.max_logprob_diff, lp_limit, lp_failed);
+    AddMetric(&r, "logprobs", "logprob_yardstick", yardstick);
     const bool topk_failed = j.min_top_k_overlap < mc->min_top_k_overlap;
     AddMetric(&r, "logprobs", "min_top_k_overlap", j.min_top_k_overlap, mc->min_top_k_overlap,
               topk_failed);
     AddMetric(&r, "logprobs", "mean_top_k_overlap", j.mean_top_k_overlap);
+    // How peaked the golden distributions are (a trained model's are; the
+    // synthetic models' are flatter, with more near ties).
+    int64_t close_calls = 0;
+    for (const double g : j.golden_top2_gap) close_calls += g < mc->near_tie_margin;
+    const double near_tie_rate =
+        static_cast<double>(close_calls) / static_cast<double>(j.golden_top2_gap.size());
+    AddMetric(&r, "logprobs", "golden_top1_prob_median", Median(j.golden_top1_prob));
+    AddMetric(&r, "logprobs", "golden_top2_gap_median", Median(j.golden_top2_gap));
+    AddMetric(&r, "logprobs", "golden_near_tie_rate", near_tie_rate);
     r.max_abs_err = j.max_logprob_diff;
 
     const double modeled_ttft = prefill_profile.modeled_us;
@@ -205,19 +321,23 @@ class DecodeCaseKind : public ModelCaseKind {
     if (lp_failed) {
       std::vector<int64_t> over;
       for (const auto& step : j.per_step) {
-        if (step["max_logprob_diff"].get<double>() > mc->max_logprob_diff) {
+        if (step["max_logprob_diff"].get<double>() > lp_limit) {
           over.push_back(step["step"].get<int64_t>());
         }
       }
-      problems.push_back("max |logprob diff| " + Short(j.max_logprob_diff) + " above the limit " +
-                         Short(mc->max_logprob_diff) + " at " + StepRanges(over, mc->steps) +
-                         " (the case's \"model\": {\"max_logprob_diff\": ...} sets the limit)");
+      problems.push_back("max |logprob diff| " + Short(j.max_logprob_diff) + " above the " +
+                         limit_text + " at " + StepRanges(over, mc->steps) +
+                         (fixed_limit ? " (the case's \"model\": {\"max_logprob_diff\": ...})"
+                                      : " (the case's \"model\": {\"logprob_m\": ..., "
+                                        "\"logprob_floor\": ...} set the rule)"));
     }
     if (topk_failed) {
       problems.push_back("top-" + std::to_string(mc->top_k) + " overlap " +
                          std::to_string(j.min_top_k_overlap) + " below " +
                          std::to_string(mc->min_top_k_overlap));
     }
+    nlohmann::json texts;
+    if (mc->text) texts = DecodeTexts(*mc, teacher, logits, mc->near_tie_margin, *logprobs);
     if (!problems.empty()) {
       r.status = CaseStatus::kFailed;
       for (const auto& p : problems) r.message += (r.message.empty() ? "" : "; ") + p;
@@ -225,26 +345,51 @@ class DecodeCaseKind : public ModelCaseKind {
         r.message += "; " + std::to_string(j.near_ties) + " near-tie flip(s) from step " +
                      std::to_string(j.first_divergence);
       }
+      // The first divergence as text: the first hard flip, else the first
+      // near tie, of the earliest sequence that has it.
+      const int64_t at_step = j.first_failure >= 0 ? j.first_failure : j.first_divergence;
+      for (const auto& t : texts) {
+        if (at_step < 0) break;
+        bool here = false, near = false;
+        for (const auto& f : t["flips"]) {
+          if (f["step"].get<int64_t>() != at_step) continue;
+          here = true;
+          near = f["near_tie"].get<bool>();
+        }
+        if (!here) continue;
+        r.message += "; as text (sequence " + std::to_string(t["sequence"].get<int64_t>()) +
+                     ", step " + std::to_string(at_step) + (near ? ", a near tie" : "") +
+                     "): golden " + QuoteAt(t, at_step, "golden") + ", device " +
+                     QuoteAt(t, at_step, "device");
+        break;
+      }
     }
     // update, not assign: the probe's host_probe_us is in there.
-    r.extra.update({{"model", mc->config.name},
-                    {"impl", LayerImplName(mc->impl)},
-                    {"dtype", c10::toString(mc->dtype)},
-                    {"batch", b},
-                    {"prompt_len", mc->prompts.size(1)},
-                    {"steps", mc->steps},
-                    {"top1_agreement", agreement},
-                    {"first_divergence_step", j.first_divergence},
-                    {"near_ties", j.near_ties},
-                    {"max_logprob_diff", j.max_logprob_diff},
-                    {"per_step", j.per_step},
-                    {"ttft_us", Median(ttft)},
-                    {"itl_us", Median(itl)},
-                    {"tokens_per_s", Median(tps)},
-                    {"modeled_ttft_us", modeled_ttft},
-                    {"modeled_itl_us", modeled_itl},
-                    {"modeled_tokens_per_s", modeled_tps},
-                    {"device", DeviceUnderTest().str()}});
+    r.extra.update(
+        {{"model", mc->config.name},
+         {"impl", LayerImplName(mc->impl)},
+         {"dtype", c10::toString(mc->dtype)},
+         {"batch", b},
+         {"prompt_len", mc->prompts.size(1)},
+         {"steps", mc->steps},
+         {"top1_agreement", agreement},
+         {"first_divergence_step", j.first_divergence},
+         {"near_ties", j.near_ties},
+         {"max_logprob_diff", j.max_logprob_diff},
+         {"max_logprob_diff_limit", lp_limit},
+         {"logprob_yardstick", yardstick},
+         {"logprob_limit_rule",
+          fixed_limit ? nlohmann::json{{"fixed", lp_limit}}
+                      : nlohmann::json{{"m", mc->logprob_m}, {"floor", mc->logprob_floor}}},
+         {"per_step", j.per_step},
+         {"ttft_us", Median(ttft)},
+         {"itl_us", Median(itl)},
+         {"tokens_per_s", Median(tps)},
+         {"modeled_ttft_us", modeled_ttft},
+         {"modeled_itl_us", modeled_itl},
+         {"modeled_tokens_per_s", modeled_tps},
+         {"device", DeviceUnderTest().str()}});
+    if (mc->text) r.extra["text"] = texts;
     return r;
   }
 };

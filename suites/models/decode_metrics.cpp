@@ -34,8 +34,11 @@ DecodeJudgement JudgeDecode(const at::Tensor& device_logits, const at::Tensor& g
     for (int64_t i = 0; i < b; ++i) {
       ++j.pairs;
       // How decided the golden choice was: p(top 1) - p(top 2).
-      step_gap = std::min(step_gap, std::exp(gl[i][s][gt[i][s][0]]) -
-                                        (top_k > 1 ? std::exp(gl[i][s][gt[i][s][1]]) : 0.0));
+      const double p1 = std::exp(gl[i][s][gt[i][s][0]]);
+      const double gap12 = p1 - (top_k > 1 ? std::exp(gl[i][s][gt[i][s][1]]) : 0.0);
+      step_gap = std::min(step_gap, gap12);
+      j.golden_top1_prob.push_back(p1);
+      j.golden_top2_gap.push_back(gap12);
       const int64_t gold = tok[i][s], dev = da[i][s];
       std::set<int64_t> gold_set, dev_set;
       for (int64_t k = 0; k < top_k; ++k) {

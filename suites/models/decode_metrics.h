@@ -27,6 +27,9 @@ struct DecodeJudgement {
   double min_top_k_overlap = 1;
   double mean_top_k_overlap = 1;
   std::string failure;  // the first hard flip, in words
+  // How peaked the golden distributions are, per (step, sequence) pair:
+  // p(top 1) and p(top 1) - p(top 2).
+  std::vector<double> golden_top1_prob, golden_top2_gap;
   nlohmann::json per_step = nlohmann::json::array();
 };
 

@@ -2,9 +2,11 @@
 #include "model_case.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 
+#include "harness/compare/device_format.h"
 #include "harness/golden/golden.h"
 #include "harness/input_file.h"
 #include "harness/inputs/generator.h"
@@ -20,8 +22,11 @@ using harness::StatusOr;
 
 const std::map<std::string, std::vector<std::string>>& AllowedMembers() {
   static const std::map<std::string, std::vector<std::string>> kAllowed = {
-      {"common", {"config", "checkpoint", "dtype", "impl", "prompts", "batch", "seq"}},
-      {"decode", {"steps", "top_k", "near_tie_margin", "max_logprob_diff", "min_top_k_overlap"}},
+      {"common",
+       {"config", "checkpoint", "dtype", "impl", "prompts", "prompts_text", "batch", "seq"}},
+      {"decode",
+       {"steps", "top_k", "near_tie_margin", "max_logprob_diff", "logprob_m", "logprob_floor",
+        "min_top_k_overlap"}},
       {"prefill", {"tolerance", "min_cosine"}},
       {"embed", {"min_cosine"}}};
   return kAllowed;
@@ -39,8 +44,52 @@ const char* TaskName(ModelTask t) {
   return "?";
 }
 
-StatusOr<at::Tensor> ParsePrompts(const nlohmann::json& m, const ModelCase& mc,
+// "prompts_text": strings tokenized by the checkpoint's tokenizer.json.
+StatusOr<at::Tensor> ParseTextPrompts(const nlohmann::json& m, ModelCase* mc,
+                                      const std::string& p) {
+  const std::string tp = p + "/prompts_text";
+  if (m.contains("prompts"))
+    return InvalidInput(tp + ": give \"prompts\" or \"prompts_text\", not both");
+  if (mc->checkpoint.empty()) {
+    return InvalidInput(tp + ": text prompts need a \"checkpoint\" with a tokenizer.json");
+  }
+  auto tok = LoadTokenizer(mc->checkpoint);
+  if (!tok.ok()) return InvalidInput(tp + ": " + tok.status().message());
+  const nlohmann::json& pr = m["prompts_text"];
+  if (!pr.is_array() || pr.empty())
+    return InvalidInput(tp + ": expected a non-empty array of strings");
+  std::vector<int64_t> ids;
+  size_t len = 0;
+  for (size_t i = 0; i < pr.size(); ++i) {
+    const std::string ip = tp + "/" + std::to_string(i);
+    if (!pr[i].is_string() || pr[i].get<std::string>().empty()) {
+      return InvalidInput(ip + ": expected a non-empty string");
+    }
+    const std::vector<int64_t> t = tok->Encode(pr[i].get<std::string>());
+    if (i == 0) len = t.size();
+    if (t.size() != len) {
+      return InvalidInput(ip + ": " + std::to_string(t.size()) + " tokens where prompt 0 has " +
+                          std::to_string(len) +
+                          "; prompts of one case need equal lengths in tokens (no padding)");
+    }
+    for (const int64_t id : t) {
+      if (id >= mc->config.vocab) {
+        return InvalidInput(ip + ": token " + std::to_string(id) + " is outside the model's " +
+                            std::to_string(mc->config.vocab) + "-token vocabulary");
+      }
+    }
+    ids.insert(ids.end(), t.begin(), t.end());
+  }
+  mc->tokenizer = *tok;
+  mc->text = true;
+  return at::tensor(ids, at::kLong)
+      .view({static_cast<int64_t>(pr.size()), static_cast<int64_t>(len)});
+}
+
+StatusOr<at::Tensor> ParsePrompts(const nlohmann::json& m, ModelCase& mc_out,
                                   const std::string& p) {
+  if (m.contains("prompts_text")) return ParseTextPrompts(m, &mc_out, p);
+  const ModelCase& mc = mc_out;
   if (m.contains("prompts")) {
     const nlohmann::json& pr = m["prompts"];
     if (!pr.is_array() || pr.empty())
@@ -114,6 +163,11 @@ Status CheckMemoryBudget(const ModelConfig& cfg, const nlohmann::json& m, const 
   if (m.contains("prompts") && m["prompts"].is_array() && !m["prompts"].empty()) {
     batch = static_cast<double>(m["prompts"].size());
     if (m["prompts"][0].is_array()) length = static_cast<double>(m["prompts"][0].size());
+  } else if (m.contains("prompts_text") && m["prompts_text"].is_array() &&
+             !m["prompts_text"].empty()) {
+    batch = static_cast<double>(m["prompts_text"].size());
+    if (m["prompts_text"][0].is_string())
+      length = 1 + static_cast<double>(m["prompts_text"][0].get<std::string>().size());
   } else {
     if (m.contains("batch") && m["batch"].is_number_integer())
       batch = std::max(1.0, m["batch"].get<double>());
@@ -211,6 +265,14 @@ StatusOr<ModelCase> ParseModelCase(const harness::SuiteSpec& suite, const harnes
     mc.top_k = static_cast<int64_t>(std::min(top_k, static_cast<double>(mc.config.vocab)));
     SPYRE_RETURN_IF_ERROR(NumberMember(m, "near_tie_margin", p, 0, &mc.near_tie_margin));
     SPYRE_RETURN_IF_ERROR(NumberMember(m, "max_logprob_diff", p, 0, &mc.max_logprob_diff));
+    SPYRE_RETURN_IF_ERROR(NumberMember(m, "logprob_m", p, 0, &mc.logprob_m));
+    SPYRE_RETURN_IF_ERROR(NumberMember(m, "logprob_floor", p, 0, &mc.logprob_floor));
+    if (m.contains("max_logprob_diff") &&
+        (m.contains("logprob_m") || m.contains("logprob_floor"))) {
+      return InvalidInput(p +
+                          "/max_logprob_diff: a fixed limit replaces the yardstick's; give "
+                          "either it or logprob_m / logprob_floor, not both");
+    }
     SPYRE_RETURN_IF_ERROR(NumberMember(m, "min_top_k_overlap", p, 0, &mc.min_top_k_overlap));
   }
   SPYRE_RETURN_IF_ERROR(NumberMember(m, "min_cosine", p, -1, &mc.min_cosine));
@@ -222,6 +284,19 @@ StatusOr<ModelCase> ParseModelCase(const harness::SuiteSpec& suite, const harnes
                         std::to_string(limit));
   }
   return mc;
+}
+
+BoundaryRounding DeviceFormatRounding(at::ScalarType dtype) {
+  if (harness::FormatKindOf(dtype) != harness::FormatKind::kDl16) return {};
+  // A host weight is converted to the dtype, then encoded on the device;
+  // every value the device computes is stored in its format.
+  return {[dtype](const at::Tensor& t) { return harness::RoundThroughDl16(t.to(dtype)); },
+          [](const at::Tensor& t) { return harness::RoundThroughDl16(t); }};
+}
+
+double LogprobLimit(const ModelCase& mc, double yardstick) {
+  if (!std::isnan(mc.max_logprob_diff)) return mc.max_logprob_diff;
+  return std::max(mc.logprob_floor, mc.logprob_m * yardstick);
 }
 
 StatusOr<Weights> LoadModelWeights(const ModelCase& mc) {

@@ -4,10 +4,13 @@
 //
 //   "model": {"config": "granite-tiny"  |  "checkpoint": "models/my-granite",
 //             "dtype": "float16", "impl": "portable" | "fused",
-//             "prompts": [[1, 2, 3], [4, 5, 6]]  |  "batch": 2, "seq": 16,
+//             "prompts": [[1, 2, 3], [4, 5, 6]]  |  "batch": 2, "seq": 16
+//             |  "prompts_text": ["Once upon", "The cat s"] (checkpoint with a tokenizer.json),
 //             "steps": 8, "top_k": 5, "near_tie_margin": 0.02,
-//             "max_logprob_diff": 0.1, "min_top_k_overlap": 0.6,
+//             "logprob_m": 2, "logprob_floor": 0.01  |  "max_logprob_diff": 0.1,
+//             "min_top_k_overlap": 0.6,
 //             "min_cosine": 0.999, "tolerance": {...}}
+#include <cmath>
 #include <string>
 
 #include <ATen/ATen.h>
@@ -22,6 +25,7 @@
 #include "suites/decoder.h"
 #include "suites/device_under_test.h"
 #include "suites/model_config.h"
+#include "suites/tiny_lm.h"
 
 namespace suites {
 
@@ -35,10 +39,20 @@ struct ModelCase {
   at::ScalarType dtype = at::kHalf;
   LayerImpl impl = LayerImpl::kPortable;
   at::Tensor prompts;  // [B, S] int64 on the CPU
-  int64_t steps = 0;   // decode: generated tokens (the first comes from the prefill)
+  // "prompts_text": the prompts were text, tokenized by the checkpoint's
+  // tokenizer.json (which also turns the decoded tokens back into text).
+  bool text = false;
+  ByteTokenizer tokenizer;
+  int64_t steps = 0;  // decode: generated tokens (the first comes from the prefill)
   int64_t top_k = 5;
-  double near_tie_margin = 0.02;   // golden probability gap below which a flip is a near tie
-  double max_logprob_diff = 0.04;  // clean device: about 0.02 on the tiny configs
+  double near_tie_margin = 0.02;  // golden probability gap below which a flip is a near tie
+  // The decode logprob limit: logprob_m times the yardstick's own max
+  // |logprob diff| (the CPU computing the case in the device's storage
+  // format, DeviceFormatRounding), at least logprob_floor; a given
+  // max_logprob_diff replaces it with a fixed limit (LogprobLimit).
+  double max_logprob_diff = std::nan("");
+  double logprob_m = 2;
+  double logprob_floor = 0.01;
   double min_top_k_overlap = 0.6;
   double min_cosine = 0.9995;  // embed (and prefill logits)
   nlohmann::json tolerance;    // prefill logits overrides
@@ -48,6 +62,15 @@ struct ModelCase {
 // config.json is read here (its weights when the case runs).
 harness::StatusOr<ModelCase> ParseModelCase(const harness::SuiteSpec& suite,
                                             const harness::CaseSpec& c, ModelTask task);
+
+// The CPU yardstick's rounding for a model computed in `dtype` on the
+// device: the storage format the op judge uses for that dtype
+// (harness/device_format.h), applied at the layer boundaries in fp32. None
+// when the device keeps the dtype as it is (fp32).
+BoundaryRounding DeviceFormatRounding(at::ScalarType dtype);
+
+// The decode case's limit on max |logprob diff| given the yardstick's own.
+double LogprobLimit(const ModelCase& mc, double yardstick);
 
 // Synthetic weights (seeded) or the checkpoint's.
 harness::StatusOr<Weights> LoadModelWeights(const ModelCase& mc);

@@ -22,6 +22,11 @@ namespace {
 
 using spyre_test::RunCli;
 
+// A fault that makes the trained model's device text diverge from the
+// golden text: a hard flip, not only a wider logprob difference (its
+// distributions are peaked; matmuls 3% off still flip no token).
+constexpr const char* kTextFault = "mm:error=0.1";
+
 // Renders `html` in headless Chromium into `png` (full width, tall window).
 void Screenshot(const std::string& html, const std::string& png) {
   const std::string chromium = spyre_test::FindProgram({"chromium", "chromium-browser"});
@@ -152,6 +157,31 @@ TEST_F(ReportScreenshotTest, ADecodeRunWithPrefillAndEmbedCases) {
   ASSERT_FALSE(embed.empty()) << "no embed table";
   EXPECT_NE(embed.find("min cosine"), std::string::npos);
   Screenshot(dir_.File("decode/index.html"), Shot("decode-run"));
+}
+
+// The trained model's decode case on a device whose matmuls are off: the
+// run fails, and the divergence reads as text in the terminal's failure
+// line, in summary.md and in index.html's "Decoded text" section.
+TEST_F(ReportScreenshotTest, ATrainedModelDecodeRunShowsTheDivergenceAsText) {
+  const std::string html = Run({"--suite", "decode", "--filter", "^decode/fortunes\\.fp16\\.b4$",
+                                "--inject", kTextFault, "--baseline", "none"},
+                               "text", 1);
+  ASSERT_FALSE(html.empty());
+  // The terminal: golden and device text around the first divergence.
+  const std::string terminal = last_.out + last_.err;
+  static const std::regex kQuote(
+      R"(as text \(sequence \d+, step \d+[^)]*\): golden "[^"]*\[[^\]]+\][^"]*", device "[^"]*\[[^\]]+\]")");
+  EXPECT_TRUE(std::regex_search(terminal, kQuote)) << terminal;
+  const std::string md = spyre_test::ReadFile(dir_.File("text/summary.md"));
+  EXPECT_NE(md.find("### Decoded text"), std::string::npos) << md;
+  EXPECT_NE(md.find("**&#91;"), std::string::npos) << md;
+  const std::string section = Slice(html, "<section id=\"decode-text\"", "</section>");
+  ASSERT_FALSE(section.empty()) << "no decoded-text section";
+  EXPECT_NE(section.find("data-case=\"fortunes.fp16.b4\""), std::string::npos);
+  EXPECT_NE(section.find("<mark class=\"dv\""), std::string::npos) << section;
+  EXPECT_NE(section.find("The best way to "), std::string::npos) << section;
+  EXPECT_EQ(ScientificNumbers(html), std::vector<std::string>{});
+  Screenshot(dir_.File("text/index.html"), Shot("decode-text"));
 }
 
 }  // namespace

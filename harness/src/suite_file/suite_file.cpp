@@ -188,8 +188,9 @@ Status CheckCaseCount(const std::string& text, const std::string& file) {
 static Status CheckModelLimitsPlace(const nlohmann::json& doc, const std::string& file) {
   if (!doc.is_object() || !doc.contains("cases") || !doc["cases"].is_array()) return Status::Ok();
   static const std::set<std::string> kModelKinds = {"decode", "prefill", "embed"};
-  static const std::set<std::string> kOwnMembers = {"max_logprob_diff", "min_top_k_overlap",
-                                                    "near_tie_margin", "top_k", "min_cosine"};
+  static const std::set<std::string> kOwnMembers = {
+      "max_logprob_diff", "logprob_m", "logprob_floor", "min_top_k_overlap",
+      "near_tie_margin",  "top_k",     "min_cosine"};
   const nlohmann::json& cases = doc["cases"];
   for (size_t i = 0; i < cases.size(); ++i) {
     const nlohmann::json& c = cases[i];
@@ -243,8 +244,9 @@ StatusOr<SuiteSpec> LoadSuite(const std::string& suites_dir, const std::string& 
   Status schema = CheckAgainstSchema(doc, suites_dir);
   if (!schema.ok()) return InvalidInput(file + ": " + schema.message());
   if (doc.value("name", name) != name) {
-    return Bad(file, "/name", "\"" + doc["name"].get<std::string>() +
-                                  "\" differs from the file name; rename one of them");
+    return Bad(file, "/name",
+               "\"" + doc["name"].get<std::string>() +
+                   "\" differs from the file name; rename one of them");
   }
 
   SuiteSpec suite;
@@ -274,15 +276,16 @@ StatusOr<SuiteSpec> LoadSuite(const std::string& suites_dir, const std::string& 
       c.kind = body["kind"].get<std::string>();
       c.tags = Tags(doc, body);
       if (!std::regex_match(c.id, kId)) {
-        return Bad(file, pointer + "/id", "'" + c.id + "' is not a usable case id (letters, digits, _ . + -)");
+        return Bad(file, pointer + "/id",
+                   "'" + c.id + "' is not a usable case id (letters, digits, _ . + -)");
       }
       if (!ids.insert(c.id).second) {
         return Bad(file, pointer + "/id", "case id '" + c.id + "' is used twice");
       }
       const CaseKind* kind = FindCaseKind(c.kind);
       if (kind == nullptr) {
-        return Bad(file, pointer + "/kind", "unknown case kind '" + c.kind + "' (known: " +
-                                                CaseKindNames() + ")");
+        return Bad(file, pointer + "/kind",
+                   "unknown case kind '" + c.kind + "' (known: " + CaseKindNames() + ")");
       }
       c.body = std::move(body);
       c.body["pointer"] = pointer;

@@ -11,6 +11,7 @@
 // multipliers, tied or untied embeddings. Prompts in one batch have equal
 // lengths (no padding). Logits are returned in the model dtype.
 #include <cstdint>
+#include <functional>
 
 #include <ATen/ATen.h>
 #include <c10/core/Device.h>
@@ -27,13 +28,27 @@ namespace suites {
 enum class LayerImpl { kPortable, kFused };
 const char* LayerImplName(LayerImpl impl);  // "portable", "fused"
 
+// Values rounded at the layer boundaries: the CPU computing in fp32 while
+// holding weights and activations the way a device holds another dtype (the
+// decode yardstick, model_case.h). `weights` maps a host weight to the value
+// the device holds; `activations` maps a computed value to the value the
+// device stores. Applied to every weight, the RoPE tables, the embedding
+// output, each norm, projection, RoPE, attention and MLP output, the
+// residual stream after each add, and the logits.
+struct BoundaryRounding {
+  std::function<at::Tensor(const at::Tensor&)> weights;
+  std::function<at::Tensor(const at::Tensor&)> activations;
+};
+
 class DecoderModel {
  public:
   // Copies the weights to `device` in `dtype` (linear weights stored
   // transposed, [in, out], so every projection is one mm). `max_len` bounds
-  // prompt + generated tokens (RoPE tables).
+  // prompt + generated tokens (RoPE tables). `rounding`, when given, is
+  // applied as BoundaryRounding describes (the model computes in `dtype`).
   DecoderModel(const ModelConfig& config, const Weights& weights, c10::Device device,
-               at::ScalarType dtype, LayerImpl impl, int64_t max_len = 512);
+               at::ScalarType dtype, LayerImpl impl, int64_t max_len = 512,
+               BoundaryRounding rounding = {});
 
   // tokens [B, S] int64 on any device. Resets the cache. Logits [B, S, V].
   at::Tensor Prefill(const at::Tensor& tokens);
@@ -51,12 +66,17 @@ class DecoderModel {
   };
   at::Tensor Forward(const at::Tensor& tokens);  // [B, S] -> logits [B, S, V]
   at::Tensor AttentionBlock(Layer& layer, const at::Tensor& x, int64_t pos);
+  // An activation as the model holds it (unchanged without a rounding).
+  at::Tensor Held(const at::Tensor& t) const {
+    return rounding_.activations ? rounding_.activations(t) : t;
+  }
 
   ModelConfig config_;
   c10::Device device_;
   at::ScalarType dtype_;
   LayerImpl impl_;
   int64_t max_len_;
+  BoundaryRounding rounding_;
   at::Tensor embed_, final_norm_, head_;  // head_: [hidden, vocab]
   at::Tensor cos_, sin_;                  // [max_len, head_dim]
   std::vector<Layer> layers_;
