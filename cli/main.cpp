@@ -18,7 +18,6 @@
 #include "cli.h"
 #include "harness/build_info.h"
 #include "harness/suggest.h"
-#include "spyre_emu/spyre_emu.h"
 
 namespace harness::cli {
 std::vector<std::pair<int, AddVerbFn>>& VerbRegistry() {
@@ -33,7 +32,7 @@ constexpr int kExitUsage = 2;
 
 std::string VersionLine() {
   return std::string("spyre-regress ") + harness::HarnessVersion() + " (libtorch " + TORCH_VERSION +
-         ", spyre-emu " + spyre_emu::Version() + ")";
+         ", spyre-emu " + SPYRE_EMU_VERSION_STRING + ")";
 }
 
 std::string FirstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
@@ -45,8 +44,8 @@ int Fail(const std::string& message) {
 
 // Options of the program itself, which any verb accepts before or after it:
 // those that take a value, and flags.
-const std::set<std::string> kGlobalWithValue = {"--db", "--suites", "--golden", "--thresholds",
-                                                "--threads"};
+const std::set<std::string> kGlobalWithValue = {
+    "--db", "--suites", "--golden", "--thresholds", "--threads", "--device", "--device-lib"};
 const std::set<std::string> kGlobalFlags = {"-q", "--quiet", "-h", "--help", "--version"};
 
 std::string OptionName(const std::string& token) { return token.substr(0, token.find('=')); }
@@ -225,6 +224,14 @@ int main(int argc, char** argv) {
       ->envname("SPYRE_REGRESS_THREADS")
       ->check(CLI::Range(1, 1024));
   app.add_flag("-q,--quiet", global.quiet, "plain output, no progress bar");
+  std::string device, device_lib;
+  app.add_option("--device", device,
+                 "device under test: emulator (default) or cpu (libtorch's own kernels)")
+      ->envname("SPYRE_REGRESS_DEVICE");
+  app.add_option("--device-lib", device_lib,
+                 "device under test: a shared library that registers a PrivateUse1 backend "
+                 "(docs/backends.md)")
+      ->envname("SPYRE_REGRESS_DEVICE_LIB");
 
   harness::cli::VerbAction action;
   auto registry = harness::cli::VerbRegistry();
@@ -256,6 +263,12 @@ int main(int argc, char** argv) {
     return Fail(std::string(e.what()) + " (see 'spyre-regress --help')");
   }
   ResolvePaths(app, db_flag, &global);
+  // The device is loaded where cases run or the fingerprint is taken; the
+  // choice reaches workers through the environment.
+  if (!device.empty()) ::setenv("SPYRE_REGRESS_DEVICE", device.c_str(), 1);
+  if (!device_lib.empty()) {
+    ::setenv("SPYRE_REGRESS_DEVICE_LIB", harness::cli::AbsolutePath(device_lib).c_str(), 1);
+  }
   if (!action) return Fail("no verb given (see 'spyre-regress --help')");
   // Detection reads its thresholds through the environment, so the run's
   // regression hook and every verb see the same file.

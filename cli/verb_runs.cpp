@@ -34,6 +34,11 @@ std::string EnvSummary(const nlohmann::json& env, const std::string& fingerprint
     if (!text.empty()) parts.push_back(std::string(name) + " " + text);
   };
   add("libtorch", "libtorch");
+  if (env.is_object() && env.contains("device") && env["device"].is_object() &&
+      env["device"].value("kind", "") != "emulator") {
+    parts.push_back("device " + env["device"].value("name", "?") + " " +
+                    env["device"].value("version", ""));
+  }
   add("spyre_emu", "spyre-emu");
   add("profile", "profile");
   add("faults", "faults");

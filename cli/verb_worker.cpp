@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cli.h"
+#include "harness/device/device.h"
 #include "harness/env.h"
 #include "harness/runner/worker_loop.h"
 #include "harness/suite_file/case_kinds.h"
@@ -59,6 +60,10 @@ void AddWorkerVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
   cmd->callback([opts, &global, action] {
     *action = [opts, &global]() -> StatusOr<int> {
       SPYRE_ASSIGN_OR_RETURN(auto threads, ConfigureThreads(global.threads));
+      // The device first, so the judge's yardstick follows its storage
+      // format from the first case on; a device that cannot be loaded makes
+      // every case an error naming why (the run checked it already).
+      (void)LoadDeviceUnderTest();
       SuiteCache cache(global, *opts);
       return ServeWorker(kWorkerRequestFd, kWorkerResultFd, threads,
                          [&cache](const std::string& suite, const std::string& id) {

@@ -14,9 +14,8 @@
 #include <torch/csrc/api/include/torch/version.h>
 
 #include "harness/build_info.h"
+#include "harness/device/device.h"
 #include "harness/sha256.h"
-#include "spyre_emu/faults.h"
-#include "spyre_emu/spyre_emu.h"
 
 namespace harness {
 namespace {
@@ -150,26 +149,25 @@ StatusOr<int> ConfigureThreads(int requested) {
 }
 
 StatusOr<nlohmann::json> CollectFingerprint(const std::map<std::string, std::string>& tags) {
-  spyre_emu::Config config;
-  std::string error;
-  if (!spyre_emu::ParseConfig(spyre_emu::ProcessEnvironment(), &config, &error)) {
-    return UsageError(error);
-  }
-  // The fingerprint records the fault spec as text; a malformed one is an
-  // error here too, not a value that only fails once a worker parses it.
-  spyre_emu::FaultPlan faults;
-  if (!spyre_emu::FaultPlan::Parse(config.faults, &faults, &error)) return UsageError(error);
+  StatusOr<const DeviceUnderTest*> device = LoadDeviceUnderTest();
+  if (!device.ok()) return device.status();
+  // A malformed device setting (SPYRE_EMU_FAULTS...) is an error here too,
+  // not a value that only fails once a worker reads it.
+  if (std::string error = (*device)->SettingsError(); !error.empty()) return UsageError(error);
   BlasInfo blas = DetectBlas();
   nlohmann::json j;
   j["libtorch"] = TORCH_VERSION;
   j["blas"] = {{"name", blas.name}, {"version", blas.version}, {"path", blas.path},
                {"config", blas.config}, {"core", blas.core}, {"threads", blas.threads}};
   j["compiler"] = CompilerName();
-  j["spyre_emu"] = spyre_emu::Version();
-  j["profile"] = spyre_emu::ProfileName(config.profile);
-  j["rounding"] = spyre_emu::RoundingName(config.rounding);
-  j["cores"] = config.cores;
-  j["faults"] = config.faults;
+  // The device under test: which library (file and contents), and its own
+  // settings beside libtorch and BLAS (the emulator's profile, rounding,
+  // cores and faults), so that a change of either is attributed.
+  j["device"] = (*device)->Describe();
+  const nlohmann::json settings = (*device)->Settings();
+  for (const auto& [k, v] : settings.items()) {
+    if (!j.contains(k)) j[k] = v;
+  }
   j["os"] = OsName();
   j["cpu"] = ReadFirstMatch("/proc/cpuinfo", "model name");
   j["threads"] = at::get_num_threads();

@@ -173,7 +173,7 @@ std::vector<Column> ColumnsFor(const std::string& kind) {
   const Column fallbacks = {"fallbacks", "CPU-fallback calls in one repeat",
                             [](const CaseRow& row, const CaseFindings* cf) {
                               const double n = static_cast<double>(row.result.fallback_ops);
-                              return Cell("fallbacks", n, Number(n),
+                              return Cell("fallbacks", n, n < 0 ? "not provided" : Number(n),
                                           FindingClass(cf, ColumnKey{FindingKind::kFallback, ""}));
                             }};
   const Column max_abs = Accuracy("max abs err", "largest |device - golden| over the outputs",
@@ -387,7 +387,12 @@ std::string HtmlFallback(const ReportModel& m) {
              std::to_string(all == s.calls_by_op.end() ? n : all->second);
     }
     out << "<tr><td>" << Esc(s.name) << "</td>" << NumCell(s.counts.total())
-        << NumCell(s.cases_with_fallback) << NumCell(static_cast<double>(s.fallback_ops)) << "<td>"
+        << NumCell(s.cases_with_fallback);
+    if (s.cases_without_fallback_counts > 0) {
+      out << "<td class=\"num\">not provided</td><td>not provided by the device</td></tr>";
+      continue;
+    }
+    out << NumCell(static_cast<double>(s.fallback_ops)) << "<td>"
         << (ops.empty() ? "none" : Esc(ops)) << "</td></tr>";
   }
   out << "</tbody></table></section>";

@@ -13,6 +13,30 @@ nlohmann::json Number(double v) {
   return v;
 }
 
+// A count the device does not provide is stored as -1: null here.
+nlohmann::json Count(int64_t v) {
+  if (v < 0) return nullptr;
+  return v;
+}
+
+// The metrics the run's device does not provide (its fingerprint's
+// device.provides): the report says so instead of showing zeros.
+nlohmann::json NotProvided(const nlohmann::json& env) {
+  nlohmann::json out = nlohmann::json::array();
+  if (!env.is_object() || !env.contains("device") || !env["device"].is_object()) return out;
+  const nlohmann::json provides = env["device"].value("provides", nlohmann::json::array());
+  auto has = [&](const char* what) {
+    for (const auto& p : provides) {
+      if (p == what) return true;
+    }
+    return false;
+  };
+  if (!has("trace")) out.push_back("modeled_us");
+  if (!has("op_counts")) out.push_back("fallback_ops");
+  if (!has("memory")) out.push_back("peak_device_bytes");
+  return out;
+}
+
 nlohmann::json RunJson(const RunInfo& r) {
   return {{"run_id", r.run_id},
           {"suite", r.suite},
@@ -22,7 +46,8 @@ nlohmann::json RunJson(const RunInfo& r) {
           {"finished_at", r.finished_at},
           {"fingerprint", r.fingerprint},
           {"env", r.env},
-          {"warnings", r.warnings}};
+          {"warnings", r.warnings},
+          {"not_provided", NotProvided(r.env)}};
 }
 
 nlohmann::json CountsJson(const StatusCounts& c) {
@@ -45,8 +70,8 @@ nlohmann::json CaseJson(const CaseRow& row) {
           {"baseline_wall_us_median", Number(row.base_wall_us)},
           {"modeled_us", Number(r.modeled_us)},
           {"baseline_modeled_us", Number(row.base_modeled_us)},
-          {"fallback_ops", r.fallback_ops},
-          {"peak_device_bytes", r.peak_device_bytes},
+          {"fallback_ops", Count(r.fallback_ops)},
+          {"peak_device_bytes", Count(r.peak_device_bytes)},
           {"regressions", row.regressions}};
 }
 
@@ -110,10 +135,12 @@ class JsonReporter : public Reporter {
       nlohmann::json suite = {{"name", s.name}, {"counts", CountsJson(s.counts)}};
       suite["cases"] = nlohmann::json::array();
       for (const CaseRow& row : s.cases) suite["cases"].push_back(CaseJson(row));
-      suite["fallback"] = {{"fallback_ops", s.fallback_ops},
-                           {"cases_with_fallback", s.cases_with_fallback},
-                           {"cases_with_ops", s.cases_with_ops},
-                           {"by_op", s.fallbacks_by_op}};
+      suite["fallback"] = {
+          {"fallback_ops",
+           s.cases_without_fallback_counts > 0 ? nlohmann::json() : nlohmann::json(s.fallback_ops)},
+          {"cases_with_fallback", s.cases_with_fallback},
+          {"cases_with_ops", s.cases_with_ops},
+          {"by_op", s.fallbacks_by_op}};
       suite["charts"] = nlohmann::json::array();
       for (const Chart& c : s.charts) suite["charts"].push_back(ChartJson(c));
       j["suites"].push_back(std::move(suite));

@@ -79,7 +79,8 @@ void FillSuites(const harness::RunRecord& cand, const harness::RunRecord* base, 
     }
     if (auto it = flagged.find({r.suite, r.case_id}); it != flagged.end())
       row.regressions = it->second;
-    s.fallback_ops += r.fallback_ops;
+    if (r.fallback_ops < 0) ++s.cases_without_fallback_counts;
+    if (r.fallback_ops > 0) s.fallback_ops += r.fallback_ops;
     if (r.fallback_ops > 0) ++s.cases_with_fallback;
     if (!r.ops.empty()) ++s.cases_with_ops;
     for (const harness::OpSummary& op : r.ops) {

@@ -18,8 +18,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include <spyre_emu/memory.h>
-#include <spyre_emu/runtime.h>
+#include <spyre_emu/config.h>
+#include <spyre_emu/padding.h>
 
 #include "harness/suite_file/case_kinds.h"
 #include "model_case.h"
@@ -48,7 +48,13 @@ struct TimingCase {
 const spyre_emu::CostProfile& ProfileNamed(const std::string& name) {
   if (name == "sendnn") return spyre_emu::CostProfileFor(spyre_emu::Profile::kSendnn);
   if (name == "inductor") return spyre_emu::CostProfileFor(spyre_emu::Profile::kInductor);
-  return spyre_emu::CostProfileFor(spyre_emu::CurrentProfile());
+  // The profile in force: SPYRE_EMU_PROFILE, as the emulator reads it (the
+  // cost model is linked here, the device is not; a malformed setting has
+  // already stopped the run before a worker started).
+  spyre_emu::Config config;
+  std::string error;
+  spyre_emu::ParseConfig(spyre_emu::ProcessEnvironment(), &config, &error);
+  return spyre_emu::CostProfileFor(config.profile);
 }
 
 StatusOr<TimingCase> ParseTiming(const harness::CaseSpec& c) {

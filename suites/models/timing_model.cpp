@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <map>
 
-#include <spyre_emu/memory.h>
+#include <spyre_emu/padding.h>
 
 namespace suites {
 namespace {

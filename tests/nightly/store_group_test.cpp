@@ -78,6 +78,9 @@ TEST(StoreGroupTest, Version1StoreUpgradesOnceAndKeepsItsRuns) {
     EXPECT_EQ(QueryText(db, "SELECT group_concat(version, ',') FROM schema_version"), "1,2,3");
     EXPECT_EQ(QueryText(db, "SELECT run_id || ' ' || suite || ' ' || status FROM v_runs"),
               "1 ops completed");
+    // Recorded before the device was part of the fingerprint: the emulator.
+    EXPECT_EQ(QueryText(db, "SELECT device || ' ' || device_name FROM v_runs"),
+              "emulator spyre_emu");
     EXPECT_EQ(QueryText(db, "SELECT case_name FROM v_results WHERE run_id = 1"), "mm");
     auto run = store->FindRun(1);
     ASSERT_TRUE(run.ok() && run->has_value());

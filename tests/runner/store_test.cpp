@@ -45,7 +45,8 @@ TEST(StoreTest, ViewsHaveTheContractColumns) {
   auto store = OpenOrDie(dir.File("s.db"));
   EXPECT_EQ(ColumnNames(harness::store_internal::Access::Db(*store), "v_runs"),
             (std::vector<std::string>{"run_id", "suite", "label", "status", "started_at", "finished_at",
-                                      "fingerprint", "env_json"}));
+                                      "fingerprint", "env_json", "device", "device_name",
+                                      "device_version", "device_path", "device_sha256"}));
   EXPECT_EQ(ColumnNames(harness::store_internal::Access::Db(*store), "v_results"),
             (std::vector<std::string>{"run_id", "suite", "case_name", "status", "max_abs_err", "rel_l2",
                                       "max_ulp", "cosine", "wall_us_median", "modeled_us",

@@ -20,14 +20,10 @@
 #include <initializer_list>
 #include <vector>
 
+#include "spyre_emu/padding.h"
 #include "spyre_emu/status.h"
 
 namespace spyre_emu {
-
-constexpr uint64_t kStickBytes = 128;
-
-// Device bytes of a tensor with these sizes and element size (see above).
-uint64_t PaddedDeviceBytes(const std::vector<int64_t>& sizes, size_t elem_size);
 
 // Allocates host_bytes of emulated device memory accounted as device_bytes.
 // *out is nullptr when host_bytes is 0. Fails with kOutOfMemory when live +

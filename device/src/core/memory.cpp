@@ -62,16 +62,6 @@ void Protect(uintptr_t base, const Entry& e, int prot) {
 
 }  // namespace
 
-uint64_t PaddedDeviceBytes(const std::vector<int64_t>& sizes, size_t elem_size) {
-  if (elem_size == 0) return 0;
-  const uint64_t per_stick = kStickBytes >= elem_size ? kStickBytes / elem_size : 1;
-  if (sizes.empty()) return per_stick * elem_size;  // a 0-d tensor takes one stick
-  uint64_t rows = 1;
-  for (size_t i = 0; i + 1 < sizes.size(); ++i) rows *= static_cast<uint64_t>(sizes[i]);
-  const uint64_t last = static_cast<uint64_t>(sizes.back());
-  return rows * RoundUp(last, per_stick) * elem_size;
-}
-
 Status DeviceAllocate(size_t host_bytes, uint64_t device_bytes, void** out) {
   *out = nullptr;
   const std::string config_error = ConfigError();

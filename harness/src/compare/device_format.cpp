@@ -1,6 +1,7 @@
 #include "harness/compare/device_format.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -31,7 +32,23 @@ float RoundOne(float x) {
   return out;
 }
 
+// What the device under test declared (device/device.h sets it when the
+// device is loaded); DL16 until then, as on the emulator.
+std::atomic<bool> g_fp16_dl16{true};
+std::atomic<bool> g_bf16_dl16{true};
+
 }  // namespace
+
+void SetDeviceStorage(bool fp16_as_dl16, bool bf16_as_dl16) {
+  g_fp16_dl16 = fp16_as_dl16;
+  g_bf16_dl16 = bf16_as_dl16;
+}
+
+bool StoredAsDl16(at::ScalarType dtype) {
+  if (dtype == at::kHalf) return g_fp16_dl16;
+  if (dtype == at::kBFloat16) return g_bf16_dl16;
+  return false;
+}
 
 at::Tensor RoundThroughDl16(const at::Tensor& t) {
   at::Tensor f = t.to(at::kFloat).contiguous().clone();
@@ -49,7 +66,7 @@ double Dl16Ulp(double x) {
 }
 
 FormatKind FormatKindOf(at::ScalarType dtype) {
-  if (dtype == at::kHalf || dtype == at::kBFloat16) return FormatKind::kDl16;
+  if (StoredAsDl16(dtype)) return FormatKind::kDl16;
   if (at::isFloatingType(dtype)) return FormatKind::kIeee;
   return FormatKind::kExact;
 }
@@ -57,7 +74,7 @@ FormatKind FormatKindOf(at::ScalarType dtype) {
 const char* FormatName(at::ScalarType dtype) {
   switch (dtype) {
     case at::kHalf:
-      return "DL16";
+      return StoredAsDl16(dtype) ? "DL16" : "fp16";
     case at::kBFloat16:
       return "bf16";
     case at::kFloat:
@@ -75,9 +92,10 @@ double FormatUlp(double x, at::ScalarType dtype) {
   if (a > 0 && std::isfinite(a)) std::frexp(a, &e);  // a = m * 2^e, m in [0.5, 1)
   switch (dtype) {
     case at::kHalf:
-      return Dl16Ulp(x);
+      return StoredAsDl16(dtype) ? Dl16Ulp(x) : std::ldexp(1.0, std::max(e, -13) - 1 - 10);
     case at::kBFloat16:
-      return std::max(Dl16Ulp(x), std::ldexp(1.0, std::max(e, -125) - 1 - 7));
+      return std::max(StoredAsDl16(dtype) ? Dl16Ulp(x) : 0.0,
+                      std::ldexp(1.0, std::max(e, -125) - 1 - 7));
     case at::kFloat:
       return std::ldexp(1.0, std::max(e, -125) - 1 - 23);
     case at::kDouble:
@@ -90,7 +108,7 @@ double FormatUlp(double x, at::ScalarType dtype) {
 double DeviceRelativeSpacing(at::ScalarType dtype) {
   switch (dtype) {
     case at::kHalf:
-      return kDl16Spacing;
+      return StoredAsDl16(dtype) ? kDl16Spacing : 1.0 / 1024;
     case at::kBFloat16:
       return 1.0 / 128;
     case at::kFloat:

@@ -22,7 +22,9 @@ Tolerance DefaultTolerance(at::ScalarType dtype, int64_t reduction_length) {
     t.yardstick = false;
     return t;
   }
-  const bool dl16 = FormatKindOf(dtype) == FormatKind::kDl16;
+  // The 16-bit rows hold for fp16 and bf16 whether the device stores them
+  // as DL16 or in their own format (u is then that format's spacing).
+  const bool dl16 = dtype == at::kHalf || dtype == at::kBFloat16;
   // At the element, in ULPs of the output's format: DL16 results are the
   // correctly rounded value or its neighbour (one spacing: ties, the
   // rounding mode); fp32 results of the device's special functions are

@@ -467,7 +467,9 @@ void CompareWall(const CaseResult& base, const CaseResult& cand, const Threshold
 
 void CompareCounts(const CaseResult& base, const CaseResult& cand, const ThresholdValues& v,
                    Comparison* out) {
-  double extra = static_cast<double>(cand.fallback_ops - base.fallback_ops);
+  // -1: a count the device under test does not provide; nothing to compare.
+  const bool counted = base.fallback_ops >= 0 && cand.fallback_ops >= 0;
+  double extra = counted ? static_cast<double>(cand.fallback_ops - base.fallback_ops) : 0.0;
   if (extra > v.fallback) {
     Finding f = Make(cand, FindingKind::kFallback, "fallback_ops", double(base.fallback_ops),
                      double(cand.fallback_ops), Fmt("%g more CPU-fallback calls", extra));
@@ -483,6 +485,7 @@ void CompareCounts(const CaseResult& base, const CaseResult& cand, const Thresho
                                      double(cand.fallback_ops), Fmt("%g fewer CPU-fallback calls", -extra)));
   }
   double pb = double(base.peak_device_bytes), pc = double(cand.peak_device_bytes);
+  if (pc < 0) return;  // not provided by the device
   if (pb > 0 && pc > pb * (1 + v.memory)) {
     out->regressions.push_back(Make(cand, FindingKind::kMemory, "peak_device_bytes", pb, pc,
                                     Fmt("peak device memory %+.2f%% (%.0f -> %.0f bytes)", 100 * (pc / pb - 1), pb, pc)));

@@ -12,9 +12,9 @@ namespace {
 // finding is attributed to. os/cpu/threads are host facts, listed but not
 // blamed first.
 bool IsUpstream(const std::string& component) {
-  static const std::set<std::string> kUpstream = {"libtorch", "blas", "compiler", "spyre_emu",
-                                                  "profile", "rounding", "cores", "faults",
-                                                  "harness"};
+  static const std::set<std::string> kUpstream = {"libtorch",  "blas",    "compiler", "device",
+                                                  "spyre_emu", "profile", "rounding", "cores",
+                                                  "faults",    "harness"};
   return kUpstream.count(component) != 0 || component.rfind("tag:", 0) == 0;
 }
 
@@ -37,10 +37,24 @@ std::string DescribeBlas(const nlohmann::json& b) {
   return s;
 }
 
+// The device under test is identified by name, version and its library file
+// (path and contents): a rebuilt backend library with the same version is a
+// change too.
+std::string DescribeDevice(const nlohmann::json& d) {
+  if (!d.is_object()) return Describe(d);
+  std::string s = d.value("name", "?");
+  if (!d.value("version", "").empty()) s += " " + d.value("version", "");
+  if (!d.value("path", "").empty()) {
+    s += " (" + d.value("path", "") + ", sha256 " + d.value("sha256", "").substr(0, 12) + ")";
+  }
+  return s;
+}
+
 // The harness is identified by version and git revision: a new revision can
 // carry a changed emulator or comparison, which a finding may be due to.
 std::string DescribeComponent(const std::string& component, const nlohmann::json& v) {
   if (component == "blas") return DescribeBlas(v);
+  if (component == "device") return DescribeDevice(v);
   if (component == "harness" && v.is_object()) {
     return v.value("version", "?") + " (" + v.value("git", "?") + ")";
   }
@@ -94,6 +108,9 @@ std::optional<std::map<std::string, std::string>> BaselineWorkerSettings(
     const nlohmann::json& v = baseline[component];
     settings[variable] = v.is_string() ? v.get<std::string>() : v.dump();
   }
+  // A run's --inject reaches its workers through SPYRE_REGRESS_INJECT, which
+  // would override the baseline's faults.
+  settings["SPYRE_REGRESS_INJECT"] = settings["SPYRE_EMU_FAULTS"];
   return settings;
 }
 

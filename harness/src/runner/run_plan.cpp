@@ -2,14 +2,13 @@
 #include <map>
 #include <regex>
 
+#include "harness/device/device.h"
 #include "harness/detect/thresholds.h"
 #include "harness/golden/golden.h"
 #include "harness/runner/run.h"
 #include "harness/suggest.h"
 #include "harness/suite_file/case_kinds.h"
 #include "runner/inject_names.h"
-#include "spyre_emu/config.h"
-#include "spyre_emu/faults.h"
 
 namespace harness {
 namespace {
@@ -25,32 +24,37 @@ std::string Join(const std::vector<std::string>& parts, const char* sep) {
   return out;
 }
 
-// --profile / --inject are checked with the emulator's own parsers, so the
-// run refuses exactly what a worker would refuse; fault op names must be ops
-// the device sees (runner/inject_names.h), and the plan carries the spec
-// with user-level names mapped.
-Status CheckEmulatorSettings(RunRequest& r) {
+// The device under test is loaded here, so a library that cannot be loaded
+// stops the run before anything is recorded. --inject is checked by the
+// device's own parser (through the device ABI), so the run refuses exactly
+// what a worker would refuse; fault op names must be ops the device sees
+// (runner/inject_names.h), and the plan carries the spec with user-level
+// names mapped, applied in this process so the fingerprint records it.
+Status CheckDeviceSettings(RunRequest& r) {
   if (!r.profile.empty() && r.profile != "inductor" && r.profile != "sendnn") {
     return UsageError("--profile '" + r.profile + "' is not a profile: use inductor or sendnn");
   }
-  std::string error;
-  spyre_emu::FaultPlan plan;
-  if (!r.inject.empty() && !spyre_emu::FaultPlan::Parse(r.inject, &plan, &error)) {
-    return UsageError("--inject: " + error);
+  StatusOr<const DeviceUnderTest*> loaded = LoadDeviceUnderTest();
+  if (!loaded.ok()) return loaded.status();
+  const DeviceUnderTest& device = **loaded;
+  if (!r.inject.empty()) {
+    Status parsed = device.InjectFaults(r.inject);
+    if (!parsed.ok()) return UsageError("--inject: " + parsed.message());
   }
-  spyre_emu::Config config;
-  auto env = spyre_emu::ProcessEnvironment();
-  if (!spyre_emu::ParseConfig(env, &config, &error)) return UsageError(error);
-  if (r.inject.empty() && !spyre_emu::FaultPlan::Parse(config.faults, &plan, &error)) {
-    return UsageError(error);
-  }
+  if (std::string error = device.SettingsError(); !error.empty()) return UsageError(error);
   const bool from_flag = !r.inject.empty();
-  const std::string spec = from_flag ? r.inject : config.faults;
+  const nlohmann::json settings = device.Settings();
+  const std::string spec =
+      from_flag ? r.inject : settings.value("faults", nlohmann::json("")).get<std::string>();
   if (Trim(spec).empty()) return Status::Ok();
   StatusOr<std::string> mapped =
       runner_internal::CheckInjectOps(spec, from_flag ? "--inject" : "SPYRE_EMU_FAULTS");
   if (!mapped.ok()) return mapped.status();
   if (*mapped != spec) r.inject = *mapped;
+  if (!r.inject.empty()) {
+    Status applied = device.InjectFaults(r.inject);
+    if (!applied.ok()) return UsageError("--inject: " + applied.message());
+  }
   return Status::Ok();
 }
 
@@ -104,7 +108,7 @@ StatusOr<RunPlan> PlanRun(const RunRequest& request) {
   if (request.warmup < -1 || request.repeat == 0 || request.repeat < -1) {
     return UsageError("--warmup must be >= 0 and --repeat >= 1");
   }
-  SPYRE_RETURN_IF_ERROR(CheckEmulatorSettings(plan.request));
+  SPYRE_RETURN_IF_ERROR(CheckDeviceSettings(plan.request));
   // Detection reads the thresholds only after the run; a missing or malformed
   // file must fail before anything is recorded.
   StatusOr<Thresholds> thresholds = Thresholds::Configured();

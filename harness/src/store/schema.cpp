@@ -146,6 +146,36 @@ ALTER TABLE results ADD COLUMN unqueued_us_median REAL;
 
 }  // namespace
 
+// Version 3: the device under test. Each run's fingerprint names the device
+// (env_json's "device": kind, name, version, library path and SHA-256);
+// v_runs shows it, and a run recorded before version 3 (no "device" key)
+// reads as the emulator it ran on. In v_results a count the device does not
+// provide (stored as -1) reads as NULL, never as zero.
+constexpr const char* kV3 = R"sql(
+DROP VIEW v_runs;
+CREATE VIEW v_runs AS
+  SELECT id AS run_id, suite, label, status, started_at, finished_at, fingerprint, env_json,
+         CASE WHEN json_valid(env_json) THEN
+           coalesce(json_extract(env_json, '$.device.kind'), 'emulator') END AS device,
+         CASE WHEN json_valid(env_json) THEN
+           coalesce(json_extract(env_json, '$.device.name'), 'spyre_emu') END AS device_name,
+         CASE WHEN json_valid(env_json) THEN
+           coalesce(json_extract(env_json, '$.device.version'),
+                    json_extract(env_json, '$.spyre_emu')) END AS device_version,
+         CASE WHEN json_valid(env_json) THEN json_extract(env_json, '$.device.path') END
+           AS device_path,
+         CASE WHEN json_valid(env_json) THEN json_extract(env_json, '$.device.sha256') END
+           AS device_sha256
+  FROM runs;
+DROP VIEW v_results;
+CREATE VIEW v_results AS
+  SELECT run_id, suite, case_name, status, max_abs_err, rel_l2, max_ulp, cosine,
+         wall_us_median, modeled_us,
+         CASE WHEN fallback_ops < 0 THEN NULL ELSE fallback_ops END AS fallback_ops,
+         CASE WHEN peak_device_bytes < 0 THEN NULL ELSE peak_device_bytes END AS peak_device_bytes
+  FROM results;
+)sql";
+
 const std::vector<const char*>& Migrations() {
   static const std::vector<const char*> kMigrations = {kV1, kV2, kV3};
   return kMigrations;

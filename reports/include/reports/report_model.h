@@ -101,6 +101,9 @@ struct SuiteSection {
   std::vector<CaseRow> cases;  // in recorded order
   int64_t fallback_ops = 0;    // CPU-fallback calls over all cases (one repeat each)
   int cases_with_fallback = 0;
+  // Cases whose device does not count CPU fallbacks (no device ABI): their
+  // calls are "not provided", never counted as zero.
+  int cases_without_fallback_counts = 0;
   int cases_with_ops = 0;                          // cases that recorded an op summary
   std::map<std::string, int64_t> fallbacks_by_op;  // op -> fallback calls
   std::map<std::string, int64_t> calls_by_op;      // op -> all calls (device + fallback)

@@ -16,13 +16,15 @@
 
 namespace suites {
 
-// The emulated Spyre device (spyre_emu::device()). Throws c10::Error when the
-// SPYRE_EMU_* settings are malformed.
+// The device under test (harness/device/device.h: the emulator unless
+// --device or --device-lib chose another). Throws c10::Error when it cannot
+// be loaded.
 c10::Device DeviceUnderTest();
 
-// What one run of `fn` did on the device (spyre_emu::stats() and a trace
-// scope): modeled device time of its kernels, CPU-fallback calls, peak device
-// bytes (including tensors already live when it started) and per-op totals.
+// What one run of `fn` did on the device, as far as the device reports it:
+// modeled device time of its kernels, CPU-fallback calls, peak device bytes
+// (including tensors already live when it started) and per-op totals. A
+// metric the device does not provide is NaN (modeled_us) or -1.
 struct DeviceProfile {
   double modeled_us = 0;
   int64_t fallback_ops = 0;

@@ -20,10 +20,18 @@ namespace harness {
 
 constexpr double kDl16Spacing = 1.0 / 512;  // 2^-9: spacing of DL16 in [1, 2)
 
+// The device under test's storage of fp16 and bf16 (device/device.h sets it
+// from the device when it is loaded; DL16 until then, as on the emulator). A
+// device that stores them in their own format is judged in that format:
+// fp16 with IEEE half spacing (2^-10, subnormals from 2^-14), bf16 with bf16
+// spacing; NaN, +Inf and -Inf told apart.
+void SetDeviceStorage(bool fp16_as_dl16, bool bf16_as_dl16);
+bool StoredAsDl16(at::ScalarType dtype);
+
 // How an output of a given dtype is judged (docs/judging.md).
 enum class FormatKind {
-  kDl16,   // fp16, bf16: DL16 on the device; one NaN/Inf code
-  kIeee,   // fp32, fp64: IEEE on the device; NaN, +Inf and -Inf told apart
+  kDl16,   // fp16, bf16 stored as DL16 on the device; one NaN/Inf code
+  kIeee,   // fp32, fp64 (and fp16, bf16 stored natively): NaN, +Inf and -Inf told apart
   kExact,  // integer and bool: compared exactly
 };
 FormatKind FormatKindOf(at::ScalarType dtype);

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "spyre_emu/memory.h"
+#include "spyre_emu/padding.h"
 
 namespace spyre_emu {
 namespace {
