@@ -144,14 +144,12 @@ ALTER TABLE wall_samples ADD COLUMN queue_us REAL;
 ALTER TABLE results ADD COLUMN unqueued_us_median REAL;
 )sql";
 
-}  // namespace
-
-// Version 3: the device under test. Each run's fingerprint names the device
+// Version 4: the device under test. Each run's fingerprint names the device
 // (env_json's "device": kind, name, version, library path and SHA-256);
-// v_runs shows it, and a run recorded before version 3 (no "device" key)
+// v_runs shows it, and a run recorded before version 4 (no "device" key)
 // reads as the emulator it ran on. In v_results a count the device does not
 // provide (stored as -1) reads as NULL, never as zero.
-constexpr const char* kV3 = R"sql(
+constexpr const char* kV4 = R"sql(
 DROP VIEW v_runs;
 CREATE VIEW v_runs AS
   SELECT id AS run_id, suite, label, status, started_at, finished_at, fingerprint, env_json,
@@ -176,8 +174,10 @@ CREATE VIEW v_results AS
   FROM results;
 )sql";
 
+}  // namespace
+
 const std::vector<const char*>& Migrations() {
-  static const std::vector<const char*> kMigrations = {kV1, kV2, kV3};
+  static const std::vector<const char*> kMigrations = {kV1, kV2, kV3, kV4};
   return kMigrations;
 }
 
