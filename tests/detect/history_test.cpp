@@ -88,7 +88,7 @@ TEST_F(HistoryTest, AutoBaselineIsTheLatestEarlierCompletedRunOnTheSameCpu) {
   AddRun("inductor", "cpu-a", {Result("a", 10, 100)}, "", harness::RunStatus::kAborted);
   int64_t r4 = AddRun("inductor", "cpu-z", {Result("other", 10, 100)});  // shares no case
   int64_t cand = AddRun("inductor", "cpu-a", {Result("a", 10, 100)});
-  auto db = harness::store_internal::Access::Db(*store_);
+  harness::Store& db = *store_;
   EXPECT_EQ(*harness::ResolveBaseline(db, "auto", cand), r1);  // same CPU beats newer r2
   EXPECT_EQ(*harness::ResolveBaseline(db, "auto", r2), r1);    // no same-CPU run: newest
   EXPECT_FALSE(harness::ResolveBaseline(db, "auto", r1)->has_value());
@@ -140,7 +140,9 @@ TEST_F(HistoryTest, ARunThatCompletedWithPlannedCasesMissingIsNeverABaseline) {
   // failed, a supervisor that lost its workers' results).
   const std::string sql =
       "UPDATE runs SET options_json = '{\"cases\": 5}' WHERE id = " + std::to_string(partial);
-  ASSERT_EQ(sqlite3_exec(harness::store_internal::Access::Db(*store_), sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(harness::store_internal::Access::Db(*store_), sql.c_str(), nullptr,
+                         nullptr, nullptr),
+            SQLITE_OK);
   const int64_t cand = AddRun("inductor", "cpu-a", {Result("a", 10, 100), Result("b", 10, 100)});
 
   auto choice = harness::ChooseBaseline(*store_, "auto", cand);
