@@ -16,8 +16,6 @@
 // Output: {"format": "spyre-regress-wall-fixture/2", "rounds": true,
 //          "cases": {"suite/case": {"runs": [[us...]...], "probes": [us...]}}}
 // Values are kept to 5 significant digits (far below the noise).
-#include <sqlite3.h>
-
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -29,8 +27,8 @@
 #include "harness/detect/detect.h"
 #include "harness/detect/history.h"
 #include "harness/host_probe.h"
-#include "harness/store/store.h"
 #include "harness/store/store_history.h"
+#include "harness/store/store_queries.h"
 
 namespace {
 
@@ -48,25 +46,21 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: export_wall_fixture [--unqueued] STORE.db > fixture.json\n");
     return 2;
   }
-  const char* path = argv[argc - 1];
-  sqlite3* db = nullptr;
-  if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
-    std::fprintf(stderr, "export_wall_fixture: cannot open %s: %s\n", path, sqlite3_errmsg(db));
-    sqlite3_close(db);
+  auto store = harness::Store::Open(argv[argc - 1], harness::Store::Mode::kReadOnly);
+  if (!store.ok()) {
+    std::fprintf(stderr, "export_wall_fixture: %s\n", store.status().message().c_str());
+    return 2;
+  }
+  // The completed runs, oldest first.
+  auto listed = harness::ListRuns(**store, harness::RunListQuery{});
+  if (!listed.ok()) {
+    std::fprintf(stderr, "export_wall_fixture: %s\n", listed.status().message().c_str());
     return 2;
   }
   std::vector<int64_t> runs;
-  sqlite3_stmt* stmt = nullptr;
-  sqlite3_prepare_v2(db, "SELECT id FROM runs WHERE status = 'completed' ORDER BY id", -1, &stmt,
-                     nullptr);
-  while (stmt != nullptr && sqlite3_step(stmt) == SQLITE_ROW)
-    runs.push_back(sqlite3_column_int64(stmt, 0));
-  sqlite3_finalize(stmt);
-  auto store = harness::Store::Open(path, harness::Store::Mode::kReadOnly);
-  if (!store.ok()) {
-    std::fprintf(stderr, "export_wall_fixture: %s\n", store.status().message().c_str());
-    sqlite3_close(db);
-    return 2;
+  for (auto it = listed->rbegin(); it != listed->rend(); ++it) {
+    auto state = harness::ReadRunState(**store, it->id);
+    if (state.ok() && state->status == "completed") runs.push_back(it->id);
   }
   nlohmann::json cases = nlohmann::json::object();
   bool rounds = true;
@@ -75,7 +69,6 @@ int main(int argc, char** argv) {
     if (!run.ok()) {
       std::fprintf(stderr, "export_wall_fixture: run %lld: %s\n", static_cast<long long>(id),
                    run.status().message().c_str());
-      sqlite3_close(db);
       return 2;
     }
     // A run with injected faults is not noise.
@@ -96,7 +89,6 @@ int main(int argc, char** argv) {
       entry["probes"].push_back(Round5(harness::HostProbeUs(c)));
     }
   }
-  sqlite3_close(db);
   std::cout << nlohmann::json{{"format", "spyre-regress-wall-fixture/2"},
                               {"rounds", rounds},
                               {"cases", cases}}

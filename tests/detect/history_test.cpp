@@ -140,7 +140,9 @@ TEST_F(HistoryTest, ARunThatCompletedWithPlannedCasesMissingIsNeverABaseline) {
   // failed, a supervisor that lost its workers' results).
   const std::string sql =
       "UPDATE runs SET options_json = '{\"cases\": 5}' WHERE id = " + std::to_string(partial);
-  ASSERT_EQ(sqlite3_exec(harness::store_internal::Access::Db(*store_), sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(harness::store_internal::Access::Db(*store_), sql.c_str(), nullptr,
+                         nullptr, nullptr),
+            SQLITE_OK);
   const int64_t cand = AddRun("inductor", "cpu-a", {Result("a", 10, 100), Result("b", 10, 100)});
 
   auto choice = harness::ChooseBaseline(*store_, "auto", cand);
