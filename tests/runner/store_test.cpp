@@ -122,6 +122,17 @@ TEST(StoreTest, AbandonedRunIsMarkedAbortedOnlyWhenItsSupervisorIsGone) {
     std::string sql = "UPDATE runs SET pid = " + std::to_string(child) + " WHERE id = " + std::to_string(dead_run);
     ASSERT_EQ(sqlite3_exec(harness::store_internal::Access::Db(*store), sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
   }
+  {
+    // Read-only: nothing is written, yet v_runs shows the abandoned run
+    // aborted, with every column of the stored view.
+    auto reader = Store::Open(dir.File("s.db"), Store::Mode::kReadOnly);
+    ASSERT_TRUE(reader.ok()) << reader.status().message();
+    sqlite3* db = harness::store_internal::Access::Db(**reader);
+    EXPECT_EQ(QueryText(db, "SELECT status || ' ' || device FROM v_runs WHERE run_id = " +
+                                std::to_string(dead_run)),
+              "aborted emulator");
+    EXPECT_EQ(ColumnNames(db, "v_runs"), ColumnNames(db, "main.v_runs"));
+  }
   auto store = OpenOrDie(dir.File("s.db"));
   auto dead = *store->FindRun(dead_run);
   auto live = *store->FindRun(live_run);

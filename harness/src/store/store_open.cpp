@@ -48,11 +48,14 @@ Status ShowAbandonedRunsAborted(sqlite3* db, const std::string& path) {
   }
   if (gone.empty()) return Status::Ok();
   const char* kSetup[] = {"CREATE TEMP TABLE abandoned_runs (id INTEGER PRIMARY KEY)",
+                          // The stored view's columns, the status aside (a
+                          // read-only open sees the latest schema only).
                           "CREATE TEMP VIEW v_runs AS"
-                          " SELECT r.id AS run_id, r.suite, r.label,"
-                          " CASE WHEN a.id IS NULL THEN r.status ELSE 'aborted' END AS status,"
-                          " r.started_at, r.finished_at, r.fingerprint, r.env_json"
-                          " FROM main.runs r LEFT JOIN temp.abandoned_runs a ON a.id = r.id"};
+                          " SELECT v.run_id, v.suite, v.label,"
+                          " CASE WHEN a.id IS NULL THEN v.status ELSE 'aborted' END AS status,"
+                          " v.started_at, v.finished_at, v.fingerprint, v.env_json, v.device,"
+                          " v.device_name, v.device_version, v.device_path, v.device_sha256"
+                          " FROM main.v_runs v LEFT JOIN temp.abandoned_runs a ON a.id = v.run_id"};
   for (const char* sql : kSetup) {
     const int rc = sqlite3_exec(db, sql, nullptr, nullptr, nullptr);
     if (rc != SQLITE_OK) return SqlStatus(db, rc, path, "listing abandoned runs");
