@@ -13,7 +13,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # file to edit | include to add | text the error must hold
 cases=(
-  'device/src/core/config.cpp|#include "harness/status.h"|the device knows nothing of the harness'
+  'device/src/core/runtime.cpp|#include "harness/status.h"|the device knows nothing of the harness'
   'device/src/core/memory.cpp|#include <ATen/ATen.h>|the device core is torch-free'
   'device/include/spyre_emu/dl16.h|#include <c10/util/Half.h>|torch-free'
   'harness/src/detect/stats.cpp|#include "reports/report_model.h"|the engine does not know the report writers'

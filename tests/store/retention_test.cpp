@@ -17,6 +17,7 @@
 #include "harness/detect/thresholds.h"
 #include "harness/store/store.h"
 #include "harness/store/store_history.h"
+#include "runner/store_test_util.h"
 #include "store/sql.h"
 #include "support/temp_dir.h"
 
@@ -34,15 +35,7 @@ std::unique_ptr<Store> OpenStore(const std::string& path,
   return store.ok() ? std::move(*store) : nullptr;
 }
 
-int64_t Count(sqlite3* db, const std::string& sql) {
-  sqlite3_stmt* s = nullptr;
-  int64_t n = -1;
-  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr) == SQLITE_OK &&
-      sqlite3_step(s) == SQLITE_ROW)
-    n = sqlite3_column_int64(s, 0);
-  sqlite3_finalize(s);
-  return n;
-}
+using test_util::QueryInt;
 
 // One case timed in `rounds` rounds of `per_round` samples (rounds <= 1: one
 // process, no round record), around `level` us.
@@ -134,9 +127,9 @@ TEST(PruneTest, OldRunsKeepOneValuePerRoundAndTheJudgeSeesTheSameValues) {
   const std::vector<int64_t> ids = RecordRuns(*store, 8, 6);
   std::map<int64_t, std::map<std::string, std::vector<double>>> before;
   for (int64_t id : ids) before[id] = RoundValuesOf(*store, id);
-  const int64_t results = Count(Db(*store), "SELECT count(*) FROM results");
-  const int64_t metrics = Count(Db(*store), "SELECT count(*) FROM metrics");
-  const int64_t ops = Count(Db(*store), "SELECT count(*) FROM op_summaries");
+  const int64_t results = QueryInt(Db(*store), "SELECT count(*) FROM results");
+  const int64_t metrics = QueryInt(Db(*store), "SELECT count(*) FROM metrics");
+  const int64_t ops = QueryInt(Db(*store), "SELECT count(*) FROM op_summaries");
   // The findings of run 7 against run 6 (the shift is at run index 6).
   const std::string findings_before = Findings(*store, ids[5], ids[6]);
 
@@ -159,26 +152,26 @@ TEST(PruneTest, OldRunsKeepOneValuePerRoundAndTheJudgeSeesTheSameValues) {
     EXPECT_EQ(RoundValuesOf(*store, id), before[id]) << "run " << id;
   }
   // The one-process case keeps its samples everywhere (no rounds to fold).
-  EXPECT_EQ(Count(Db(*store),
-                  "SELECT count(*) FROM wall_samples w JOIN results r ON r.id = w.result_id"
-                  " WHERE r.case_name = 'single'"),
+  EXPECT_EQ(QueryInt(Db(*store),
+                     "SELECT count(*) FROM wall_samples w JOIN results r ON r.id = w.result_id"
+                     " WHERE r.case_name = 'single'"),
             8 * 9);
   // A compacted run: 12 values per rounds case; a kept one: 60.
-  EXPECT_EQ(Count(Db(*store),
-                  "SELECT count(*) FROM wall_samples w JOIN results r ON r.id = w.result_id"
-                  " WHERE r.case_name = 'rounds' AND r.run_id = " +
-                      std::to_string(ids[0])),
+  EXPECT_EQ(QueryInt(Db(*store),
+                     "SELECT count(*) FROM wall_samples w JOIN results r ON r.id = w.result_id"
+                     " WHERE r.case_name = 'rounds' AND r.run_id = " +
+                         std::to_string(ids[0])),
             12);
-  EXPECT_EQ(Count(Db(*store),
-                  "SELECT count(*) FROM wall_samples w JOIN results r ON r.id = w.result_id"
-                  " WHERE r.case_name = 'rounds' AND r.run_id = " +
-                      std::to_string(ids[7])),
+  EXPECT_EQ(QueryInt(Db(*store),
+                     "SELECT count(*) FROM wall_samples w JOIN results r ON r.id = w.result_id"
+                     " WHERE r.case_name = 'rounds' AND r.run_id = " +
+                         std::to_string(ids[7])),
             60);
   // Nothing else moved: no run, result, metric or op summary deleted.
-  EXPECT_EQ(Count(Db(*store), "SELECT count(*) FROM runs"), 8);
-  EXPECT_EQ(Count(Db(*store), "SELECT count(*) FROM results"), results);
-  EXPECT_EQ(Count(Db(*store), "SELECT count(*) FROM metrics"), metrics);
-  EXPECT_EQ(Count(Db(*store), "SELECT count(*) FROM op_summaries"), ops);
+  EXPECT_EQ(QueryInt(Db(*store), "SELECT count(*) FROM runs"), 8);
+  EXPECT_EQ(QueryInt(Db(*store), "SELECT count(*) FROM results"), results);
+  EXPECT_EQ(QueryInt(Db(*store), "SELECT count(*) FROM metrics"), metrics);
+  EXPECT_EQ(QueryInt(Db(*store), "SELECT count(*) FROM op_summaries"), ops);
   EXPECT_EQ(Findings(*store, ids[5], ids[6]), findings_before);
   // Comparing two compacted runs gives what it gave before as well.
   EXPECT_NE(findings_before.find("shifted"), std::string::npos) << findings_before;
@@ -197,10 +190,10 @@ TEST(PruneTest, ACompareOfTwoCompactedRunsGivesTheSameFindings) {
   PrunePolicy policy;
   policy.keep_runs = 1;
   ASSERT_TRUE(store->Prune(policy).ok());
-  EXPECT_EQ(Count(Db(*store),
-                  "SELECT count(*) FROM wall_samples w JOIN results r ON r.id = w.result_id"
-                  " WHERE r.case_name = 'shifted' AND r.run_id = " +
-                      std::to_string(ids[3])),
+  EXPECT_EQ(QueryInt(Db(*store),
+                     "SELECT count(*) FROM wall_samples w JOIN results r ON r.id = w.result_id"
+                     " WHERE r.case_name = 'shifted' AND r.run_id = " +
+                         std::to_string(ids[3])),
             12);
   // The same verdicts with the same values; only the op a finding names from
   // the rounds' per-op times is gone (those times are what prune drops).
@@ -232,16 +225,16 @@ TEST(PruneTest, DryRunChangesNothingAndEstimatesTheSaving) {
   TempDir dir;
   auto store = OpenStore(dir.File("s.db"));
   RecordRuns(*store, 6, 100);
-  const int64_t samples = Count(Db(*store), "SELECT count(*) FROM wall_samples");
+  const int64_t samples = QueryInt(Db(*store), "SELECT count(*) FROM wall_samples");
   PrunePolicy policy;
   policy.keep_runs = 1;
   policy.dry_run = true;
   StatusOr<PruneReport> report = store->Prune(policy);
   ASSERT_TRUE(report.ok()) << report.status().message();
   EXPECT_GT(report->results_compacted, 0);
-  EXPECT_EQ(Count(Db(*store), "SELECT count(*) FROM wall_samples"), samples);
+  EXPECT_EQ(QueryInt(Db(*store), "SELECT count(*) FROM wall_samples"), samples);
   EXPECT_EQ(
-      Count(Db(*store), "SELECT count(*) FROM results WHERE extra_json LIKE '%compacted_from%'"),
+      QueryInt(Db(*store), "SELECT count(*) FROM results WHERE extra_json LIKE '%compacted_from%'"),
       0);
   EXPECT_GT(report->bytes_freed, 0);
   EXPECT_LT(report->bytes_after, report->bytes_before);
@@ -281,10 +274,10 @@ TEST(PruneTest, RunningRunsLabelsAndKeepLabelsAreLeftWhole) {
   }
   EXPECT_TRUE(why.count(ids[0]) == 0 || why[ids[0]].empty());
   EXPECT_EQ(report->runs_compacted, 2);  // ids[0] and newer[0] (unlabelled, not newest)
-  EXPECT_EQ(Count(Db(*store),
-                  "SELECT count(*) FROM wall_samples w JOIN results r ON r.id = w.result_id"
-                  " WHERE r.run_id = " +
-                      std::to_string(*running)),
+  EXPECT_EQ(QueryInt(Db(*store),
+                     "SELECT count(*) FROM wall_samples w JOIN results r ON r.id = w.result_id"
+                     " WHERE r.run_id = " +
+                         std::to_string(*running)),
             60);
   (void)newer;
 }
@@ -334,16 +327,16 @@ TEST(BackupTest, CopyTakenWhileAnotherConnectionWritesHoldsEveryCommittedRun) {
   ASSERT_NE(restored, nullptr);
   EXPECT_TRUE(restored->CheckIntegrity().ok());
   sqlite3* db = Db(*restored);
-  EXPECT_EQ(Count(db, "SELECT count(*) FROM runs WHERE status = 'completed'"), 3);
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM runs WHERE status = 'completed'"), 3);
   // The run being written: some of its results, each one whole.
-  const int64_t copied = Count(db,
-                               "SELECT count(*) FROM results r JOIN runs u ON u.id = r.run_id"
-                               " WHERE u.status = 'running' OR u.status = 'aborted'");
+  const int64_t copied = QueryInt(db,
+                                  "SELECT count(*) FROM results r JOIN runs u ON u.id = r.run_id"
+                                  " WHERE u.status = 'running' OR u.status = 'aborted'");
   EXPECT_GE(copied, 20);
   EXPECT_LE(copied, after);
-  EXPECT_EQ(Count(db,
-                  "SELECT count(*) FROM results r WHERE r.wall_samples !="
-                  " (SELECT count(*) FROM wall_samples w WHERE w.result_id = r.id)"),
+  EXPECT_EQ(QueryInt(db,
+                     "SELECT count(*) FROM results r WHERE r.wall_samples !="
+                     " (SELECT count(*) FROM wall_samples w WHERE w.result_id = r.id)"),
             0);
 }
 
