@@ -106,7 +106,6 @@ StatusOr<PruneReport> Store::Prune(const PrunePolicy& policy) {
            "SELECT id, suite, status, label, options_json FROM runs ORDER BY suite, started_at "
            "DESC, id DESC");
     std::map<std::string, int> seen_per_suite;
-    std::set<std::string> seen_labels;
     std::set<std::string> keep_labels(policy.keep_labels.begin(), policy.keep_labels.end());
     int rc;
     while ((rc = q.Step()) == SQLITE_ROW) {
@@ -129,15 +128,10 @@ StatusOr<PruneReport> Store::Prune(const PrunePolicy& policy) {
       } else if (keep_labels.count(label) != 0) {
         keep.emplace(id, "labelled '" + label + "' (--keep-label)");
       }
-      // `label:NAME` names the newest run with that label, whatever its suite.
-      if (!label.empty() && status != "running" && seen_labels.insert(label).second) {
-        keep.emplace(id, "the newest run labelled '" + label + "'");
-      }
     }
     if (rc != SQLITE_DONE) return Error(rc, "choosing the runs to keep");
   }
-  // Labels are per store, not per suite: the newest per label above was taken
-  // in suite order; take it again in time order.
+  // `label:NAME` names the newest run with that label, whatever its suite.
   {
     Stmt q(db_,
            "SELECT id, label FROM runs r WHERE label != '' AND status != 'running' AND NOT EXISTS"
