@@ -408,7 +408,9 @@ void FillProfile(const DeviceProfile& p, harness::CaseResult* r) {
 DeviceProfile MergeProfiles(const DeviceProfile& a, const DeviceProfile& b) {
   DeviceProfile out;
   out.modeled_us = a.modeled_us + b.modeled_us;
-  out.fallback_ops = a.fallback_ops + b.fallback_ops;
+  // A count the device does not provide (-1) stays not provided, never -2.
+  out.fallback_ops =
+      a.fallback_ops < 0 || b.fallback_ops < 0 ? -1 : a.fallback_ops + b.fallback_ops;
   out.peak_device_bytes = std::max(a.peak_device_bytes, b.peak_device_bytes);
   std::map<std::string, harness::OpSummary> by_op;
   for (const auto* p : {&a, &b}) {

@@ -4,11 +4,13 @@
 // golden files of the model suites passing.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 
 #include "harness/golden/golden.h"
 #include "harness/golden/safetensors.h"
 #include "harness/suite_file/case_kinds.h"
+#include "model_case.h"
 #include "suites/checkpoint.h"
 #include "support/temp_dir.h"
 
@@ -111,5 +113,18 @@ void ExpectEveryCasePasses(const std::string& name, const std::string& filter = 
 TEST(ModelCaseTest, CommittedEmbedGoldenPasses) { ExpectEveryCasePasses("embed"); }
 TEST(ModelCaseTest, CommittedPrefillGoldenPasses) { ExpectEveryCasePasses("prefill", ".b2."); }
 TEST(ModelCaseTest, CommittedDecodeGoldenPasses) { ExpectEveryCasePasses("decode", ".b1"); }
+
+TEST(MergeProfilesTest, ACountTheDeviceDoesNotProvideStaysNotProvided) {
+  suites::DeviceProfile given, missing;
+  given.fallback_ops = 3;
+  given.peak_device_bytes = 100;
+  missing.modeled_us = std::nan("");
+  missing.fallback_ops = -1;
+  missing.peak_device_bytes = -1;
+  EXPECT_EQ(suites::MergeProfiles(given, given).fallback_ops, 6);
+  EXPECT_EQ(suites::MergeProfiles(missing, missing).fallback_ops, -1);
+  EXPECT_EQ(suites::MergeProfiles(missing, missing).peak_device_bytes, -1);
+  EXPECT_TRUE(std::isnan(suites::MergeProfiles(missing, given).modeled_us));
+}
 
 }  // namespace
