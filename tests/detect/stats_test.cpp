@@ -30,6 +30,16 @@ TEST(StatsTest, StudentTMatchesTableQuantiles) {
   EXPECT_NEAR(harness::StudentTCdf(3, 1), 0.5 + std::atan(3.0) / M_PI, 1e-12);
 }
 
+TEST(StatsTest, StudentTQuantileInvertsTheCdf) {
+  EXPECT_NEAR(harness::StudentTQuantile(0.975, 10), 2.228, 1e-3);
+  EXPECT_NEAR(harness::StudentTQuantile(0.995, 9), 3.250, 1e-3);
+  EXPECT_NEAR(harness::StudentTQuantile(0.975, INFINITY), 1.960, 1e-3);
+  EXPECT_NEAR(harness::StudentTQuantile(0.025, 10), -2.228, 1e-3);
+  EXPECT_NEAR(harness::StudentTQuantile(0.5 + std::atan(3.0) / M_PI, 1), 3, 1e-9);  // Cauchy
+  EXPECT_TRUE(std::isnan(harness::StudentTQuantile(1, 5)));
+  EXPECT_TRUE(std::isnan(harness::StudentTQuantile(0.9, 0)));
+}
+
 TEST(StatsTest, IncompleteBetaKnownValues) {
   EXPECT_NEAR(harness::RegularizedIncompleteBeta(1, 1, 0.3), 0.3, 1e-14);  // uniform
   EXPECT_NEAR(harness::RegularizedIncompleteBeta(2, 1, 0.5), 0.25, 1e-14);  // x^2

@@ -113,6 +113,19 @@ double StudentTCdf(double t, double df) {
   return t > 0 ? 1 - tail : tail;
 }
 
+double StudentTQuantile(double p, double df) {
+  if (!(p > 0 && p < 1) || !(df > 0)) return kNaN;
+  if (p < 0.5) return -StudentTQuantile(1 - p, df);
+  // The CDF is monotonic: bracket the quantile, then bisect it.
+  double lo = 0, hi = 1;
+  while (StudentTCdf(hi, df) < p && hi < 1e12) hi *= 2;
+  for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (StudentTCdf(mid, df) < p ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
 MannWhitneyResult MannWhitneyU(const std::vector<double>& a, const std::vector<double>& b) {
   MannWhitneyResult r;
   r.n1 = a.size();

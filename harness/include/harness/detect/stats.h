@@ -23,6 +23,9 @@ double RobustSigma(const std::vector<double>& v);
 double NormalCdf(double z);
 // Student's t CDF with `df` degrees of freedom (df > 0; df = inf allowed).
 double StudentTCdf(double t, double df);
+// The quantile of Student's t: the t with StudentTCdf(t, df) = p, for
+// 0 < p < 1 and df > 0 (df = inf: the normal quantile); NaN otherwise.
+double StudentTQuantile(double p, double df);
 // Regularised incomplete beta function I_x(a, b), a, b > 0, 0 <= x <= 1.
 double RegularizedIncompleteBeta(double a, double b, double x);
 
