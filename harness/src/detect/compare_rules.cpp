@@ -166,16 +166,38 @@ std::string WallAside(const CaseResult& base, const CaseResult& cand, bool unque
          HumanDuration(cand.WallMedianUs()) + " (medians)";
 }
 
-// The part of the history's run-to-run spread (of log run medians) that the
-// rounds do not already explain: a median of n round values with spread s
-// varies by about sqrt(pi/2) s / sqrt(n) from run to run by itself, and the
-// test on the rounds has accounted for that. What remains is drift between
-// nights (another host, another neighbour) that no single run can sample.
-double ExcessSpread(double run_sigma, const std::vector<double>& a, const std::vector<double>& b) {
-  const double s = 0.5 * (RobustSigma(a) + RobustSigma(b));
-  const double n = 0.5 * static_cast<double>(a.size() + b.size());
-  const double explained = M_PI / 2 * s * s / n;
-  return std::sqrt(std::max(0.0, run_sigma * run_sigma - explained));
+// How far a case's median may move between two whole runs without a
+// change (log ratio; the level is wall_noise_k standard deviations of a
+// normal). Round values agree within a run, but whole runs on a shared host
+// drift with the load level (shared cache, the SMT sibling), which no round
+// inside one run samples: the difference of two run medians varies with
+// sqrt(2) x the case's run-to-run spread. That spread is the history's where
+// the baseline has one (Student t's quantile for the runs it was learned
+// from), never less than wall_run_spread_min, and wall_run_spread_unknown
+// otherwise; a history calmer than that default is trusted only as far as
+// its few runs allow, and one noisier always.
+struct BetweenRuns {
+  double bound = 0;         // the larger |log shift| whole runs do not reach without a change
+  double learned = INFINITY;  // the same from the case's history alone (inf: none)
+  double spread = 0;        // the run-to-run spread used
+  int runs = 0;             // the runs it was learned from (0: the default)
+};
+BetweenRuns BetweenRunBound(double run_sigma, int run_count, const ThresholdValues& v) {
+  BetweenRuns out;
+  const double level = NormalCdf(v.wall_noise_k);
+  const double assumed = v.wall_noise_k * M_SQRT2 * v.wall_run_spread_unknown;
+  out.bound = assumed;
+  out.spread = v.wall_run_spread_unknown;
+  if (!std::isfinite(run_sigma)) return out;
+  const int n = run_count > 0 ? run_count : 10;
+  const double sigma = std::max(run_sigma, v.wall_run_spread_min);
+  out.learned = n >= 2 ? StudentTQuantile(level, n - 1) * M_SQRT2 * sigma : INFINITY;
+  if (run_sigma >= v.wall_run_spread_unknown || out.learned < assumed) {
+    out.bound = out.learned;
+    out.spread = sigma;
+    out.runs = n;
+  }
+  return out;
 }
 
 // Wall-time evidence at the level of processes: one value per worker
@@ -265,8 +287,8 @@ std::string CaseKey(const CaseResult& r) { return r.suite + "/" + r.case_id; }
 // on each side, tested against each other.
 void CompareRoundValues(const CaseResult& base, const CaseResult& cand, const ThresholdValues& v,
                         const std::vector<double>& base_rounds,
-                        const std::vector<double>& cand_rounds, double run_sigma, bool unqueued,
-                        Comparison* out) {
+                        const std::vector<double>& cand_rounds, double run_sigma, int run_count,
+                        bool unqueued, Comparison* out) {
   std::vector<double> a = Logs(base_rounds), b = Logs(cand_rounds);
   if (a.empty() || b.empty()) return;
   // A slower host slows the case and the probe alike (harness/host_probe.h):
@@ -287,14 +309,23 @@ void CompareRoundValues(const CaseResult& base, const CaseResult& cand, const Th
   const bool slower = shift.estimate > 0 && shift.upper >= threshold;
   const bool faster = shift.estimate < 0 && shift.lower <= -threshold;
   if (!slower && !faster) return;
-  // History adds only the spread the rounds do not explain.
+  // The rounds differ; whether the runs do is a question of how far whole
+  // runs of this case move without a change.
   const bool learned = std::isfinite(run_sigma);
-  const double sigma = learned ? ExcessSpread(run_sigma, a, b) : 0;
-  if (sigma > 0 && std::fabs(shift.estimate) <= v.wall_noise_k * sigma) {
+  const BetweenRuns between = BetweenRunBound(run_sigma, run_count, v);
+  const std::string spread_text =
+      between.runs > 0
+          ? Fmt("its run-to-run spread %.1f%% over %g runs", 100 * between.spread,
+                double(between.runs))
+          : Fmt("no history of this case: an assumed run-to-run spread of %.1f%%",
+                100 * between.spread);
+  if (std::fabs(shift.estimate) <= between.bound) {
     out->notes.push_back(
         CaseKey(cand) + ": " + LatencyName(unqueued) + " " +
-        Fmt("%+.1f%% is within %g x ", 100 * std::expm1(shift.estimate), v.wall_noise_k) +
-        "its run-to-run spread beyond the rounds'" + Fmt(" (%.1f%%)", 100 * sigma) + host_note);
+        Fmt("%+.1f%% over the rounds (", 100 * std::expm1(shift.estimate)) +
+        "Mann-Whitney " + HumanPValue(mw.p_value) + "), within what whole runs move by " +
+        Fmt("themselves (%.1f%%; ", 100 * std::expm1(between.bound)) + spread_text + ")" +
+        host_note + ": a note, not a verdict");
     return;
   }
   Finding f =
@@ -302,14 +333,16 @@ void CompareRoundValues(const CaseResult& base, const CaseResult& cand, const Th
            std::exp(Median(Logs(cand_rounds))),
            std::string(LatencyName(unqueued)) + " " + HumanChange(std::exp(shift.estimate)) +
                " (Hodges-Lehmann), Mann-Whitney " + HumanPValue(mw.p_value) +
-               Fmt(" over %g and %g processes", double(a.size()), double(b.size())) + host_note +
-               WallAside(base, cand, unqueued));
+               Fmt(" over %g and %g processes", double(a.size()), double(b.size())) +
+               Fmt(", beyond what whole runs move by themselves (%.1f%%; ",
+                   100 * std::expm1(between.bound)) +
+               spread_text + ")" + host_note + WallAside(base, cand, unqueued));
   // The effect is the estimate the detail states (corrected for host speed),
   // not the ratio of the two medians.
   f.ratio = std::exp(shift.estimate);
-  // The environment change is the cause only when the case never moves
-  // this much between runs without it.
-  f.env_cause = learned && std::fabs(shift.estimate) > v.wall_noise_k * run_sigma;
+  // The environment change is the cause only when the case's own history
+  // says it never moves this much between runs without it.
+  f.env_cause = learned && std::fabs(shift.estimate) > between.learned;
   if (!f.env_cause && UpstreamChanged(*out)) {
     f.detail +=
         learned
@@ -359,7 +392,8 @@ void CompareWall(const CaseResult& base, const CaseResult& cand, const Threshold
   if (static_cast<int>(base_rounds.size()) >= v.wall_min_rounds &&
       static_cast<int>(cand_rounds.size()) >= v.wall_min_rounds) {
     CompareRoundValues(base, cand, v, base_rounds, cand_rounds,
-                       unq ? h.unqueued_sigma : h.run_sigma, unq, out);
+                       unq ? h.unqueued_sigma : h.run_sigma,
+                       unq ? h.unqueued_count : h.run_count, unq, out);
     return;
   }
   // Otherwise only process-level evidence may give a verdict: the case

@@ -18,6 +18,8 @@ struct CaseHistory {
   // The same for wall time less run-queue wait, over the runs that kept it.
   double unqueued_sigma = std::nan("");
   const std::vector<double>* unqueued_medians = nullptr;
+  // How many run medians each spread was computed from (0: not known).
+  int run_count = 0, unqueued_count = 0;
 };
 
 // Appends the findings for one case present in both runs to *out.

@@ -133,6 +133,10 @@ Comparison CompareRuns(const RunRecord& baseline, const RunRecord& candidate,
     if (ops != baseline.op_run_wall.end()) h.op_wall = &ops->second;
     auto unq_noise = baseline.unqueued_run_sigma.find(key);
     if (unq_noise != baseline.unqueued_run_sigma.end()) h.unqueued_sigma = unq_noise->second;
+    auto count = baseline.wall_run_count.find(key);
+    if (count != baseline.wall_run_count.end()) h.run_count = count->second;
+    auto unq_count = baseline.unqueued_run_count.find(key);
+    if (unq_count != baseline.unqueued_run_count.end()) h.unqueued_count = unq_count->second;
     auto unq = baseline.unqueued_run_medians.find(key);
     if (unq != baseline.unqueued_run_medians.end()) h.unqueued_medians = &unq->second;
     detect_rules::CompareCase(*it->second, cand, thresholds.For(cand.suite, cand.case_id), h, &c);

@@ -14,7 +14,8 @@ namespace {
 
 // Standard deviation of the logs, the value farthest from the median left
 // out when there are five or more (one wild run must not set the floor).
-double LogSpread(const std::vector<SeriesPoint>& points) {
+// *count: how many values it was computed from.
+double LogSpread(const std::vector<SeriesPoint>& points, int* count) {
   std::vector<double> logs;
   for (const SeriesPoint& p : points) {
     if (p.value > 0) logs.push_back(std::log(p.value));
@@ -26,6 +27,7 @@ double LogSpread(const std::vector<SeriesPoint>& points) {
     });
     logs.erase(far);
   }
+  *count = static_cast<int>(logs.size());
   return logs.size() >= 3 ? std::sqrt(Variance(logs)) : std::nan("");
 }
 
@@ -92,8 +94,12 @@ Status AttachWallNoise(Store& store, RunRecord* run, size_t max_runs) {
       if (medians.size() < 3) continue;
       const std::string key = suite + "/" + name;
       run->unqueued_run_medians[key] = medians;
-      const double sigma = LogSpread(recent);
-      if (std::isfinite(sigma)) run->unqueued_run_sigma[key] = sigma;
+      int count = 0;
+      const double sigma = LogSpread(recent, &count);
+      if (std::isfinite(sigma)) {
+        run->unqueued_run_sigma[key] = sigma;
+        run->unqueued_run_count[key] = count;
+      }
     }
     SPYRE_ASSIGN_OR_RETURN(auto normalized,
                            LoadSuiteSeries(store, suite, "", "wall_us_normalized"));
@@ -108,9 +114,14 @@ Status AttachWallNoise(Store& store, RunRecord* run, size_t max_runs) {
       if (at == series.end()) continue;
       size_t end = static_cast<size_t>(at - series.begin()) + 1;
       size_t begin = end > max_runs ? end - max_runs : 0;
+      int count = 0;
       double sigma = LogSpread(std::vector<SeriesPoint>(series.begin() + static_cast<long>(begin),
-                                                        series.begin() + static_cast<long>(end)));
-      if (std::isfinite(sigma)) run->wall_run_sigma[suite + "/" + name] = sigma;
+                                                        series.begin() + static_cast<long>(end)),
+                               &count);
+      if (std::isfinite(sigma)) {
+        run->wall_run_sigma[suite + "/" + name] = sigma;
+        run->wall_run_count[suite + "/" + name] = count;
+      }
     }
   }
   return Status::Ok();

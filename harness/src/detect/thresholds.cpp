@@ -27,6 +27,8 @@ Status Apply(const nlohmann::json& j, const std::string& where, ThresholdValues*
     else if (key == "wall_noise_k") target = &v->wall_noise_k;
     else if (key == "wall_noise_prior") target = &v->wall_noise_prior;
     else if (key == "wall_min_abs_us") target = &v->wall_min_abs_us;
+    else if (key == "wall_run_spread_unknown") target = &v->wall_run_spread_unknown;
+    else if (key == "wall_run_spread_min") target = &v->wall_run_spread_min;
     int* whole = key == "wall_min_samples" ? &v->wall_min_samples
                  : key == "wall_min_rounds"  ? &v->wall_min_rounds
                                              : nullptr;

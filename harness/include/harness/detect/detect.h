@@ -43,6 +43,10 @@ struct RunRecord {
   // (unqueued_us_median), over the runs that recorded it.
   std::map<std::string, double> unqueued_run_sigma;
   std::map<std::string, std::vector<double>> unqueued_run_medians;
+  // How many run medians each spread above was computed from (after the one
+  // farthest from the median was left out); a spread without a count is
+  // taken as learned from ten runs.
+  std::map<std::string, int> wall_run_count, unqueued_run_count;
 };
 
 enum class FindingKind { kStatus, kAccuracy, kLatency, kModeledLatency, kFallback, kMemory, kGoldenDrift };

@@ -26,7 +26,18 @@ struct ThresholdValues {
   // (complete separation: p = 0.00058); 6 cannot.
   double wall_confirm_alpha = 0.001;
   int wall_min_samples = 5;          // fewer samples per side: "not enough samples"
-  double wall_noise_k = 3;        // with rounds: the shift must exceed k x the spread history adds
+  // With rounds, between two runs: the shift must exceed k x the spread of
+  // the difference of two runs' medians (sqrt(2) x the case's run-to-run
+  // spread; for a spread learned from few runs, Student t's quantile at the
+  // same level in place of k).
+  double wall_noise_k = 3;
+  // The run-to-run spread (standard deviation of log run medians) taken for
+  // a case whose history does not show its own: whole runs on a shared host
+  // drift with the load level (shared cache, SMT sibling), which no number
+  // of rounds inside one run samples.
+  double wall_run_spread_unknown = 0.1;
+  // The least run-to-run spread a case's history may claim.
+  double wall_run_spread_min = 0.01;
   double wall_noise_prior = 0.1;  // no longer used: accepted so that older files still load
   double wall_min_abs_us = 0;     // medians closer than this never count (0: no floor)
   // Both runs timed in at least this many rounds (`run --rounds`): the
