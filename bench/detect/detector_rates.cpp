@@ -86,8 +86,9 @@ double g_shift = 0.05;
 
 // `run_sigma`: the run-to-run spread learned from history; NaN for none.
 // `pb`, `pc`: the two processes' probe times (NaN: none recorded).
+// `run_count`: the runs that spread was learned from.
 bool Flagged(const std::vector<double>& base, const std::vector<double>& cand, double run_sigma,
-             double pb, double pc, bool rounds) {
+             int run_count, double pb, double pc, bool rounds) {
   auto make = [rounds](int64_t id, const std::vector<double>& samples, double probe) {
     CaseResult c;
     if (std::isfinite(probe)) c.extra["host_probe_us"] = probe;
@@ -105,7 +106,10 @@ bool Flagged(const std::vector<double>& base, const std::vector<double>& cand, d
     return r;
   };
   harness::RunRecord b = make(1, base, pb);
-  if (std::isfinite(run_sigma)) b.wall_run_sigma["s/c"] = run_sigma;
+  if (std::isfinite(run_sigma)) {
+    b.wall_run_sigma["s/c"] = run_sigma;
+    b.wall_run_count["s/c"] = run_count;
+  }
   auto cmp = harness::CompareRuns(b, make(2, cand, pc), *g_thresholds);
   return !cmp.regressions.empty() || !cmp.improvements.empty();
 }
@@ -133,8 +137,8 @@ struct Rates {
 
 // Spread of log (probe-normalised) run medians over the ten runs ending at
 // `i` (cyclically), leaving out `j` (the candidate) and the one farthest from
-// the median, as AttachWallNoise does.
-double HistorySigma(const Workload& w, size_t i, size_t j) {
+// the median, as AttachWallNoise does; *count: the runs it was computed from.
+double HistorySigma(const Workload& w, size_t i, size_t j, int* count) {
   const auto& runs = w.runs;
   std::vector<double> logs;
   for (size_t k = 0; logs.size() < 10 && k < runs.size(); ++k) {
@@ -146,6 +150,7 @@ double HistorySigma(const Workload& w, size_t i, size_t j) {
   logs.erase(std::max_element(logs.begin(), logs.end(), [med](double a, double b) {
     return std::fabs(a - med) < std::fabs(b - med);
   }));
+  *count = static_cast<int>(logs.size());
   return std::sqrt(harness::Variance(logs));
 }
 
@@ -169,8 +174,8 @@ Rates Measure(const Workload& w, std::mt19937_64& rng, int trials) {
   };
   Rates r;
   for (int t = 0; t < trials; ++t) {
-    r.within_aa += Flagged(draw(level), draw(level), nan, nan, nan, rounds);
-    r.within_detect += Flagged(draw(level), draw((1 + g_shift) * level), nan, nan, nan, rounds);
+    r.within_aa += Flagged(draw(level), draw(level), nan, 0, nan, nan, rounds);
+    r.within_detect += Flagged(draw(level), draw((1 + g_shift) * level), nan, 0, nan, nan, rounds);
   }
   r.within_aa /= trials;
   r.within_detect /= trials;
@@ -180,14 +185,15 @@ Rates Measure(const Workload& w, std::mt19937_64& rng, int trials) {
       if (i == j) continue;
       std::vector<double> shifted = runs[j];
       for (double& x : shifted) x *= 1 + g_shift;
-      r.between_aa += Flagged(runs[i], runs[j], nan, probe(i), probe(j), rounds);
-      r.between_detect += Flagged(runs[i], shifted, nan, probe(i), probe(j), rounds);
-      const double sigma = HistorySigma(w, i, j);
+      r.between_aa += Flagged(runs[i], runs[j], nan, 0, probe(i), probe(j), rounds);
+      r.between_detect += Flagged(runs[i], shifted, nan, 0, probe(i), probe(j), rounds);
+      int count = 0;
+      const double sigma = HistorySigma(w, i, j, &count);
       std::vector<double> big = runs[j];
       for (double& x : big) x *= 1.25;
-      r.floor_aa += Flagged(runs[i], runs[j], sigma, probe(i), probe(j), rounds);
-      r.floor_detect5 += Flagged(runs[i], shifted, sigma, probe(i), probe(j), rounds);
-      r.floor_detect25 += Flagged(runs[i], big, sigma, probe(i), probe(j), rounds);
+      r.floor_aa += Flagged(runs[i], runs[j], sigma, count, probe(i), probe(j), rounds);
+      r.floor_detect5 += Flagged(runs[i], shifted, sigma, count, probe(i), probe(j), rounds);
+      r.floor_detect25 += Flagged(runs[i], big, sigma, count, probe(i), probe(j), rounds);
       ++pairs;
     }
   }
@@ -294,8 +300,8 @@ int main(int argc, char** argv) {
       }
       std::sort(missed.begin(), missed.end());
       for (size_t i = 0; i < missed.size() && i < 5 && missed[i].first < 0.99; ++i) {
-        std::printf("  5%% found between runs %.1f%%: %s\n", 100 * missed[i].first,
-                    missed[i].second.c_str());
+        std::printf("  %s found between runs %.1f%%: %s\n", pct.c_str(),
+                    100 * missed[i].first, missed[i].second.c_str());
       }
     }
   }
