@@ -42,7 +42,7 @@ struct ThresholdValues {
   double wall_min_abs_us = 0;     // medians closer than this never count (0: no floor)
   // Both runs timed in at least this many rounds (`run --rounds`): the
   // samples carry the process-to-process variance, so neither the prior nor
-  // the microsecond floor applies and history adds only the excess spread.
+  // the microsecond floor applies; between two runs, wall_noise_k does.
   int wall_min_rounds = 10;
   double accuracy_rel_margin = 0.25; // relative worsening of an error metric that counts...
   double accuracy_abs_margin = 1e-6; // ...and it must also worsen by this much
