@@ -177,10 +177,10 @@ std::string WallAside(const CaseResult& base, const CaseResult& cand, bool unque
 // otherwise; a history calmer than that default is trusted only as far as
 // its few runs allow, and one noisier always.
 struct BetweenRuns {
-  double bound = 0;         // the larger |log shift| whole runs do not reach without a change
+  double bound = 0;           // the |log shift| whole runs stay within without a change
   double learned = INFINITY;  // the same from the case's history alone (inf: none)
-  double spread = 0;        // the run-to-run spread used
-  int runs = 0;             // the runs it was learned from (0: the default)
+  double spread = 0;          // the run-to-run spread used
+  int runs = 0;               // the runs it was learned from (0: the default)
 };
 BetweenRuns BetweenRunBound(double run_sigma, int run_count, const ThresholdValues& v) {
   BetweenRuns out;
