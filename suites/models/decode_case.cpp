@@ -22,14 +22,6 @@ using harness::CaseResult;
 using harness::CaseStatus;
 using Clock = std::chrono::steady_clock;
 
-// A limit or a difference, to four significant digits ("0.0404", not
-// std::to_string's "0.040400").
-std::string Short(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4g", v);
-  return buf;
-}
-
 // The steps a criterion failed at, as ranges: "all 16 steps", "step 3",
 // "steps 0-3, 7, 9-11".
 std::string StepRanges(const std::vector<int64_t>& steps, int64_t total) {
@@ -254,13 +246,21 @@ class DecodeCaseKind : public ModelCaseKind {
     // teacher-forced alike; its logits leave in the dtype, as the device's.
     DecoderModel yardstick_model(mc->config, *weights, at::kCPU, at::kFloat, LayerImpl::kPortable,
                                  max_len, DeviceFormatRounding(mc->dtype));
-    const at::Tensor yardstick_logits =
-        RunDecode(yardstick_model, mc->prompts, teacher, mc->steps, nullptr)
-            .to(mc->dtype)
-            .to(at::kFloat);
+    const at::Tensor yardstick_fp32 =
+        RunDecode(yardstick_model, mc->prompts, teacher, mc->steps, nullptr);
+    const at::Tensor yardstick_logits = yardstick_fp32.to(mc->dtype).to(at::kFloat);
     const double yardstick =
         JudgeDecode(yardstick_logits, *logprobs, teacher, mc->top_k, mc->near_tie_margin)
             .max_logprob_diff;
+    // Below the logprob rule's resolution when the logits leave in a coarser
+    // format than the device computes in (bfloat16 out of DL16): the share of
+    // logits rounded to another value than the golden's, against the
+    // yardstick's share (LogitFlips).
+    const bool judge_flips = OutputCoarserThanStorage(mc->dtype);
+    LogitFlips flips;
+    if (judge_flips) flips = CountLogitFlips(logits, yardstick_fp32, *logprobs, mc->dtype);
+    const double flip_limit = std::max(kLogitFlipFloor, mc->logit_flip_m * flips.yardstick_share);
+    const bool flips_failed = judge_flips && flips.device_share > flip_limit;
     const double lp_limit = LogprobLimit(*mc, yardstick);
     const bool fixed_limit = !std::isnan(mc->max_logprob_diff);
     // "limit 0.06 = 3 x yardstick 0.02" / "limit 0.01 (floor; 3 x yardstick
@@ -284,6 +284,10 @@ class DecodeCaseKind : public ModelCaseKind {
     const bool lp_failed = j.max_logprob_diff > lp_limit;
     AddMetric(&r, "logprobs", "max_logprob_diff", j.max_logprob_diff, lp_limit, lp_failed);
     AddMetric(&r, "logprobs", "logprob_yardstick", yardstick);
+    if (judge_flips) {
+      AddMetric(&r, "logits", "logit_flip_share", flips.device_share, flip_limit, flips_failed);
+      AddMetric(&r, "logits", "logit_flip_yardstick", flips.yardstick_share);
+    }
     const bool topk_failed = j.min_top_k_overlap < mc->min_top_k_overlap;
     AddMetric(&r, "logprobs", "min_top_k_overlap", j.min_top_k_overlap, mc->min_top_k_overlap,
               topk_failed);
@@ -331,10 +335,16 @@ class DecodeCaseKind : public ModelCaseKind {
                                       : " (the case's \"model\": {\"logprob_m\": ..., "
                                         "\"logprob_floor\": ...} set the rule)"));
     }
+    if (flips_failed) {
+      problems.push_back(Percent(flips.device_share) + " of the bfloat16 logits rounded to another value than the golden's, above the limit " +
+                         Percent(flip_limit) + " = " + Short(mc->logit_flip_m) + " x yardstick " +
+                         Percent(flips.yardstick_share) +
+                         " (an error below the logprob rule's resolution; the case's \"model\": "
+                         "{\"logit_flip_m\": ...} sets the rule)");
+    }
     if (topk_failed) {
       problems.push_back("top-" + std::to_string(mc->top_k) + " overlap " +
-                         std::to_string(j.min_top_k_overlap) + " below " +
-                         std::to_string(mc->min_top_k_overlap));
+                         Short(j.min_top_k_overlap) + " below " + Short(mc->min_top_k_overlap));
     }
     nlohmann::json texts;
     if (mc->text) texts = DecodeTexts(*mc, teacher, logits, mc->near_tie_margin, *logprobs);
@@ -363,6 +373,20 @@ class DecodeCaseKind : public ModelCaseKind {
                      QuoteAt(t, at_step, "device");
         break;
       }
+      // No token moved: the text of the step whose log-probabilities moved
+      // most, where the device came closest to writing something else.
+      if (at_step < 0 && !texts.empty() && !j.per_step.empty()) {
+        int64_t worst = 0;
+        for (const auto& step : j.per_step) {
+          if (step["max_logprob_diff"].get<double>() >
+              j.per_step[worst]["max_logprob_diff"].get<double>()) {
+            worst = step["step"].get<int64_t>();
+          }
+        }
+        r.message += "; every token agrees; the log-probabilities moved most at step " +
+                     std::to_string(worst) + ", as text (sequence 0): " +
+                     QuoteAt(texts[0], worst, "golden");
+      }
     }
     // update, not assign: the probe's host_probe_us is in there.
     r.extra.update(
@@ -382,6 +406,11 @@ class DecodeCaseKind : public ModelCaseKind {
           fixed_limit ? nlohmann::json{{"fixed", lp_limit}}
                       : nlohmann::json{{"m", mc->logprob_m}, {"floor", mc->logprob_floor}}},
          {"per_step", j.per_step},
+         {"logit_flips", judge_flips ? nlohmann::json{{"share", flips.device_share},
+                                                      {"yardstick", flips.yardstick_share},
+                                                      {"limit", flip_limit},
+                                                      {"m", mc->logit_flip_m}}
+                                     : nlohmann::json()},
          {"ttft_us", Median(ttft)},
          {"itl_us", Median(itl)},
          {"tokens_per_s", Median(tps)},

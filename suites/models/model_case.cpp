@@ -26,7 +26,7 @@ const std::map<std::string, std::vector<std::string>>& AllowedMembers() {
        {"config", "checkpoint", "dtype", "impl", "prompts", "prompts_text", "batch", "seq"}},
       {"decode",
        {"steps", "top_k", "near_tie_margin", "max_logprob_diff", "logprob_m", "logprob_floor",
-        "min_top_k_overlap"}},
+        "logit_flip_m", "min_top_k_overlap"}},
       {"prefill", {"tolerance", "min_cosine"}},
       {"embed", {"min_cosine"}}};
   return kAllowed;
@@ -273,6 +273,7 @@ StatusOr<ModelCase> ParseModelCase(const harness::SuiteSpec& suite, const harnes
                           "/max_logprob_diff: a fixed limit replaces the yardstick's; give "
                           "either it or logprob_m / logprob_floor, not both");
     }
+    SPYRE_RETURN_IF_ERROR(NumberMember(m, "logit_flip_m", p, 0, &mc.logit_flip_m));
     SPYRE_RETURN_IF_ERROR(NumberMember(m, "min_top_k_overlap", p, 0, &mc.min_top_k_overlap));
   }
   SPYRE_RETURN_IF_ERROR(NumberMember(m, "min_cosine", p, -1, &mc.min_cosine));

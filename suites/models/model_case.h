@@ -8,7 +8,7 @@
 //             |  "prompts_text": ["Once upon", "The cat s"] (checkpoint with a tokenizer.json),
 //             "steps": 8, "top_k": 5, "near_tie_margin": 0.02,
 //             "logprob_m": 2, "logprob_floor": 0.01  |  "max_logprob_diff": 0.1,
-//             "min_top_k_overlap": 0.6,
+//             "logit_flip_m": 1.4, "min_top_k_overlap": 0.6,
 //             "min_cosine": 0.999, "tolerance": {...}}
 #include <cmath>
 #include <string>
@@ -53,6 +53,9 @@ struct ModelCase {
   double max_logprob_diff = std::nan("");
   double logprob_m = 2;
   double logprob_floor = 0.01;
+  // bfloat16 decode: the share of logits rounded to another value than the
+  // golden's may be logit_flip_m times the yardstick's (CountLogitFlips).
+  double logit_flip_m = 1.4;
   double min_top_k_overlap = 0.6;
   double min_cosine = 0.9995;  // embed (and prefill logits)
   nlohmann::json tolerance;    // prefill logits overrides
