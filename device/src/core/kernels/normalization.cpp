@@ -5,15 +5,12 @@
 
 #include "core/kernels/canonical_sum.h"
 #include "core/kernels/chunk_io.h"
+#include "core/kernels/special_arrays.h"
 #include "core/kernels/special_math.h"
 #include "core/kernels/vector_clones.h"
 
 namespace spyre_emu {
 namespace {
-
-SPYRE_VECTOR_CLONES void ExpShifted(float* x, int64_t n, float shift) {
-  for (int64_t i = 0; i < n; ++i) x[i] = special::Exp(x[i] - shift);
-}
 
 SPYRE_VECTOR_CLONES void Scale(float* x, int64_t n, float divisor) {
   for (int64_t i = 0; i < n; ++i) x[i] = x[i] / divisor;
@@ -66,7 +63,7 @@ void RunSoftmax(bool log, const void* in, void* out, DType type, int64_t outer, 
       // An all -inf row has no finite max: shift by 0 (gives NaN like ATen).
       const float shift = std::isinf(max) ? 0.0f : max;
       std::copy(row.begin(), row.end(), e.begin());
-      ExpShifted(e.data(), dim, shift);
+      special::ExpShiftedArray(e.data(), dim, shift);
       const float sum = kernels::CanonicalSum(e.data(), dim);
       if (log) {
         ShiftTwice(row.data(), dim, shift, special::Log(sum));
