@@ -56,6 +56,15 @@ inline void StoreRange(float* src, int64_t n, void* dst, DType type, int64_t off
 // runs them, in whatever order, so a result never depends on the host thread
 // count, the emulated core count or the runner of Exec::parallel_for.
 constexpr int64_t kMaxPieces = kMaxCores;
+// The least work of a piece, in elements: a kernel runs on more than one host
+// thread only from twice this on (as libtorch's element-wise kernels, from
+// 32768), since handing pieces to threads costs microseconds.
+constexpr int64_t kPieceElements = 16 * kChunk;
+
+// The grain, in items, for items of `elements` elements each.
+inline int64_t GrainFor(int64_t elements) {
+  return std::max<int64_t>(1, kPieceElements / std::max<int64_t>(1, elements));
+}
 
 inline int64_t PieceCount(int64_t n, int64_t grain) {
   const int64_t g = std::max<int64_t>(1, grain);

@@ -165,7 +165,7 @@ const std::vector<int64_t>& StridesOf(const Operand& o, const std::vector<int64_
 
 void RunUnary(UnaryOp op, UnaryParams params, const void* in, DType in_type, void* out,
               DType out_type, int64_t n, const Exec& exec) {
-  kernels::ParallelRange(exec, n, 16 * kChunk, [&](int64_t begin, int64_t end) {
+  kernels::ParallelRange(exec, n, kernels::kPieceElements, [&](int64_t begin, int64_t end) {
     float buf[kChunk];
     for (int64_t i = begin; i < end; i += kChunk) {
       const int64_t len = std::min(kChunk, end - i);

@@ -43,7 +43,7 @@ const float* Panel(const void* data, DType type, int64_t base, int64_t rows, int
   const int64_t lines = col_major ? cols : rows, len = col_major ? rows : cols;
   const int64_t line_stride = col_major ? col_stride : row_stride;
   const int64_t elem_stride = col_major ? row_stride : col_stride;
-  kernels::ParallelRange(exec, lines, 64, [&](int64_t begin, int64_t end) {
+  kernels::ParallelRange(exec, lines, kernels::GrainFor(len), [&](int64_t begin, int64_t end) {
     for (int64_t l = begin; l < end; ++l) {
       kernels::LoadStrided(data, type, base + l * line_stride, elem_stride, len, p + l * len);
     }
@@ -111,7 +111,7 @@ void RunMatmul(const MatmulArgs& g, const Exec& exec) {
         std::memset(c, 0, static_cast<size_t>(rows * g.n) * sizeof(float));
       }
       if (g.out_type == DType::kFp32) continue;
-      kernels::ParallelRange(exec, rows * g.n, 16 * kernels::kChunk,
+      kernels::ParallelRange(exec, rows * g.n, kernels::kPieceElements,
                              [&](int64_t begin, int64_t end) {
                                kernels::StoreRange(c + begin, end - begin, g.out, g.out_type,
                                                    out_base + begin, exec.rounding);
