@@ -24,9 +24,10 @@
 // fixed 4096-element chunks, chunks summed in order) and
 // parallelism only splits independent outputs, so they do not depend on the
 // host thread count either. Matmul is one BLAS sgemm per block of output rows
-// (the block depends on the shape only) over the whole K: its last bits follow
-// the host BLAS, whose own thread count (OPENBLAS_NUM_THREADS) can change
-// them, as it does for native CPU matmul.
+// (the block depends on the shape only) over the whole K, its DL16 decode
+// and rounding on the calling thread (the host threads are the BLAS's): its
+// last bits follow the host BLAS, whose own thread count
+// (OPENBLAS_NUM_THREADS) can change them, as it does for native CPU matmul.
 //
 // Shapes: all buffers are contiguous row-major unless strides are given.
 // Strides are in elements; 0 broadcasts. Empty tensors (a zero dim) are no-ops.

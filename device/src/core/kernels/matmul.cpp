@@ -61,8 +61,14 @@ const float* Panel(const void* data, DType type, int64_t base, int64_t rows, int
 // cores.
 constexpr int64_t kBlockResults = int64_t{1} << 22;
 
-void RunMatmul(const MatmulArgs& g, const Exec& exec) {
+void RunMatmul(const MatmulArgs& g, const Exec& host_exec) {
   if (g.batch == 0 || g.m == 0 || g.n == 0) return;
+  // The host threads are the BLAS's here: the decode and rounding loops
+  // around each sgemm stay on the calling thread. Run on the host thread
+  // pool, they alternated with the BLAS's own pool, whose idle threads spin
+  // for a while after each call, and the two pools took the cores from each
+  // other (bmm, one sgemm per batch, the worst).
+  const Exec exec{host_exec.rounding, {}};
   const int64_t block_rows = std::max<int64_t>(1, std::min(g.m, kBlockResults / g.n));
   // fp32 outputs take the results in place; DL16 outputs go through scratch
   // that is kept per thread between calls (no page faults per call).
