@@ -58,20 +58,21 @@ class PrefillCaseKind : public ModelCaseKind {
  public:
   PrefillCaseKind() : ModelCaseKind(ModelTask::kPrefill) {}
 
-  harness::Status Validate(const harness::SuiteSpec& suite,
-                           const harness::CaseSpec& c) const override {
-    SPYRE_ASSIGN_OR_RETURN(auto mc, ParseModelCase(suite, c, ModelTask::kPrefill));
-    harness::Tolerance t = LogitsTolerance();
-    return mc.tolerance.is_null()
-               ? harness::Status::Ok()
-               : harness::ApplyToleranceOverrides(
-                     mc.tolerance, c.body.value("pointer", "") + "/model/tolerance", &t);
+  // The model, then the logits tolerance with the case's overrides.
+  harness::StatusOr<ModelCase> Parse(const harness::SuiteSpec& suite,
+                                     const harness::CaseSpec& c) const override {
+    SPYRE_ASSIGN_OR_RETURN(ModelCase mc, ModelCaseKind::Parse(suite, c));
+    mc.logits_tolerance = LogitsTolerance();
+    if (!mc.tolerance.is_null()) {
+      SPYRE_RETURN_IF_ERROR(harness::ApplyToleranceOverrides(
+          mc.tolerance, c.body.value("pointer", "") + "/model/tolerance", &mc.logits_tolerance));
+    }
+    return mc;
   }
 
   harness::StatusOr<harness::SafetensorsFile> ComputeGolden(
-      const harness::SuiteSpec& suite, const harness::CaseSpec& c,
+      const harness::SuiteSpec& suite, const harness::CaseSpec& c, const ModelCase& mc,
       const harness::ExecOptions&) const override {
-    SPYRE_ASSIGN_OR_RETURN(auto mc, ParseModelCase(suite, c, ModelTask::kPrefill));
     SPYRE_ASSIGN_OR_RETURN(auto weights, LoadModelWeights(mc));
     DecoderModel cpu(mc.config, weights, at::kCPU, kModelReferenceDtype, LayerImpl::kPortable,
                      mc.prompts.size(1));
@@ -82,25 +83,19 @@ class PrefillCaseKind : public ModelCaseKind {
   }
 
   CaseResult Execute(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
-                     const harness::ExecOptions& options) const override {
-    auto mc = ParseModelCase(suite, c, ModelTask::kPrefill);
-    if (!mc.ok()) return harness::CaseResult::Error(mc.status().message());
-    auto weights = LoadModelWeights(*mc);
+                     const ModelCase& mc, const harness::ExecOptions& options) const override {
+    auto weights = LoadModelWeights(mc);
     if (!weights.ok()) return harness::CaseResult::Error(weights.status().message());
-    auto golden = GoldenTensor(suite, c, options, *mc, *weights, "logits");
+    auto golden = GoldenTensor(suite, c, options, mc, *weights, "logits");
     if (!golden.ok()) return harness::CaseResult::Error(golden.status().message());
-    DecoderModel model(mc->config, *weights, DeviceUnderTest(), mc->dtype, mc->impl,
-                       mc->prompts.size(1));
+    DecoderModel model(mc.config, *weights, DeviceUnderTest(), mc.dtype, mc.impl,
+                       mc.prompts.size(1));
     CaseResult r;
     r.status = CaseStatus::kPassed;
     const at::Tensor logits = TimedRuns(
-                                  suite, options, [&] { return model.Prefill(mc->prompts); }, &r)
+                                  suite, options, [&] { return model.Prefill(mc.prompts); }, &r)
                                   .cpu();
-    harness::Tolerance tol = LogitsTolerance();
-    if (!mc->tolerance.is_null()) {
-      harness::Status s = harness::ApplyToleranceOverrides(mc->tolerance, "model/tolerance", &tol);
-      if (!s.ok()) return harness::CaseResult::Error(s.message());
-    }
+    const harness::Tolerance& tol = mc.logits_tolerance;
     const harness::OutputComparison cmp =
         harness::CompareOutput("logits", logits, *golden, nullptr, tol);
     r.max_abs_err = cmp.max_abs_err;
@@ -119,8 +114,8 @@ class PrefillCaseKind : public ModelCaseKind {
       r.message = cmp.message;
     }
     // update, not assign: the sampler's host_probe_us and wall_batch are in there.
-    r.extra.update({{"model", mc->config.name},     {"impl", LayerImplName(mc->impl)},
-                    {"batch", mc->prompts.size(0)}, {"seq", mc->prompts.size(1)},
+    r.extra.update({{"model", mc.config.name},     {"impl", LayerImplName(mc.impl)},
+                    {"batch", mc.prompts.size(0)}, {"seq", mc.prompts.size(1)},
                     {"top1_agreement", agreement},  {"device", DeviceUnderTest().str()}});
     return r;
   }
@@ -130,15 +125,9 @@ class EmbedCaseKind : public ModelCaseKind {
  public:
   EmbedCaseKind() : ModelCaseKind(ModelTask::kEmbed) {}
 
-  harness::Status Validate(const harness::SuiteSpec& suite,
-                           const harness::CaseSpec& c) const override {
-    return ParseModelCase(suite, c, ModelTask::kEmbed).status();
-  }
-
   harness::StatusOr<harness::SafetensorsFile> ComputeGolden(
-      const harness::SuiteSpec& suite, const harness::CaseSpec& c,
+      const harness::SuiteSpec& suite, const harness::CaseSpec& c, const ModelCase& mc,
       const harness::ExecOptions&) const override {
-    SPYRE_ASSIGN_OR_RETURN(auto mc, ParseModelCase(suite, c, ModelTask::kEmbed));
     SPYRE_ASSIGN_OR_RETURN(auto weights, LoadModelWeights(mc));
     EncoderModel cpu(mc.config, weights, at::kCPU, kModelReferenceDtype);
     harness::SafetensorsFile f;
@@ -148,18 +137,16 @@ class EmbedCaseKind : public ModelCaseKind {
   }
 
   CaseResult Execute(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
-                     const harness::ExecOptions& options) const override {
-    auto mc = ParseModelCase(suite, c, ModelTask::kEmbed);
-    if (!mc.ok()) return harness::CaseResult::Error(mc.status().message());
-    auto weights = LoadModelWeights(*mc);
+                     const ModelCase& mc, const harness::ExecOptions& options) const override {
+    auto weights = LoadModelWeights(mc);
     if (!weights.ok()) return harness::CaseResult::Error(weights.status().message());
-    auto golden = GoldenTensor(suite, c, options, *mc, *weights, "embeddings");
+    auto golden = GoldenTensor(suite, c, options, mc, *weights, "embeddings");
     if (!golden.ok()) return harness::CaseResult::Error(golden.status().message());
-    EncoderModel model(mc->config, *weights, DeviceUnderTest(), mc->dtype);
+    EncoderModel model(mc.config, *weights, DeviceUnderTest(), mc.dtype);
     CaseResult r;
     r.status = CaseStatus::kPassed;
     const at::Tensor out = TimedRuns(
-                               suite, options, [&] { return model.Embed(mc->prompts); }, &r)
+                               suite, options, [&] { return model.Embed(mc.prompts); }, &r)
                                .cpu()
                                .to(at::kDouble);
     const at::Tensor ref = golden->to(at::kDouble);
@@ -168,20 +155,20 @@ class EmbedCaseKind : public ModelCaseKind {
     r.cosine = min_cos;
     r.max_abs_err = (out - ref).abs().max().item<double>();
     r.rel_l2 = ((out - ref).norm() / ref.norm()).item<double>();
-    const bool failed = !(min_cos >= mc->min_cosine);
-    r.metrics.push_back({"embeddings", "min_cosine", min_cos, mc->min_cosine, failed});
+    const bool failed = !(min_cos >= mc.min_cosine);
+    r.metrics.push_back({"embeddings", "min_cosine", min_cos, mc.min_cosine, failed});
     r.metrics.push_back({"embeddings", "max_abs_err", r.max_abs_err, std::nan(""), false});
     r.metrics.push_back({"embeddings", "rel_l2", r.rel_l2, std::nan(""), false});
     if (failed) {
       const int64_t worst = cos.argmin().item<int64_t>();
       r.status = CaseStatus::kFailed;
       r.message = "sequence " + std::to_string(worst) + ": cosine similarity " +
-                  std::to_string(min_cos) + " below " + std::to_string(mc->min_cosine);
+                  std::to_string(min_cos) + " below " + std::to_string(mc.min_cosine);
     }
     std::vector<double> cosines(cos.data_ptr<double>(), cos.data_ptr<double>() + cos.numel());
-    r.extra.update({{"model", mc->config.name},
-                    {"batch", mc->prompts.size(0)},
-                    {"seq", mc->prompts.size(1)},
+    r.extra.update({{"model", mc.config.name},
+                    {"batch", mc.prompts.size(0)},
+                    {"seq", mc.prompts.size(1)},
                     {"cosines", cosines},
                     {"device", DeviceUnderTest().str()}});
     return r;
