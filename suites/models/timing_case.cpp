@@ -52,8 +52,7 @@ const spyre_emu::CostProfile& ProfileNamed(const std::string& name) {
   // cost model is linked here, the device is not; a malformed setting has
   // already stopped the run before a worker started).
   spyre_emu::Config config;
-  std::string error;
-  spyre_emu::ParseConfig(spyre_emu::ProcessEnvironment(), &config, &error);
+  (void)spyre_emu::ParseConfig(spyre_emu::ProcessEnvironment(), &config);
   return spyre_emu::CostProfileFor(config.profile);
 }
 
