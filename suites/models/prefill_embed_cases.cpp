@@ -16,7 +16,7 @@ namespace {
 using harness::CaseResult;
 using harness::CaseStatus;
 
-// The logits tolerance of a model case (docs/suites.md "Model suites"): no
+// The logits tolerance of a model case (docs/models.md): no
 // yardstick (the CPU cannot run the model in the device format), an element
 // bound scaled to the logits' rms, and a cosine floor.
 harness::Tolerance LogitsTolerance() {
