@@ -40,7 +40,7 @@ at::Tensor TimedRuns(const harness::SuiteSpec& suite, const harness::ExecOptions
   return out;
 }
 
-// Loads and checks the golden file; on error returns a result to send back.
+// The golden tensor `name`, from a golden file computed from these prompts and weights.
 harness::StatusOr<at::Tensor> GoldenTensor(const harness::SuiteSpec& suite,
                                            const harness::CaseSpec& c,
                                            const harness::ExecOptions& options, const ModelCase& mc,
@@ -52,6 +52,20 @@ harness::StatusOr<at::Tensor> GoldenTensor(const harness::SuiteSpec& suite,
   if (t == nullptr)
     return harness::InvalidInput(path + ": has no tensor '" + name + "'; regenerate it");
   return *t;
+}
+
+// What a prefill or embed case runs with: its weights, and its golden tensor
+// `name` checked against them.
+struct Loaded {
+  Weights weights;
+  at::Tensor golden;
+};
+harness::StatusOr<Loaded> LoadForRun(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
+                                     const harness::ExecOptions& options, const ModelCase& mc,
+                                     const std::string& name) {
+  SPYRE_ASSIGN_OR_RETURN(Weights weights, LoadModelWeights(mc));
+  SPYRE_ASSIGN_OR_RETURN(at::Tensor golden, GoldenTensor(suite, c, options, mc, weights, name));
+  return Loaded{std::move(weights), std::move(golden)};
 }
 
 class PrefillCaseKind : public ModelCaseKind {
@@ -84,11 +98,10 @@ class PrefillCaseKind : public ModelCaseKind {
 
   CaseResult Execute(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
                      const ModelCase& mc, const harness::ExecOptions& options) const override {
-    auto weights = LoadModelWeights(mc);
-    if (!weights.ok()) return harness::CaseResult::Error(weights.status().message());
-    auto golden = GoldenTensor(suite, c, options, mc, *weights, "logits");
-    if (!golden.ok()) return harness::CaseResult::Error(golden.status().message());
-    DecoderModel model(mc.config, *weights, DeviceUnderTest(), mc.dtype, mc.impl,
+    auto loaded = LoadForRun(suite, c, options, mc, "logits");
+    if (!loaded.ok()) return harness::CaseResult::Error(loaded.status().message());
+    const at::Tensor& golden = loaded->golden;
+    DecoderModel model(mc.config, loaded->weights, DeviceUnderTest(), mc.dtype, mc.impl,
                        mc.prompts.size(1));
     CaseResult r;
     r.status = CaseStatus::kPassed;
@@ -97,7 +110,7 @@ class PrefillCaseKind : public ModelCaseKind {
                                   .cpu();
     const harness::Tolerance& tol = mc.logits_tolerance;
     const harness::OutputComparison cmp =
-        harness::CompareOutput("logits", logits, *golden, nullptr, tol);
+        harness::CompareOutput("logits", logits, golden, nullptr, tol);
     r.max_abs_err = cmp.max_abs_err;
     r.max_rel_err = cmp.max_rel_err;
     r.rel_l2 = cmp.rel_l2;
@@ -107,7 +120,7 @@ class PrefillCaseKind : public ModelCaseKind {
     // Top-1 agreement at every position, reported (a flip between near ties
     // is expected; the element bound above is the criterion).
     const double agreement =
-        logits.argmax(-1).eq(golden->argmax(-1)).to(at::kDouble).mean().item<double>();
+        logits.argmax(-1).eq(golden.argmax(-1)).to(at::kDouble).mean().item<double>();
     r.metrics.push_back({"logits", "top1_agreement", agreement, std::nan(""), false});
     if (!cmp.passed) {
       r.status = CaseStatus::kFailed;
@@ -138,18 +151,17 @@ class EmbedCaseKind : public ModelCaseKind {
 
   CaseResult Execute(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
                      const ModelCase& mc, const harness::ExecOptions& options) const override {
-    auto weights = LoadModelWeights(mc);
-    if (!weights.ok()) return harness::CaseResult::Error(weights.status().message());
-    auto golden = GoldenTensor(suite, c, options, mc, *weights, "embeddings");
-    if (!golden.ok()) return harness::CaseResult::Error(golden.status().message());
-    EncoderModel model(mc.config, *weights, DeviceUnderTest(), mc.dtype);
+    auto loaded = LoadForRun(suite, c, options, mc, "embeddings");
+    if (!loaded.ok()) return harness::CaseResult::Error(loaded.status().message());
+    const at::Tensor& golden = loaded->golden;
+    EncoderModel model(mc.config, loaded->weights, DeviceUnderTest(), mc.dtype);
     CaseResult r;
     r.status = CaseStatus::kPassed;
     const at::Tensor out = TimedRuns(
                                suite, options, [&] { return model.Embed(mc.prompts); }, &r)
                                .cpu()
                                .to(at::kDouble);
-    const at::Tensor ref = golden->to(at::kDouble);
+    const at::Tensor ref = golden.to(at::kDouble);
     const at::Tensor cos = at::cosine_similarity(out, ref, 1, 1e-12);
     const double min_cos = cos.min().item<double>();
     r.cosine = min_cos;
