@@ -92,8 +92,7 @@ harness::Status CheckModelFiles(const ModelCase& mc);
 // these prompts and weights needs the weights: the case checks that when it
 // runs.
 harness::Status CheckModelGolden(const harness::SuiteSpec& suite, const ModelCase& mc,
-                                 const harness::SafetensorsHeader& golden,
-                                 const std::string& path);
+                                 const harness::SafetensorsHeader& golden, const std::string& path);
 // The same for a case body not parsed yet (ParseModelCase for `task`).
 harness::Status CheckModelGolden(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
                                  ModelTask task, const harness::SafetensorsHeader& golden,

@@ -124,8 +124,7 @@ void AddKernels(const TimingResult& t, CaseResult* r) {
 
 class TimingCaseKind : public harness::CaseKindOf<TimingCase> {
  public:
-  StatusOr<TimingCase> Parse(const harness::SuiteSpec&,
-                             const harness::CaseSpec& c) const override {
+  StatusOr<TimingCase> Parse(const harness::SuiteSpec&, const harness::CaseSpec& c) const override {
     return ParseTiming(c);
   }
 
@@ -211,8 +210,7 @@ class TimingCaseKind : public harness::CaseKindOf<TimingCase> {
       const double off = value / t.expected - 1.0;
       r.extra["expected"] = t.expected;
       r.extra["relative_error"] = off;
-      r.metrics.push_back(
-          {"figure", "relative_error", off, t.rel_tol, std::abs(off) > t.rel_tol});
+      r.metrics.push_back({"figure", "relative_error", off, t.rel_tol, std::abs(off) > t.rel_tol});
       if (std::abs(off) > t.rel_tol && r.status == CaseStatus::kPassed) {
         r.status = CaseStatus::kFailed;
         r.message = t.figure + " is " + std::to_string(value) + " " + unit + ", published " +

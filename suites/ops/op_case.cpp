@@ -88,8 +88,8 @@ class OpCaseKind : public harness::CaseKindOf<OpCase> {
     return f;
   }
 
-  CaseResult Execute(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
-                     const OpCase& oc, const harness::ExecOptions& options) const override {
+  CaseResult Execute(const harness::SuiteSpec& suite, const harness::CaseSpec& c, const OpCase& oc,
+                     const harness::ExecOptions& options) const override {
     auto inputs = BuildInputs(oc);
     if (!inputs.ok()) return CaseResult::Error(inputs.status().message());
     const std::string golden_path = oc.imported_golden.empty()

@@ -33,8 +33,8 @@ class CountingKind : public harness::CaseKindOf<Counted> {
     }
     return Counted{c.body["value"].get<int>()};
   }
-  harness::CaseResult Execute(const harness::SuiteSpec&, const harness::CaseSpec&,
-                              const Counted& t, const harness::ExecOptions&) const override {
+  harness::CaseResult Execute(const harness::SuiteSpec&, const harness::CaseSpec&, const Counted& t,
+                              const harness::ExecOptions&) const override {
     harness::CaseResult r;
     r.status = harness::CaseStatus::kPassed;
     r.extra["value"] = t.value;
@@ -47,9 +47,7 @@ class CountingKind : public harness::CaseKindOf<Counted> {
     f.metadata["value"] = std::to_string(t.value);
     return f;
   }
-  bool HasGolden(const harness::CaseSpec&, const Counted& t) const override {
-    return t.value != 0;
-  }
+  bool HasGolden(const harness::CaseSpec&, const Counted& t) const override { return t.value != 0; }
   bool UsesImportedGolden(const harness::CaseSpec&, const Counted& t) const override {
     return t.value > 1;
   }
@@ -61,8 +59,8 @@ class CountingKind : public harness::CaseKindOf<Counted> {
                              const Counted& t) const override {
     return t.value < 0 ? harness::InvalidInput("negative") : harness::Status::Ok();
   }
-  harness::Status CheckGolden(const harness::SuiteSpec&, const harness::CaseSpec&,
-                              const Counted& t, const harness::SafetensorsHeader&,
+  harness::Status CheckGolden(const harness::SuiteSpec&, const harness::CaseSpec&, const Counted& t,
+                              const harness::SafetensorsHeader&,
                               const std::string& path) const override {
     return t.value == 2 ? harness::InvalidInput(path + ": two") : harness::Status::Ok();
   }

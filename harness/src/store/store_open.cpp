@@ -253,7 +253,8 @@ Status Store::Migrate() {
                      ", newer than this spyre-regress knows (" + std::to_string(migrations.size()) +
                      "): use a newer spyre-regress or another --db");
     }
-    if (version == static_cast<int>(migrations.size())) return Status::Ok();  // rolls back the no-op
+    if (version == static_cast<int>(migrations.size()))
+      return Status::Ok();  // rolls back the no-op
     const std::string doing = "migrating to schema version " + std::to_string(version + 1);
     SPYRE_RETURN_IF_ERROR(Exec(migrations[version], doing.c_str()));
     Stmt mark(db_, "INSERT INTO schema_version (version, applied_at) VALUES (?, ?)");

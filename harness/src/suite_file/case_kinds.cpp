@@ -28,8 +28,8 @@ CaseResult ErrorResult(const CaseSpec& c, const std::string& message) {
 namespace case_kinds_internal {
 
 Status NotParsed(const CaseSpec& c) {
-  return InternalError("case '" + c.suite + "/" + c.id + "' was not parsed by its kind '" +
-                       c.kind + "': a case reaches its kind's hooks from LoadSuite");
+  return InternalError("case '" + c.suite + "/" + c.id + "' was not parsed by its kind '" + c.kind +
+                       "': a case reaches its kind's hooks from LoadSuite");
 }
 
 }  // namespace case_kinds_internal

@@ -72,8 +72,8 @@ class EntryError {
   EntryError(int index, const Span& entry) : index_(index), entry_(entry) {}
   Status Fail(size_t at, const std::string& what) const {
     return Status(ErrorCode::kInvalidArgument,
-                  OneLine("SPYRE_EMU_FAULTS entry " + std::to_string(index_) + " '" +
-                          entry_.text + "' (at character " + std::to_string(at + 1) + "): " + what));
+                  OneLine("SPYRE_EMU_FAULTS entry " + std::to_string(index_) + " '" + entry_.text +
+                          "' (at character " + std::to_string(at + 1) + "): " + what));
   }
 
  private:
@@ -93,8 +93,7 @@ Status ApplyKind(const Span& kind, const EntryError& err, OpFaults* f) {
   const std::string name = trim(kind.text.substr(0, eq));
   const bool has_value = eq != std::string::npos;
   const std::string value = has_value ? trim(kind.text.substr(eq + 1)) : "";
-  if (name.empty())
-    return err.Fail(kind.begin, "empty fault kind; " + std::string(kKindsHelp));
+  if (name.empty()) return err.Fail(kind.begin, "empty fault kind; " + std::string(kKindsHelp));
 
   if (name == "slow" || name == "error") {
     double v = 0;
@@ -125,8 +124,7 @@ Status ApplyKind(const Span& kind, const EntryError& err, OpFaults* f) {
   for (const Flag& flag : kFlags) {
     if (name != flag.name) continue;
     if (has_value) return err.Fail(kind.begin, "'" + name + "' takes no value");
-    if (f->*flag.field)
-      return err.Fail(kind.begin, "'" + name + "' is given twice for this op");
+    if (f->*flag.field) return err.Fail(kind.begin, "'" + name + "' is given twice for this op");
     f->*flag.field = true;
     return Status();
   }
@@ -160,7 +158,8 @@ Status FaultPlan::Parse(const std::string& spec, FaultPlan* out) {
     std::string op = entry.text.substr(0, colon);
     while (!op.empty() && std::isspace(static_cast<unsigned char>(op.back()))) op.pop_back();
     if (!IsOpName(op)) {
-      return err.Fail(entry.begin, "'" + op + "' is not an ATen operator name (letters, digits, _)");
+      return err.Fail(entry.begin,
+                      "'" + op + "' is not an ATen operator name (letters, digits, _)");
     }
     OpFaults& faults = plan.ops_[op];
     for (const Span& kind : Split(entry.text.substr(colon + 1), entry.begin + colon + 1, ',')) {
