@@ -22,16 +22,17 @@ struct Counted {
   int value = 0;
 };
 
-// Its hooks report the parsed value, so a test can see what each received.
+// Its parsed case is the case's seed; its hooks report it, so a test can see
+// what each received.
 class CountingKind : public harness::CaseKindOf<Counted> {
  public:
   harness::StatusOr<Counted> Parse(const harness::SuiteSpec&,
                                    const harness::CaseSpec& c) const override {
     ++parses;
-    if (!c.body.contains("value") || !c.body["value"].is_number_integer()) {
-      return harness::InvalidInput(c.body.value("pointer", "") + "/value: give an integer");
+    if (c.body.value("seed", 0) > 1000) {
+      return harness::InvalidInput(c.body.value("pointer", "") + "/seed: at most 1000");
     }
-    return Counted{c.body["value"].get<int>()};
+    return Counted{c.body["seed"].get<int>()};
   }
   harness::CaseResult Execute(const harness::SuiteSpec&, const harness::CaseSpec&, const Counted& t,
                               const harness::ExecOptions&) const override {
@@ -76,8 +77,8 @@ harness::StatusOr<harness::SuiteSpec> LoadCounting(const TempDir& dir, const std
 TEST(CaseKindTest, EachCaseIsParsedOnceAndEveryHookGetsTheParsedCase) {
   TempDir dir;
   parses = 0;
-  auto suite = LoadCounting(dir, R"({"id": "zero", "kind": "counting-test", "value": 0},
-                                    {"id": "two", "kind": "counting-test", "value": 2})");
+  auto suite = LoadCounting(dir, R"({"id": "zero", "kind": "counting-test", "seed": 0},
+                                    {"id": "two", "kind": "counting-test", "seed": 2})");
   ASSERT_TRUE(suite.ok()) << suite.status().message();
   EXPECT_EQ(parses, 2);
   const harness::CaseKind* kind = harness::FindCaseKind("counting-test");
@@ -113,11 +114,11 @@ TEST(CaseKindTest, EachCaseIsParsedOnceAndEveryHookGetsTheParsedCase) {
 
 TEST(CaseKindTest, AParseErrorNamesTheFileAndThePointer) {
   TempDir dir;
-  auto suite = LoadCounting(dir, R"({"id": "a", "kind": "counting-test", "value": 1},
-                                    {"id": "b", "kind": "counting-test", "value": "x"})");
+  auto suite = LoadCounting(dir, R"({"id": "a", "kind": "counting-test", "seed": 1},
+                                    {"id": "b", "kind": "counting-test", "seed": 5000})");
   ASSERT_FALSE(suite.ok());
   EXPECT_EQ(suite.status().code(), harness::ErrorCode::kInvalidInput);
-  EXPECT_EQ(suite.status().message(), dir.File("t.json") + ": /cases/1/value: give an integer");
+  EXPECT_EQ(suite.status().message(), dir.File("t.json") + ": /cases/1/seed: at most 1000");
 }
 
 // A CaseSpec that did not come from LoadSuite has no parsed case: each hook
@@ -129,7 +130,7 @@ TEST(CaseKindTest, ACaseThatWasNotLoadedIsAnInternalError) {
   c.suite = "t";
   c.id = "x";
   c.kind = "counting-test";
-  c.body = {{"value", 1}};
+  c.body = {{"seed", 1}};
   parses = 0;
   const harness::CaseResult r = harness::ExecuteCase(suite, c, harness::ExecOptions());
   EXPECT_EQ(r.status, harness::CaseStatus::kError);
