@@ -306,9 +306,7 @@ StatusOr<Weights> LoadModelWeights(const ModelCase& mc) {
   return std::move(ck.weights);
 }
 
-Status CheckModelFiles(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
-                       ModelTask task) {
-  SPYRE_ASSIGN_OR_RETURN(auto mc, ParseModelCase(suite, c, task));
+Status CheckModelFiles(const ModelCase& mc) {
   if (mc.checkpoint.empty()) return Status::Ok();
   return IndexCheckpoint(mc.checkpoint).status();
 }
@@ -316,6 +314,11 @@ Status CheckModelFiles(const harness::SuiteSpec& suite, const harness::CaseSpec&
 Status CheckModelGolden(const harness::SuiteSpec& suite, const harness::CaseSpec& c, ModelTask task,
                         const harness::SafetensorsHeader& golden, const std::string& path) {
   SPYRE_ASSIGN_OR_RETURN(auto mc, ParseModelCase(suite, c, task));
+  return CheckModelGolden(suite, mc, golden, path);
+}
+
+Status CheckModelGolden(const harness::SuiteSpec& suite, const ModelCase& mc,
+                        const harness::SafetensorsHeader& golden, const std::string& path) {
   const int64_t b = mc.prompts.size(0), s = mc.prompts.size(1);
   struct Want {
     const char* name;
@@ -323,7 +326,7 @@ Status CheckModelGolden(const harness::SuiteSpec& suite, const harness::CaseSpec
     bool integral;
   };
   std::vector<Want> wants;
-  switch (task) {
+  switch (mc.task) {
     case ModelTask::kDecode:
       wants = {{"tokens", {b, mc.steps}, true},
                {"logprobs", {b, mc.steps, mc.config.vocab}, false}};

@@ -96,9 +96,8 @@ const ParsedFaults& CurrentFaults() {
     fresh->generation = generation;
     // Read after the generation: a SetConfig in between makes this plan
     // newer than its label, and the next call parses again.
-    if (!FaultPlan::Parse(CurrentConfig().faults, &fresh->plan, &fresh->error)) {
-      fresh->plan = FaultPlan();
-    }
+    const Status parsed = FaultPlan::Parse(CurrentConfig().faults, &fresh->plan);
+    if (!parsed.ok()) fresh->error = parsed.message();
     shared = std::move(fresh);
   }
   mine = shared;
