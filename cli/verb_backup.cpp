@@ -12,10 +12,10 @@ namespace harness::cli {
 namespace {
 
 StatusOr<int> RunBackup(const std::string& to, const GlobalOptions& global) {
-  StatusOr<std::unique_ptr<Store>> store = Store::Open(global.db, Store::Mode::kReadOnly);
-  if (!store.ok()) return store.status();
+  SPYRE_ASSIGN_OR_RETURN(const std::unique_ptr<Store> store,
+                         Store::Open(global.db, Store::Mode::kReadOnly));
   const std::string dest = AbsolutePath(to);
-  SPYRE_RETURN_IF_ERROR((*store)->BackupTo(dest));
+  SPYRE_RETURN_IF_ERROR(store->BackupTo(dest));
   if (!global.quiet) std::cout << "backup of " << global.db << " written to " << dest << "\n";
   return 0;
 }

@@ -25,12 +25,10 @@ StatusOr<int> RunExport(const ExportOptions& o, const GlobalOptions& global) {
   ExportRequest request;
   request.format = o.format == "jsonl" ? ExportFormat::kJsonl : ExportFormat::kCsv;
   request.suite = o.suite;
-  StatusOr<std::unique_ptr<Store>> store = Store::Open(global.db, Store::Mode::kReadOnly);
-  if (!store.ok()) return store.status();
+  SPYRE_ASSIGN_OR_RETURN(const std::unique_ptr<Store> store,
+                         Store::Open(global.db, Store::Mode::kReadOnly));
   if (!o.run.empty()) {
-    StatusOr<int64_t> id = ResolveRunRef(**store, o.run, "--run");
-    if (!id.ok()) return id.status();
-    request.run_id = *id;
+    SPYRE_ASSIGN_OR_RETURN(request.run_id, ResolveRunRef(*store, o.run, "--run"));
   }
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -38,18 +36,16 @@ StatusOr<int> RunExport(const ExportOptions& o, const GlobalOptions& global) {
   if (!to_dir) {
     request.table = o.table.empty() ? "results" : o.table;
     if (o.out.empty()) {
-      StatusOr<int64_t> rows = (*store)->Export(request, std::cout);
-      if (!rows.ok()) return rows.status();
+      SPYRE_RETURN_IF_ERROR(store->Export(request, std::cout).status());
       return 0;
     }
     std::ofstream file(o.out, std::ios::binary | std::ios::trunc);
     if (!file)
       return IoError("export: cannot write '" + o.out +
                      "': check the directory exists and is writable");
-    StatusOr<int64_t> rows = (*store)->Export(request, file);
-    if (!rows.ok()) return rows.status();
+    SPYRE_ASSIGN_OR_RETURN(const int64_t rows, store->Export(request, file));
     if (!global.quiet)
-      std::cerr << "export: " << *rows << " rows of " << request.table << " to " << o.out << "\n";
+      std::cerr << "export: " << rows << " rows of " << request.table << " to " << o.out << "\n";
     return 0;
   }
   fs::create_directories(o.out, ec);
@@ -62,10 +58,9 @@ StatusOr<int> RunExport(const ExportOptions& o, const GlobalOptions& global) {
     std::ofstream file(path, std::ios::binary | std::ios::trunc);
     if (!file)
       return IoError("export: cannot write '" + path + "': check the directory is writable");
-    StatusOr<int64_t> rows = (*store)->Export(request, file);
-    if (!rows.ok()) return rows.status();
+    SPYRE_ASSIGN_OR_RETURN(const int64_t rows, store->Export(request, file));
     if (!global.quiet)
-      std::cerr << "export: " << *rows << " rows of " << table << " to " << path << "\n";
+      std::cerr << "export: " << rows << " rows of " << table << " to " << path << "\n";
   }
   return 0;
 }

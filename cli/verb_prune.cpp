@@ -22,24 +22,23 @@ struct PruneOptions {
 
 StatusOr<int> RunPrune(PruneOptions o, const GlobalOptions& global) {
   o.policy.vacuum = !o.no_vacuum;
-  StatusOr<std::unique_ptr<Store>> store = Store::Open(global.db, Store::Mode::kReadWrite);
-  if (!store.ok()) return store.status();
-  StatusOr<PruneReport> r = (*store)->Prune(o.policy);
-  if (!r.ok()) return r.status();
+  SPYRE_ASSIGN_OR_RETURN(const std::unique_ptr<Store> store,
+                         Store::Open(global.db, Store::Mode::kReadWrite));
+  SPYRE_ASSIGN_OR_RETURN(const PruneReport r, store->Prune(o.policy));
   if (o.json) {
     nlohmann::json kept = nlohmann::json::array();
-    for (const auto& [id, why] : r->kept) kept.push_back({{"run_id", id}, {"why", why}});
+    for (const auto& [id, why] : r.kept) kept.push_back({{"run_id", id}, {"why", why}});
     std::cout << nlohmann::json{{"store", global.db},
                                 {"dry_run", o.policy.dry_run},
-                                {"runs_examined", r->runs_examined},
-                                {"runs_kept_whole", r->runs_kept},
-                                {"runs_compacted", r->runs_compacted},
-                                {"results_compacted", r->results_compacted},
-                                {"samples_before", r->samples_before},
-                                {"samples_after", r->samples_after},
-                                {"bytes_before", r->bytes_before},
-                                {"bytes_freed", r->bytes_freed},
-                                {"bytes_after", r->bytes_after},
+                                {"runs_examined", r.runs_examined},
+                                {"runs_kept_whole", r.runs_kept},
+                                {"runs_compacted", r.runs_compacted},
+                                {"results_compacted", r.results_compacted},
+                                {"samples_before", r.samples_before},
+                                {"samples_after", r.samples_after},
+                                {"bytes_before", r.bytes_before},
+                                {"bytes_freed", r.bytes_freed},
+                                {"bytes_after", r.bytes_after},
                                 {"kept", kept}}
                      .dump(2)
               << "\n";
@@ -47,20 +46,20 @@ StatusOr<int> RunPrune(PruneOptions o, const GlobalOptions& global) {
   }
   const char* would = o.policy.dry_run ? "would compact" : "compacted";
   std::cout << "store " << global.db << "\n"
-            << Plural(r->runs_examined, "run") << ": " << r->runs_kept << " keep every sample, "
-            << would << " " << Plural(r->runs_compacted, "run") << " ("
-            << Plural(r->results_compacted, "result") << ", " << HumanNumber(r->samples_before)
-            << " wall samples to " << HumanNumber(r->samples_after) << " round values)\n";
+            << Plural(r.runs_examined, "run") << ": " << r.runs_kept << " keep every sample, "
+            << would << " " << Plural(r.runs_compacted, "run") << " ("
+            << Plural(r.results_compacted, "result") << ", " << HumanNumber(r.samples_before)
+            << " wall samples to " << HumanNumber(r.samples_after) << " round values)\n";
   if (o.verbose) {
-    for (const auto& [id, why] : r->kept) std::cout << "  run " << id << ": " << why << "\n";
+    for (const auto& [id, why] : r.kept) std::cout << "  run " << id << ": " << why << "\n";
   }
   if (o.policy.dry_run) {
-    std::cout << "size " << HumanBytes(static_cast<double>(r->bytes_before)) << ", about "
-              << HumanBytes(static_cast<double>(r->bytes_after)) << " after pruning (dry run: "
+    std::cout << "size " << HumanBytes(static_cast<double>(r.bytes_before)) << ", about "
+              << HumanBytes(static_cast<double>(r.bytes_after)) << " after pruning (dry run: "
               << "nothing was changed)\n";
   } else {
-    std::cout << "size " << HumanBytes(static_cast<double>(r->bytes_before)) << " -> "
-              << HumanBytes(static_cast<double>(r->bytes_after))
+    std::cout << "size " << HumanBytes(static_cast<double>(r.bytes_before)) << " -> "
+              << HumanBytes(static_cast<double>(r.bytes_after))
               << (o.policy.vacuum ? "" : " (not vacuumed: the file shrinks at the next VACUUM)")
               << "\n";
   }

@@ -12,8 +12,10 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string spec(reinterpret_cast<const char*>(data), size);
   spyre_emu::FaultPlan plan;
-  std::string error;
-  if (!spyre_emu::FaultPlan::Parse(spec, &plan, &error)) {
+  const spyre_emu::Status parsed = spyre_emu::FaultPlan::Parse(spec, &plan);
+  if (!parsed.ok()) {
+    const std::string& error = parsed.message();
+    FUZZ_CHECK(parsed.code() == spyre_emu::ErrorCode::kInvalidArgument, error);
     FUZZ_CHECK(!error.empty(), "a rejected spec must say why");
     FUZZ_CHECK(error.find('\n') == std::string::npos, error);
     FUZZ_CHECK(error.rfind("SPYRE_EMU_FAULTS", 0) == 0, error);

@@ -149,11 +149,10 @@ StatusOr<int> ConfigureThreads(int requested) {
 }
 
 StatusOr<nlohmann::json> CollectFingerprint(const std::map<std::string, std::string>& tags) {
-  StatusOr<const DeviceUnderTest*> device = LoadDeviceUnderTest();
-  if (!device.ok()) return device.status();
+  SPYRE_ASSIGN_OR_RETURN(const DeviceUnderTest* device, LoadDeviceUnderTest());
   // A malformed device setting (SPYRE_EMU_FAULTS...) is an error here too,
   // not a value that only fails once a worker reads it.
-  if (std::string error = (*device)->SettingsError(); !error.empty()) return UsageError(error);
+  if (std::string error = device->SettingsError(); !error.empty()) return UsageError(error);
   BlasInfo blas = DetectBlas();
   nlohmann::json j;
   j["libtorch"] = TORCH_VERSION;
@@ -163,8 +162,8 @@ StatusOr<nlohmann::json> CollectFingerprint(const std::map<std::string, std::str
   // The device under test: which library (file and contents), and its own
   // settings beside libtorch and BLAS (the emulator's profile, rounding,
   // cores and faults), so that a change of either is attributed.
-  j["device"] = (*device)->Describe();
-  const nlohmann::json settings = (*device)->Settings();
+  j["device"] = device->Describe();
+  const nlohmann::json settings = device->Settings();
   for (const auto& [k, v] : settings.items()) {
     if (!j.contains(k)) j[k] = v;
   }

@@ -22,14 +22,6 @@ using harness::CaseResult;
 using harness::CaseStatus;
 using Clock = std::chrono::steady_clock;
 
-// A limit or a difference, to four significant digits ("0.0404", not
-// std::to_string's "0.040400").
-std::string Short(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4g", v);
-  return buf;
-}
-
 // The steps a criterion failed at, as ranges: "all 16 steps", "step 3",
 // "steps 0-3, 7, 9-11".
 std::string StepRanges(const std::vector<int64_t>& steps, int64_t total) {
@@ -175,15 +167,9 @@ class DecodeCaseKind : public ModelCaseKind {
  public:
   DecodeCaseKind() : ModelCaseKind(ModelTask::kDecode) {}
 
-  harness::Status Validate(const harness::SuiteSpec& suite,
-                           const harness::CaseSpec& c) const override {
-    return ParseModelCase(suite, c, ModelTask::kDecode).status();
-  }
-
   harness::StatusOr<harness::SafetensorsFile> ComputeGolden(
-      const harness::SuiteSpec& suite, const harness::CaseSpec& c,
+      const harness::SuiteSpec& suite, const harness::CaseSpec& c, const ModelCase& mc,
       const harness::ExecOptions&) const override {
-    SPYRE_ASSIGN_OR_RETURN(auto mc, ParseModelCase(suite, c, ModelTask::kDecode));
     SPYRE_ASSIGN_OR_RETURN(auto weights, LoadModelWeights(mc));
     const int64_t max_len = mc.prompts.size(1) + mc.steps;
     DecoderModel cpu(mc.config, weights, at::kCPU, kModelReferenceDtype, LayerImpl::kPortable,
@@ -198,31 +184,29 @@ class DecodeCaseKind : public ModelCaseKind {
   }
 
   CaseResult Execute(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
-                     const harness::ExecOptions& options) const override {
-    auto mc = ParseModelCase(suite, c, ModelTask::kDecode);
-    if (!mc.ok()) return harness::CaseResult::Error(mc.status().message());
+                     const ModelCase& mc, const harness::ExecOptions& options) const override {
     const std::string path = harness::GoldenPath(options.golden_dir, suite.name, c.id);
     auto golden = harness::LoadGolden(path, suite, c);
     if (!golden.ok()) return harness::CaseResult::Error(golden.status().message());
-    auto weights = LoadModelWeights(*mc);
+    auto weights = LoadModelWeights(mc);
     if (!weights.ok()) return harness::CaseResult::Error(weights.status().message());
-    harness::Status same = CheckGoldenInputs(*golden, *mc, *weights, path, suite.name);
+    harness::Status same = CheckGoldenInputs(*golden, mc, *weights, path, suite.name);
     if (!same.ok()) return harness::CaseResult::Error(same.message());
     const at::Tensor* tokens = golden->Find("tokens");
     const at::Tensor* logprobs = golden->Find("logprobs");
-    const int64_t b = mc->prompts.size(0);
+    const int64_t b = mc.prompts.size(0);
     if (tokens == nullptr || logprobs == nullptr || tokens->dim() != 2 || tokens->size(0) != b ||
-        tokens->size(1) != mc->steps) {
+        tokens->size(1) != mc.steps) {
       return harness::CaseResult::Error(path + ": expected tensors 'tokens' [" + std::to_string(b) +
-                                        ", " + std::to_string(mc->steps) +
+                                        ", " + std::to_string(mc.steps) +
                                         "] and 'logprobs'; regenerate it");
     }
 
-    const int64_t max_len = mc->prompts.size(1) + mc->steps;
-    DecoderModel model(mc->config, *weights, DeviceUnderTest(), mc->dtype, mc->impl, max_len);
+    const int64_t max_len = mc.prompts.size(1) + mc.steps;
+    DecoderModel model(mc.config, *weights, DeviceUnderTest(), mc.dtype, mc.impl, max_len);
     const at::Tensor teacher = tokens->to(at::kLong);
     for (int i = 0; i < WarmupCount(suite, options); ++i) {
-      RunDecode(model, mc->prompts, teacher, mc->steps, nullptr);
+      RunDecode(model, mc.prompts, teacher, mc.steps, nullptr);
     }
     CaseResult r;
     r.status = CaseStatus::kPassed;
@@ -232,47 +216,55 @@ class DecodeCaseKind : public ModelCaseKind {
     for (int i = 0; i < RepeatCount(suite, options); ++i) {
       probe.Sample();
       DecodeTiming t;
-      logits = RunDecode(model, mc->prompts, teacher, mc->steps, &t);
+      logits = RunDecode(model, mc.prompts, teacher, mc.steps, &t);
       r.wall_us.push_back(t.prefill_us + t.steps_us);
       ttft.push_back(t.prefill_us);
-      if (mc->steps > 1) itl.push_back(t.steps_us / static_cast<double>(mc->steps - 1));
-      tps.push_back(static_cast<double>(b * mc->steps) / ((t.prefill_us + t.steps_us) * 1e-6));
+      if (mc.steps > 1) itl.push_back(t.steps_us / static_cast<double>(mc.steps - 1));
+      tps.push_back(static_cast<double>(b * mc.steps) / ((t.prefill_us + t.steps_us) * 1e-6));
     }
     probe.Record(&r);
     // The modeled clock, phase by phase, in one more (untimed, traced) run.
     DeviceProfile prefill_profile, steps_profile;
-    prefill_profile = ProfileOnDevice([&] { model.Prefill(mc->prompts).to(at::kCPU); });
+    prefill_profile = ProfileOnDevice([&] { model.Prefill(mc.prompts).to(at::kCPU); });
     steps_profile = ProfileOnDevice([&] {
-      for (int64_t i = 1; i < mc->steps; ++i) model.Step(teacher.narrow(1, i - 1, 1)).to(at::kCPU);
+      for (int64_t i = 1; i < mc.steps; ++i) model.Step(teacher.narrow(1, i - 1, 1)).to(at::kCPU);
     });
     FillProfile(MergeProfiles(prefill_profile, steps_profile), &r);
 
     const DecodeJudgement j =
-        JudgeDecode(logits, *logprobs, teacher, mc->top_k, mc->near_tie_margin);
+        JudgeDecode(logits, *logprobs, teacher, mc.top_k, mc.near_tie_margin);
     // The yardstick: the CPU computing the same decode in fp32 with weights
     // and activations held in the device's storage format for the dtype,
     // teacher-forced alike; its logits leave in the dtype, as the device's.
-    DecoderModel yardstick_model(mc->config, *weights, at::kCPU, at::kFloat, LayerImpl::kPortable,
-                                 max_len, DeviceFormatRounding(mc->dtype));
-    const at::Tensor yardstick_logits =
-        RunDecode(yardstick_model, mc->prompts, teacher, mc->steps, nullptr)
-            .to(mc->dtype)
-            .to(at::kFloat);
+    DecoderModel yardstick_model(mc.config, *weights, at::kCPU, at::kFloat, LayerImpl::kPortable,
+                                 max_len, DeviceFormatRounding(mc.dtype));
+    const at::Tensor yardstick_fp32 =
+        RunDecode(yardstick_model, mc.prompts, teacher, mc.steps, nullptr);
+    const at::Tensor yardstick_logits = yardstick_fp32.to(mc.dtype).to(at::kFloat);
     const double yardstick =
-        JudgeDecode(yardstick_logits, *logprobs, teacher, mc->top_k, mc->near_tie_margin)
+        JudgeDecode(yardstick_logits, *logprobs, teacher, mc.top_k, mc.near_tie_margin)
             .max_logprob_diff;
-    const double lp_limit = LogprobLimit(*mc, yardstick);
-    const bool fixed_limit = !std::isnan(mc->max_logprob_diff);
+    // Below the logprob rule's resolution when the logits leave in a coarser
+    // format than the device computes in (bfloat16 out of DL16): the share of
+    // logits rounded to another value than the golden's, against the
+    // yardstick's share (LogitFlips).
+    const bool judge_flips = OutputCoarserThanStorage(mc.dtype);
+    LogitFlips flips;
+    if (judge_flips) flips = CountLogitFlips(logits, yardstick_fp32, *logprobs, mc.dtype);
+    const double flip_limit = std::max(kLogitFlipFloor, mc.logit_flip_m * flips.yardstick_share);
+    const bool flips_failed = judge_flips && flips.device_share > flip_limit;
+    const double lp_limit = LogprobLimit(mc, yardstick);
+    const bool fixed_limit = !std::isnan(mc.max_logprob_diff);
     // "limit 0.06 = 3 x yardstick 0.02" / "limit 0.01 (floor; 3 x yardstick
     // 0.002)" / "fixed limit 0.05".
     std::string limit_text;
     if (fixed_limit) {
       limit_text = "fixed limit " + Short(lp_limit);
-    } else if (lp_limit > mc->logprob_floor) {
-      limit_text = "limit " + Short(lp_limit) + " = " + Short(mc->logprob_m) + " x yardstick " +
+    } else if (lp_limit > mc.logprob_floor) {
+      limit_text = "limit " + Short(lp_limit) + " = " + Short(mc.logprob_m) + " x yardstick " +
                    Short(yardstick);
     } else {
-      limit_text = "limit " + Short(lp_limit) + " (the floor; " + Short(mc->logprob_m) +
+      limit_text = "limit " + Short(lp_limit) + " (the floor; " + Short(mc.logprob_m) +
                    " x yardstick " + Short(yardstick) + " is below it)";
     }
     const double agreement = static_cast<double>(j.agreeing) / static_cast<double>(j.pairs);
@@ -284,14 +276,18 @@ class DecodeCaseKind : public ModelCaseKind {
     const bool lp_failed = j.max_logprob_diff > lp_limit;
     AddMetric(&r, "logprobs", "max_logprob_diff", j.max_logprob_diff, lp_limit, lp_failed);
     AddMetric(&r, "logprobs", "logprob_yardstick", yardstick);
-    const bool topk_failed = j.min_top_k_overlap < mc->min_top_k_overlap;
-    AddMetric(&r, "logprobs", "min_top_k_overlap", j.min_top_k_overlap, mc->min_top_k_overlap,
+    if (judge_flips) {
+      AddMetric(&r, "logits", "logit_flip_share", flips.device_share, flip_limit, flips_failed);
+      AddMetric(&r, "logits", "logit_flip_yardstick", flips.yardstick_share);
+    }
+    const bool topk_failed = j.min_top_k_overlap < mc.min_top_k_overlap;
+    AddMetric(&r, "logprobs", "min_top_k_overlap", j.min_top_k_overlap, mc.min_top_k_overlap,
               topk_failed);
     AddMetric(&r, "logprobs", "mean_top_k_overlap", j.mean_top_k_overlap);
     // How peaked the golden distributions are (a trained model's are; the
     // synthetic models' are flatter, with more near ties).
     int64_t close_calls = 0;
-    for (const double g : j.golden_top2_gap) close_calls += g < mc->near_tie_margin;
+    for (const double g : j.golden_top2_gap) close_calls += g < mc.near_tie_margin;
     const double near_tie_rate =
         static_cast<double>(close_calls) / static_cast<double>(j.golden_top2_gap.size());
     AddMetric(&r, "logprobs", "golden_top1_prob_median", Median(j.golden_top1_prob));
@@ -300,11 +296,11 @@ class DecodeCaseKind : public ModelCaseKind {
     r.max_abs_err = j.max_logprob_diff;
 
     const double modeled_ttft = prefill_profile.modeled_us;
-    const double modeled_itl = mc->steps > 1
-                                   ? steps_profile.modeled_us / static_cast<double>(mc->steps - 1)
+    const double modeled_itl = mc.steps > 1
+                                   ? steps_profile.modeled_us / static_cast<double>(mc.steps - 1)
                                    : std::nan("");
     const double modeled_total = prefill_profile.modeled_us + steps_profile.modeled_us;
-    const double modeled_tps = static_cast<double>(b * mc->steps) / (modeled_total * 1e-6);
+    const double modeled_tps = static_cast<double>(b * mc.steps) / (modeled_total * 1e-6);
     AddMetric(&r, "latency", "ttft_us", Median(ttft));
     AddMetric(&r, "latency", "itl_us", Median(itl));
     AddMetric(&r, "latency", "tokens_per_s", Median(tps));
@@ -326,18 +322,25 @@ class DecodeCaseKind : public ModelCaseKind {
         }
       }
       problems.push_back("max |logprob diff| " + Short(j.max_logprob_diff) + " above the " +
-                         limit_text + " at " + StepRanges(over, mc->steps) +
+                         limit_text + " at " + StepRanges(over, mc.steps) +
                          (fixed_limit ? " (the case's \"model\": {\"max_logprob_diff\": ...})"
                                       : " (the case's \"model\": {\"logprob_m\": ..., "
                                         "\"logprob_floor\": ...} set the rule)"));
     }
+    if (flips_failed) {
+      problems.push_back(Percent(flips.device_share) +
+                         " of the bfloat16 logits rounded to another value than the golden's, "
+                         "above the limit " + Percent(flip_limit) + " = " + Short(mc.logit_flip_m) + " x yardstick " +
+                         Percent(flips.yardstick_share) +
+                         " (an error below the logprob rule's resolution; the case's \"model\": "
+                         "{\"logit_flip_m\": ...} sets the rule)");
+    }
     if (topk_failed) {
-      problems.push_back("top-" + std::to_string(mc->top_k) + " overlap " +
-                         std::to_string(j.min_top_k_overlap) + " below " +
-                         std::to_string(mc->min_top_k_overlap));
+      problems.push_back("top-" + std::to_string(mc.top_k) + " overlap " +
+                         Short(j.min_top_k_overlap) + " below " + Short(mc.min_top_k_overlap));
     }
     nlohmann::json texts;
-    if (mc->text) texts = DecodeTexts(*mc, teacher, logits, mc->near_tie_margin, *logprobs);
+    if (mc.text) texts = DecodeTexts(mc, teacher, logits, mc.near_tie_margin, *logprobs);
     if (!problems.empty()) {
       r.status = CaseStatus::kFailed;
       for (const auto& p : problems) r.message += (r.message.empty() ? "" : "; ") + p;
@@ -363,15 +366,29 @@ class DecodeCaseKind : public ModelCaseKind {
                      QuoteAt(t, at_step, "device");
         break;
       }
+      // No token moved: the text of the step whose log-probabilities moved
+      // most, where the device came closest to writing something else.
+      if (at_step < 0 && !texts.empty() && !j.per_step.empty()) {
+        int64_t worst = 0;
+        for (const auto& step : j.per_step) {
+          if (step["max_logprob_diff"].get<double>() >
+              j.per_step[worst]["max_logprob_diff"].get<double>()) {
+            worst = step["step"].get<int64_t>();
+          }
+        }
+        r.message += "; every token agrees; the log-probabilities moved most at step " +
+                     std::to_string(worst) + ", as text (sequence 0): " +
+                     QuoteAt(texts[0], worst, "golden");
+      }
     }
     // update, not assign: the probe's host_probe_us is in there.
     r.extra.update(
-        {{"model", mc->config.name},
-         {"impl", LayerImplName(mc->impl)},
-         {"dtype", c10::toString(mc->dtype)},
+        {{"model", mc.config.name},
+         {"impl", LayerImplName(mc.impl)},
+         {"dtype", c10::toString(mc.dtype)},
          {"batch", b},
-         {"prompt_len", mc->prompts.size(1)},
-         {"steps", mc->steps},
+         {"prompt_len", mc.prompts.size(1)},
+         {"steps", mc.steps},
          {"top1_agreement", agreement},
          {"first_divergence_step", j.first_divergence},
          {"near_ties", j.near_ties},
@@ -380,8 +397,13 @@ class DecodeCaseKind : public ModelCaseKind {
          {"logprob_yardstick", yardstick},
          {"logprob_limit_rule",
           fixed_limit ? nlohmann::json{{"fixed", lp_limit}}
-                      : nlohmann::json{{"m", mc->logprob_m}, {"floor", mc->logprob_floor}}},
+                      : nlohmann::json{{"m", mc.logprob_m}, {"floor", mc.logprob_floor}}},
          {"per_step", j.per_step},
+         {"logit_flips", judge_flips ? nlohmann::json{{"share", flips.device_share},
+                                                      {"yardstick", flips.yardstick_share},
+                                                      {"limit", flip_limit},
+                                                      {"m", mc.logit_flip_m}}
+                                     : nlohmann::json()},
          {"ttft_us", Median(ttft)},
          {"itl_us", Median(itl)},
          {"tokens_per_s", Median(tps)},
@@ -389,7 +411,7 @@ class DecodeCaseKind : public ModelCaseKind {
          {"modeled_itl_us", modeled_itl},
          {"modeled_tokens_per_s", modeled_tps},
          {"device", DeviceUnderTest().str()}});
-    if (mc->text) r.extra["text"] = texts;
+    if (mc.text) r.extra["text"] = texts;
     return r;
   }
 };

@@ -1,10 +1,19 @@
 #include "decode_metrics.h"
 
+#include "harness/compare/device_format.h"
+
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <set>
 
 namespace suites {
+
+std::string Short(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
 
 DecodeJudgement JudgeDecode(const at::Tensor& device_logits, const at::Tensor& golden_logprobs,
                             const at::Tensor& golden_tokens, int64_t top_k,
@@ -27,7 +36,7 @@ DecodeJudgement JudgeDecode(const at::Tensor& device_logits, const at::Tensor& g
 
   DecodeJudgement j;
   j.steps = n;
-  double overlap_sum = 0;
+  double overlap_sum = 0, sq_sum = 0;
   for (int64_t s = 0; s < n; ++s) {
     nlohmann::json step = {{"step", s}, {"flips", nlohmann::json::array()}};
     double step_diff = 0, step_overlap = 1, step_gap = 1;
@@ -44,7 +53,9 @@ DecodeJudgement JudgeDecode(const at::Tensor& device_logits, const at::Tensor& g
       for (int64_t k = 0; k < top_k; ++k) {
         gold_set.insert(gt[i][s][k]);
         dev_set.insert(dt[i][s][k]);
-        step_diff = std::max(step_diff, std::abs(dl[i][s][gt[i][s][k]] - gl[i][s][gt[i][s][k]]));
+        const double d = dl[i][s][gt[i][s][k]] - gl[i][s][gt[i][s][k]];
+        step_diff = std::max(step_diff, std::abs(d));
+        sq_sum += d * d;
       }
       int64_t common = 0;
       for (int64_t t : dev_set) common += gold_set.count(t);
@@ -70,8 +81,7 @@ DecodeJudgement JudgeDecode(const at::Tensor& device_logits, const at::Tensor& g
         j.failure = "step " + std::to_string(s) + ", sequence " + std::to_string(i) +
                     ": device chose token " + std::to_string(dev) + ", golden " +
                     std::to_string(gold) + " (golden probabilities differ by " +
-                    std::to_string(gap) + ", above the near-tie margin " +
-                    std::to_string(near_tie_margin) + ")";
+                    Short(gap) + ", above the near-tie margin " + Short(near_tie_margin) + ")";
       }
     }
     step["max_logprob_diff"] = step_diff;
@@ -81,8 +91,34 @@ DecodeJudgement JudgeDecode(const at::Tensor& device_logits, const at::Tensor& g
     j.min_top_k_overlap = std::min(j.min_top_k_overlap, step_overlap);
     j.per_step.push_back(std::move(step));
   }
+  j.rms_logprob_diff =
+      j.pairs > 0 ? std::sqrt(sq_sum / static_cast<double>(j.pairs * top_k)) : 0.0;
   j.mean_top_k_overlap = j.pairs > 0 ? overlap_sum / static_cast<double>(j.pairs) : 1.0;
   return j;
+}
+
+std::string Percent(double share) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g%%", share * 100);
+  return buf;
+}
+
+bool OutputCoarserThanStorage(at::ScalarType dtype) {
+  return dtype == at::kBFloat16 && harness::FormatKindOf(dtype) == harness::FormatKind::kDl16;
+}
+
+LogitFlips CountLogitFlips(const at::Tensor& device_logits, const at::Tensor& yardstick_fp32,
+                           const at::Tensor& golden_logprobs, at::ScalarType dtype) {
+  const at::Tensor lp = golden_logprobs.to(at::kDouble);
+  const at::Tensor offset = (yardstick_fp32.to(at::kDouble) - lp).mean(-1, /*keepdim=*/true);
+  const auto in_dtype = [dtype](const at::Tensor& t) {
+    return t.to(at::kFloat).to(dtype).to(at::kFloat);
+  };
+  const at::Tensor golden = in_dtype(lp + offset);
+  const auto share = [&golden](const at::Tensor& t) {
+    return t.ne(golden).to(at::kDouble).mean().item<double>();
+  };
+  return {share(in_dtype(device_logits)), share(in_dtype(yardstick_fp32))};
 }
 
 }  // namespace suites

@@ -26,7 +26,7 @@ const std::map<std::string, std::vector<std::string>>& AllowedMembers() {
        {"config", "checkpoint", "dtype", "impl", "prompts", "prompts_text", "batch", "seq"}},
       {"decode",
        {"steps", "top_k", "near_tie_margin", "max_logprob_diff", "logprob_m", "logprob_floor",
-        "min_top_k_overlap"}},
+        "logit_flip_m", "min_top_k_overlap"}},
       {"prefill", {"tolerance", "min_cosine"}},
       {"embed", {"min_cosine"}}};
   return kAllowed;
@@ -273,6 +273,7 @@ StatusOr<ModelCase> ParseModelCase(const harness::SuiteSpec& suite, const harnes
                           "/max_logprob_diff: a fixed limit replaces the yardstick's; give "
                           "either it or logprob_m / logprob_floor, not both");
     }
+    SPYRE_RETURN_IF_ERROR(NumberMember(m, "logit_flip_m", p, 0, &mc.logit_flip_m));
     SPYRE_RETURN_IF_ERROR(NumberMember(m, "min_top_k_overlap", p, 0, &mc.min_top_k_overlap));
   }
   SPYRE_RETURN_IF_ERROR(NumberMember(m, "min_cosine", p, -1, &mc.min_cosine));
@@ -305,9 +306,7 @@ StatusOr<Weights> LoadModelWeights(const ModelCase& mc) {
   return std::move(ck.weights);
 }
 
-Status CheckModelFiles(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
-                       ModelTask task) {
-  SPYRE_ASSIGN_OR_RETURN(auto mc, ParseModelCase(suite, c, task));
+Status CheckModelFiles(const ModelCase& mc) {
   if (mc.checkpoint.empty()) return Status::Ok();
   return IndexCheckpoint(mc.checkpoint).status();
 }
@@ -315,6 +314,11 @@ Status CheckModelFiles(const harness::SuiteSpec& suite, const harness::CaseSpec&
 Status CheckModelGolden(const harness::SuiteSpec& suite, const harness::CaseSpec& c, ModelTask task,
                         const harness::SafetensorsHeader& golden, const std::string& path) {
   SPYRE_ASSIGN_OR_RETURN(auto mc, ParseModelCase(suite, c, task));
+  return CheckModelGolden(suite, mc, golden, path);
+}
+
+Status CheckModelGolden(const harness::SuiteSpec& suite, const ModelCase& mc,
+                        const harness::SafetensorsHeader& golden, const std::string& path) {
   const int64_t b = mc.prompts.size(0), s = mc.prompts.size(1);
   struct Want {
     const char* name;
@@ -322,7 +326,7 @@ Status CheckModelGolden(const harness::SuiteSpec& suite, const harness::CaseSpec
     bool integral;
   };
   std::vector<Want> wants;
-  switch (task) {
+  switch (mc.task) {
     case ModelTask::kDecode:
       wants = {{"tokens", {b, mc.steps}, true},
                {"logprobs", {b, mc.steps, mc.config.vocab}, false}};

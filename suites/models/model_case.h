@@ -8,7 +8,7 @@
 //             |  "prompts_text": ["Once upon", "The cat s"] (checkpoint with a tokenizer.json),
 //             "steps": 8, "top_k": 5, "near_tie_margin": 0.02,
 //             "logprob_m": 2, "logprob_floor": 0.01  |  "max_logprob_diff": 0.1,
-//             "min_top_k_overlap": 0.6,
+//             "logit_flip_m": 1.4, "min_top_k_overlap": 0.6,
 //             "min_cosine": 0.999, "tolerance": {...}}
 #include <cmath>
 #include <string>
@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/case_result.h"
+#include "harness/compare/tolerance.h"
 #include "harness/golden/safetensors.h"
 #include "harness/status.h"
 #include "harness/suite_file/case_kinds.h"
@@ -53,9 +54,15 @@ struct ModelCase {
   double max_logprob_diff = std::nan("");
   double logprob_m = 2;
   double logprob_floor = 0.01;
+  // bfloat16 decode: the share of logits rounded to another value than the
+  // golden's may be logit_flip_m times the yardstick's (CountLogitFlips).
+  double logit_flip_m = 1.4;
   double min_top_k_overlap = 0.6;
   double min_cosine = 0.9995;  // embed (and prefill logits)
   nlohmann::json tolerance;    // prefill logits overrides
+  // prefill: the logits tolerance with those overrides applied (set by the
+  // prefill kind's Parse)
+  harness::Tolerance logits_tolerance;
 };
 
 // Parses c.body["model"]; errors name the JSON pointer. A checkpoint's
@@ -75,39 +82,45 @@ double LogprobLimit(const ModelCase& mc, double yardstick);
 // Synthetic weights (seeded) or the checkpoint's.
 harness::StatusOr<Weights> LoadModelWeights(const ModelCase& mc);
 
-// The model kinds' CaseKind::CheckFiles: a checkpoint case's weights are all
-// there, shaped as its config.json implies (safetensors headers only, see
+// The model kinds' CheckFiles: a checkpoint case's weights are all there,
+// shaped as its config.json implies (safetensors headers only, see
 // IndexCheckpoint); synthetic weights have nothing to check.
-harness::Status CheckModelFiles(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
-                                ModelTask task);
+harness::Status CheckModelFiles(const ModelCase& mc);
 
-// The model kinds' CaseKind::CheckGolden: the tensors the case compares
-// against are in the golden file, of the right kind of dtype and shaped as
-// the case and its config imply (decode: tokens [B, steps] integral and
-// logprobs [B, steps, vocab]; prefill: logits [B, S, vocab]; embed:
-// embeddings [B, hidden]; floating unless said). Whether the file was
-// computed from these prompts and weights needs the weights: the case
-// checks that when it runs.
+// The model kinds' CheckGolden: the tensors the case compares against are in
+// the golden file, of the right kind of dtype and shaped as the case and its
+// config imply (decode: tokens [B, steps] integral and logprobs
+// [B, steps, vocab]; prefill: logits [B, S, vocab]; embed: embeddings
+// [B, hidden]; floating unless said). Whether the file was computed from
+// these prompts and weights needs the weights: the case checks that when it
+// runs.
+harness::Status CheckModelGolden(const harness::SuiteSpec& suite, const ModelCase& mc,
+                                 const harness::SafetensorsHeader& golden, const std::string& path);
+// The same for a case body not parsed yet (ParseModelCase for `task`).
 harness::Status CheckModelGolden(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
                                  ModelTask task, const harness::SafetensorsHeader& golden,
                                  const std::string& path);
 
-// What the model kinds share before a run: CheckFiles and CheckGolden above,
-// for the kind's task.
-class ModelCaseKind : public harness::CaseKind {
+// What the model kinds share: the parse (ParseModelCase for the kind's
+// task), CheckFiles and CheckGolden above.
+class ModelCaseKind : public harness::CaseKindOf<ModelCase> {
  public:
   explicit ModelCaseKind(ModelTask task) : task_(task) {}
-  harness::Status CheckFiles(const harness::SuiteSpec& suite,
-                             const harness::CaseSpec& c) const override {
-    return CheckModelFiles(suite, c, task_);
+  harness::StatusOr<ModelCase> Parse(const harness::SuiteSpec& suite,
+                                     const harness::CaseSpec& c) const override {
+    return ParseModelCase(suite, c, task_);
   }
-  harness::Status CheckGolden(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
-                              const harness::SafetensorsHeader& golden,
+  harness::Status CheckFiles(const harness::SuiteSpec&, const harness::CaseSpec&,
+                             const ModelCase& mc) const override {
+    return CheckModelFiles(mc);
+  }
+  harness::Status CheckGolden(const harness::SuiteSpec& suite, const harness::CaseSpec&,
+                              const ModelCase& mc, const harness::SafetensorsHeader& golden,
                               const std::string& path) const override {
-    return CheckModelGolden(suite, c, task_, golden, path);
+    return CheckModelGolden(suite, mc, golden, path);
   }
 
- protected:
+ private:
   const ModelTask task_;
 };
 

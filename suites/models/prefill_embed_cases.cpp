@@ -16,7 +16,7 @@ namespace {
 using harness::CaseResult;
 using harness::CaseStatus;
 
-// The logits tolerance of a model case (docs/suites.md "Model suites"): no
+// The logits tolerance of a model case (docs/models.md): no
 // yardstick (the CPU cannot run the model in the device format), an element
 // bound scaled to the logits' rms, and a cosine floor.
 harness::Tolerance LogitsTolerance() {
@@ -40,7 +40,7 @@ at::Tensor TimedRuns(const harness::SuiteSpec& suite, const harness::ExecOptions
   return out;
 }
 
-// Loads and checks the golden file; on error returns a result to send back.
+// The golden tensor `name`, from a golden file computed from these prompts and weights.
 harness::StatusOr<at::Tensor> GoldenTensor(const harness::SuiteSpec& suite,
                                            const harness::CaseSpec& c,
                                            const harness::ExecOptions& options, const ModelCase& mc,
@@ -54,24 +54,39 @@ harness::StatusOr<at::Tensor> GoldenTensor(const harness::SuiteSpec& suite,
   return *t;
 }
 
+// What a prefill or embed case runs with: its weights, and its golden tensor
+// `name` checked against them.
+struct Loaded {
+  Weights weights;
+  at::Tensor golden;
+};
+harness::StatusOr<Loaded> LoadForRun(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
+                                     const harness::ExecOptions& options, const ModelCase& mc,
+                                     const std::string& name) {
+  SPYRE_ASSIGN_OR_RETURN(Weights weights, LoadModelWeights(mc));
+  SPYRE_ASSIGN_OR_RETURN(at::Tensor golden, GoldenTensor(suite, c, options, mc, weights, name));
+  return Loaded{std::move(weights), std::move(golden)};
+}
+
 class PrefillCaseKind : public ModelCaseKind {
  public:
   PrefillCaseKind() : ModelCaseKind(ModelTask::kPrefill) {}
 
-  harness::Status Validate(const harness::SuiteSpec& suite,
-                           const harness::CaseSpec& c) const override {
-    SPYRE_ASSIGN_OR_RETURN(auto mc, ParseModelCase(suite, c, ModelTask::kPrefill));
-    harness::Tolerance t = LogitsTolerance();
-    return mc.tolerance.is_null()
-               ? harness::Status::Ok()
-               : harness::ApplyToleranceOverrides(
-                     mc.tolerance, c.body.value("pointer", "") + "/model/tolerance", &t);
+  // The model, then the logits tolerance with the case's overrides.
+  harness::StatusOr<ModelCase> Parse(const harness::SuiteSpec& suite,
+                                     const harness::CaseSpec& c) const override {
+    SPYRE_ASSIGN_OR_RETURN(ModelCase mc, ModelCaseKind::Parse(suite, c));
+    mc.logits_tolerance = LogitsTolerance();
+    if (!mc.tolerance.is_null()) {
+      SPYRE_RETURN_IF_ERROR(harness::ApplyToleranceOverrides(
+          mc.tolerance, c.body.value("pointer", "") + "/model/tolerance", &mc.logits_tolerance));
+    }
+    return mc;
   }
 
   harness::StatusOr<harness::SafetensorsFile> ComputeGolden(
-      const harness::SuiteSpec& suite, const harness::CaseSpec& c,
+      const harness::SuiteSpec& suite, const harness::CaseSpec& c, const ModelCase& mc,
       const harness::ExecOptions&) const override {
-    SPYRE_ASSIGN_OR_RETURN(auto mc, ParseModelCase(suite, c, ModelTask::kPrefill));
     SPYRE_ASSIGN_OR_RETURN(auto weights, LoadModelWeights(mc));
     DecoderModel cpu(mc.config, weights, at::kCPU, kModelReferenceDtype, LayerImpl::kPortable,
                      mc.prompts.size(1));
@@ -82,27 +97,20 @@ class PrefillCaseKind : public ModelCaseKind {
   }
 
   CaseResult Execute(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
-                     const harness::ExecOptions& options) const override {
-    auto mc = ParseModelCase(suite, c, ModelTask::kPrefill);
-    if (!mc.ok()) return harness::CaseResult::Error(mc.status().message());
-    auto weights = LoadModelWeights(*mc);
-    if (!weights.ok()) return harness::CaseResult::Error(weights.status().message());
-    auto golden = GoldenTensor(suite, c, options, *mc, *weights, "logits");
-    if (!golden.ok()) return harness::CaseResult::Error(golden.status().message());
-    DecoderModel model(mc->config, *weights, DeviceUnderTest(), mc->dtype, mc->impl,
-                       mc->prompts.size(1));
+                     const ModelCase& mc, const harness::ExecOptions& options) const override {
+    auto loaded = LoadForRun(suite, c, options, mc, "logits");
+    if (!loaded.ok()) return harness::CaseResult::Error(loaded.status().message());
+    const at::Tensor& golden = loaded->golden;
+    DecoderModel model(mc.config, loaded->weights, DeviceUnderTest(), mc.dtype, mc.impl,
+                       mc.prompts.size(1));
     CaseResult r;
     r.status = CaseStatus::kPassed;
     const at::Tensor logits = TimedRuns(
-                                  suite, options, [&] { return model.Prefill(mc->prompts); }, &r)
+                                  suite, options, [&] { return model.Prefill(mc.prompts); }, &r)
                                   .cpu();
-    harness::Tolerance tol = LogitsTolerance();
-    if (!mc->tolerance.is_null()) {
-      harness::Status s = harness::ApplyToleranceOverrides(mc->tolerance, "model/tolerance", &tol);
-      if (!s.ok()) return harness::CaseResult::Error(s.message());
-    }
+    const harness::Tolerance& tol = mc.logits_tolerance;
     const harness::OutputComparison cmp =
-        harness::CompareOutput("logits", logits, *golden, nullptr, tol);
+        harness::CompareOutput("logits", logits, golden, nullptr, tol);
     r.max_abs_err = cmp.max_abs_err;
     r.max_rel_err = cmp.max_rel_err;
     r.rel_l2 = cmp.rel_l2;
@@ -112,15 +120,15 @@ class PrefillCaseKind : public ModelCaseKind {
     // Top-1 agreement at every position, reported (a flip between near ties
     // is expected; the element bound above is the criterion).
     const double agreement =
-        logits.argmax(-1).eq(golden->argmax(-1)).to(at::kDouble).mean().item<double>();
+        logits.argmax(-1).eq(golden.argmax(-1)).to(at::kDouble).mean().item<double>();
     r.metrics.push_back({"logits", "top1_agreement", agreement, std::nan(""), false});
     if (!cmp.passed) {
       r.status = CaseStatus::kFailed;
       r.message = cmp.message;
     }
     // update, not assign: the sampler's host_probe_us and wall_batch are in there.
-    r.extra.update({{"model", mc->config.name},     {"impl", LayerImplName(mc->impl)},
-                    {"batch", mc->prompts.size(0)}, {"seq", mc->prompts.size(1)},
+    r.extra.update({{"model", mc.config.name},     {"impl", LayerImplName(mc.impl)},
+                    {"batch", mc.prompts.size(0)}, {"seq", mc.prompts.size(1)},
                     {"top1_agreement", agreement},  {"device", DeviceUnderTest().str()}});
     return r;
   }
@@ -130,15 +138,9 @@ class EmbedCaseKind : public ModelCaseKind {
  public:
   EmbedCaseKind() : ModelCaseKind(ModelTask::kEmbed) {}
 
-  harness::Status Validate(const harness::SuiteSpec& suite,
-                           const harness::CaseSpec& c) const override {
-    return ParseModelCase(suite, c, ModelTask::kEmbed).status();
-  }
-
   harness::StatusOr<harness::SafetensorsFile> ComputeGolden(
-      const harness::SuiteSpec& suite, const harness::CaseSpec& c,
+      const harness::SuiteSpec& suite, const harness::CaseSpec& c, const ModelCase& mc,
       const harness::ExecOptions&) const override {
-    SPYRE_ASSIGN_OR_RETURN(auto mc, ParseModelCase(suite, c, ModelTask::kEmbed));
     SPYRE_ASSIGN_OR_RETURN(auto weights, LoadModelWeights(mc));
     EncoderModel cpu(mc.config, weights, at::kCPU, kModelReferenceDtype);
     harness::SafetensorsFile f;
@@ -148,40 +150,37 @@ class EmbedCaseKind : public ModelCaseKind {
   }
 
   CaseResult Execute(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
-                     const harness::ExecOptions& options) const override {
-    auto mc = ParseModelCase(suite, c, ModelTask::kEmbed);
-    if (!mc.ok()) return harness::CaseResult::Error(mc.status().message());
-    auto weights = LoadModelWeights(*mc);
-    if (!weights.ok()) return harness::CaseResult::Error(weights.status().message());
-    auto golden = GoldenTensor(suite, c, options, *mc, *weights, "embeddings");
-    if (!golden.ok()) return harness::CaseResult::Error(golden.status().message());
-    EncoderModel model(mc->config, *weights, DeviceUnderTest(), mc->dtype);
+                     const ModelCase& mc, const harness::ExecOptions& options) const override {
+    auto loaded = LoadForRun(suite, c, options, mc, "embeddings");
+    if (!loaded.ok()) return harness::CaseResult::Error(loaded.status().message());
+    const at::Tensor& golden = loaded->golden;
+    EncoderModel model(mc.config, loaded->weights, DeviceUnderTest(), mc.dtype);
     CaseResult r;
     r.status = CaseStatus::kPassed;
     const at::Tensor out = TimedRuns(
-                               suite, options, [&] { return model.Embed(mc->prompts); }, &r)
+                               suite, options, [&] { return model.Embed(mc.prompts); }, &r)
                                .cpu()
                                .to(at::kDouble);
-    const at::Tensor ref = golden->to(at::kDouble);
+    const at::Tensor ref = golden.to(at::kDouble);
     const at::Tensor cos = at::cosine_similarity(out, ref, 1, 1e-12);
     const double min_cos = cos.min().item<double>();
     r.cosine = min_cos;
     r.max_abs_err = (out - ref).abs().max().item<double>();
     r.rel_l2 = ((out - ref).norm() / ref.norm()).item<double>();
-    const bool failed = !(min_cos >= mc->min_cosine);
-    r.metrics.push_back({"embeddings", "min_cosine", min_cos, mc->min_cosine, failed});
+    const bool failed = !(min_cos >= mc.min_cosine);
+    r.metrics.push_back({"embeddings", "min_cosine", min_cos, mc.min_cosine, failed});
     r.metrics.push_back({"embeddings", "max_abs_err", r.max_abs_err, std::nan(""), false});
     r.metrics.push_back({"embeddings", "rel_l2", r.rel_l2, std::nan(""), false});
     if (failed) {
       const int64_t worst = cos.argmin().item<int64_t>();
       r.status = CaseStatus::kFailed;
       r.message = "sequence " + std::to_string(worst) + ": cosine similarity " +
-                  std::to_string(min_cos) + " below " + std::to_string(mc->min_cosine);
+                  std::to_string(min_cos) + " below " + std::to_string(mc.min_cosine);
     }
     std::vector<double> cosines(cos.data_ptr<double>(), cos.data_ptr<double>() + cos.numel());
-    r.extra.update({{"model", mc->config.name},
-                    {"batch", mc->prompts.size(0)},
-                    {"seq", mc->prompts.size(1)},
+    r.extra.update({{"model", mc.config.name},
+                    {"batch", mc.prompts.size(0)},
+                    {"seq", mc.prompts.size(1)},
                     {"cosines", cosines},
                     {"device", DeviceUnderTest().str()}});
     return r;

@@ -52,8 +52,7 @@ const spyre_emu::CostProfile& ProfileNamed(const std::string& name) {
   // cost model is linked here, the device is not; a malformed setting has
   // already stopped the run before a worker started).
   spyre_emu::Config config;
-  std::string error;
-  spyre_emu::ParseConfig(spyre_emu::ProcessEnvironment(), &config, &error);
+  (void)spyre_emu::ParseConfig(spyre_emu::ProcessEnvironment(), &config);
   return spyre_emu::CostProfileFor(config.profile);
 }
 
@@ -123,28 +122,26 @@ void AddKernels(const TimingResult& t, CaseResult* r) {
   }
 }
 
-class TimingCaseKind : public harness::CaseKind {
+class TimingCaseKind : public harness::CaseKindOf<TimingCase> {
  public:
-  harness::Status Validate(const harness::SuiteSpec&, const harness::CaseSpec& c) const override {
-    return ParseTiming(c).status();
+  StatusOr<TimingCase> Parse(const harness::SuiteSpec&, const harness::CaseSpec& c) const override {
+    return ParseTiming(c);
   }
 
   // Timing cases hold published figures, not golden tensors.
-  bool HasGolden(const harness::CaseSpec&) const override { return false; }
+  bool HasGolden(const harness::CaseSpec&, const TimingCase&) const override { return false; }
 
-  CaseResult Execute(const harness::SuiteSpec&, const harness::CaseSpec& c,
+  CaseResult Execute(const harness::SuiteSpec&, const harness::CaseSpec&, const TimingCase& t,
                      const harness::ExecOptions&) const override {
-    auto t = ParseTiming(c);
-    if (!t.ok()) return harness::CaseResult::Error(t.status().message());
     CaseResult r;
     r.status = CaseStatus::kPassed;
     double value = std::nan("");
     std::string unit;
-    if (t->figure == "modeled" || t->figure == "speedup") {
+    if (t.figure == "modeled" || t.figure == "speedup") {
       const TimingResult cand = ModelDecoderTime(
-          t->config, t->shape,
-          ProfileNamed(t->profile.empty() && t->figure == "speedup" ? "inductor" : t->profile),
-          t->cores);
+          t.config, t.shape,
+          ProfileNamed(t.profile.empty() && t.figure == "speedup" ? "inductor" : t.profile),
+          t.cores);
       AddKernels(cand, &r);
       r.modeled_us = cand.total_us;
       r.metrics.push_back({"time", "modeled_us", cand.total_us, std::nan(""), false});
@@ -159,33 +156,33 @@ class TimingCaseKind : public harness::CaseKind {
       }
       value = cand.total_us;
       unit = "us";
-      if (t->figure == "speedup") {
+      if (t.figure == "speedup") {
         const TimingResult base =
-            ModelDecoderTime(t->config, t->shape, ProfileNamed("sendnn"), t->cores);
+            ModelDecoderTime(t.config, t.shape, ProfileNamed("sendnn"), t.cores);
         value = base.total_us / cand.total_us;
         unit = "x";
         r.extra["sendnn_us"] = base.total_us;
         r.extra["inductor_us"] = cand.total_us;
       }
-    } else if (t->figure == "softmax_us") {
+    } else if (t.figure == "softmax_us") {
       spyre_emu::VectorShape v;
       v.kind = spyre_emu::VectorKind::kNormalization;
-      v.rows = t->kernel_shape[0];
-      v.cols = t->kernel_shape[1];
-      v.io_bytes = 2 * static_cast<int64_t>(spyre_emu::PaddedDeviceBytes(t->kernel_shape, 2));
+      v.rows = t.kernel_shape[0];
+      v.cols = t.kernel_shape[1];
+      v.io_bytes = 2 * static_cast<int64_t>(spyre_emu::PaddedDeviceBytes(t.kernel_shape, 2));
       v.steps_per_element = 5;
-      value = spyre_emu::ModelVector(v, ProfileNamed(t->profile), t->cores).total_ns / 1000.0;
+      value = spyre_emu::ModelVector(v, ProfileNamed(t.profile), t.cores).total_ns / 1000.0;
       r.modeled_us = value;
       unit = "us";
     } else {  // matmul_reduction: 1 - inductor / sendnn over the Granite prefill matmuls
-      const double lo = t->range[0] * (1 - t->rel_tol), hi = t->range[1] * (1 + t->rel_tol);
+      const double lo = t.range[0] * (1 - t.rel_tol), hi = t.range[1] * (1 + t.rel_tol);
       double min_r = 1, max_r = 0;
       std::string outside;
       for (const auto& nm : spyre_emu::GranitePrefillMatmuls()) {
         const double inductor =
-            spyre_emu::ModelMatmul(nm.shape, ProfileNamed("inductor"), t->cores).total_ns;
+            spyre_emu::ModelMatmul(nm.shape, ProfileNamed("inductor"), t.cores).total_ns;
         const double sendnn =
-            spyre_emu::ModelMatmul(nm.shape, ProfileNamed("sendnn"), t->cores).total_ns;
+            spyre_emu::ModelMatmul(nm.shape, ProfileNamed("sendnn"), t.cores).total_ns;
         const double red = 1.0 - inductor / sendnn;
         r.extra["reductions"][nm.name] = red;
         min_r = std::min(min_r, red);
@@ -198,28 +195,27 @@ class TimingCaseKind : public harness::CaseKind {
       r.metrics.push_back({"figure", "max_reduction", max_r, hi, max_r > hi});
       if (!outside.empty()) {
         r.status = CaseStatus::kFailed;
-        r.message = "matmul time reduction outside the published " + std::to_string(t->range[0]) +
-                    "-" + std::to_string(t->range[1]) + " (+-" + std::to_string(100 * t->rel_tol) +
+        r.message = "matmul time reduction outside the published " + std::to_string(t.range[0]) +
+                    "-" + std::to_string(t.range[1]) + " (+-" + std::to_string(100 * t.rel_tol) +
                     "%): " + outside;
       }
       value = min_r;
       unit = "fraction";
     }
-    r.metrics.push_back({"figure", t->figure, value, t->expected, false});
-    r.extra["figure"] = t->figure;
+    r.metrics.push_back({"figure", t.figure, value, t.expected, false});
+    r.extra["figure"] = t.figure;
     r.extra["value"] = value;
     r.extra["unit"] = unit;
-    if (!std::isnan(t->expected)) {
-      const double off = value / t->expected - 1.0;
-      r.extra["expected"] = t->expected;
+    if (!std::isnan(t.expected)) {
+      const double off = value / t.expected - 1.0;
+      r.extra["expected"] = t.expected;
       r.extra["relative_error"] = off;
-      r.metrics.push_back(
-          {"figure", "relative_error", off, t->rel_tol, std::abs(off) > t->rel_tol});
-      if (std::abs(off) > t->rel_tol && r.status == CaseStatus::kPassed) {
+      r.metrics.push_back({"figure", "relative_error", off, t.rel_tol, std::abs(off) > t.rel_tol});
+      if (std::abs(off) > t.rel_tol && r.status == CaseStatus::kPassed) {
         r.status = CaseStatus::kFailed;
-        r.message = t->figure + " is " + std::to_string(value) + " " + unit + ", published " +
-                    std::to_string(t->expected) + " (off by " + std::to_string(100 * off) +
-                    "%, limit " + std::to_string(100 * t->rel_tol) + "%)";
+        r.message = t.figure + " is " + std::to_string(value) + " " + unit + ", published " +
+                    std::to_string(t.expected) + " (off by " + std::to_string(100 * off) +
+                    "%, limit " + std::to_string(100 * t.rel_tol) + "%)";
       }
     }
     return r;

@@ -38,42 +38,38 @@ void Accumulate(const harness::OutputComparison& c, const harness::Tolerance& t,
   }
 }
 
-class OpCaseKind : public harness::CaseKind {
+class OpCaseKind : public harness::CaseKindOf<OpCase> {
  public:
+  harness::StatusOr<OpCase> Parse(const harness::SuiteSpec& suite,
+                                  const harness::CaseSpec& c) const override {
+    return ParseOpCase(suite, c);
+  }
+
   // The preflight's checks (op_preflight.cpp): a broken input file or a
   // golden file with the wrong outputs is exit 2 before anything is recorded.
-  harness::Status CheckFiles(const harness::SuiteSpec& suite,
-                             const harness::CaseSpec& c) const override {
-    SPYRE_ASSIGN_OR_RETURN(auto oc, ParseOpCase(suite, c));
+  harness::Status CheckFiles(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
+                             const OpCase& oc) const override {
     return CheckOpAcceptsInputs(oc, suite.path.empty() ? suite.name : suite.path, c.id);
   }
 
-  harness::Status CheckGolden(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
-                              const harness::SafetensorsHeader& golden,
+  harness::Status CheckGolden(const harness::SuiteSpec& suite, const harness::CaseSpec&,
+                              const OpCase& oc, const harness::SafetensorsHeader& golden,
                               const std::string& path) const override {
-    SPYRE_ASSIGN_OR_RETURN(auto oc, ParseOpCase(suite, c));
     return CheckGoldenOutputs(oc, golden, path, suite.name);
   }
 
-  harness::Status Validate(const harness::SuiteSpec& suite,
-                           const harness::CaseSpec& c) const override {
-    return ParseOpCase(suite, c).status();
-  }
-
-  bool UsesImportedGolden(const harness::CaseSpec& c) const override {
+  bool UsesImportedGolden(const harness::CaseSpec& c, const OpCase&) const override {
     return c.body.contains("golden");
   }
 
-  std::string ImportedGoldenPath(const harness::SuiteSpec& suite,
-                                 const harness::CaseSpec& c) const override {
-    auto oc = ParseOpCase(suite, c);
-    return oc.ok() ? oc->imported_golden : std::string();
+  std::string ImportedGoldenPath(const harness::SuiteSpec&, const harness::CaseSpec&,
+                                 const OpCase& oc) const override {
+    return oc.imported_golden;
   }
 
   harness::StatusOr<harness::SafetensorsFile> ComputeGolden(
-      const harness::SuiteSpec& suite, const harness::CaseSpec& c,
+      const harness::SuiteSpec& suite, const harness::CaseSpec& c, const OpCase& oc,
       const harness::ExecOptions&) const override {
-    SPYRE_ASSIGN_OR_RETURN(auto oc, ParseOpCase(suite, c));
     SPYRE_ASSIGN_OR_RETURN(auto inputs, BuildInputs(oc));
     harness::SafetensorsFile f;
     Outputs outs = RunReference(oc, inputs);
@@ -92,15 +88,13 @@ class OpCaseKind : public harness::CaseKind {
     return f;
   }
 
-  CaseResult Execute(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
+  CaseResult Execute(const harness::SuiteSpec& suite, const harness::CaseSpec& c, const OpCase& oc,
                      const harness::ExecOptions& options) const override {
-    auto oc = ParseOpCase(suite, c);
-    if (!oc.ok()) return CaseResult::Error(oc.status().message());
-    auto inputs = BuildInputs(*oc);
+    auto inputs = BuildInputs(oc);
     if (!inputs.ok()) return CaseResult::Error(inputs.status().message());
-    const std::string golden_path = oc->imported_golden.empty()
+    const std::string golden_path = oc.imported_golden.empty()
                                         ? harness::GoldenPath(options.golden_dir, suite.name, c.id)
-                                        : oc->imported_golden;
+                                        : oc.imported_golden;
     auto golden = harness::LoadGolden(golden_path, suite, c);
     if (!golden.ok()) return CaseResult::Error(golden.status().message());
     auto digests = golden->metadata.find("input_digests");
@@ -120,11 +114,11 @@ class OpCaseKind : public harness::CaseKind {
     Outputs device_outs;
     harness::TakeWallSamples(
         harness::SamplingFor(suite, options),
-        [&] { device_outs = oc->op->run(device_inputs, oc->attrs); }, &r);
+        [&] { device_outs = oc.op->run(device_inputs, oc.attrs); }, &r);
     // One more run, untimed, under a trace scope: tracing must not inflate
     // the wall-time samples.
     const DeviceProfile profile =
-        ProfileOnDevice([&] { device_outs = oc->op->run(device_inputs, oc->attrs); });
+        ProfileOnDevice([&] { device_outs = oc.op->run(device_inputs, oc.attrs); });
     r.modeled_us = profile.modeled_us;
     r.fallback_ops = profile.fallback_ops;
     r.peak_device_bytes = profile.peak_device_bytes;
@@ -133,15 +127,15 @@ class OpCaseKind : public harness::CaseKind {
     // The yardstick's outputs have the number, shapes and dtypes the device
     // must return: a golden file that disagrees with them is the file's
     // fault (a case error naming it), a device output that does is a failure.
-    const Outputs yard = RunYardstick(*oc, *inputs);
-    const Outputs fresh = RunReferenceInDouble(*oc, *inputs);
-    const std::string hint = GoldenFixHint(*oc, suite.name);
+    const Outputs yard = RunYardstick(oc, *inputs);
+    const Outputs fresh = RunReferenceInDouble(oc, *inputs);
+    const std::string hint = GoldenFixHint(oc, suite.name);
     if (golden->tensors.size() != yard.size()) {
       return CaseResult::Error(golden_path + ": holds " + std::to_string(golden->tensors.size()) +
                                " tensors, the op produces " + std::to_string(yard.size()) +
                                " outputs" + hint);
     }
-    const int64_t k = oc->op->reduction_length ? oc->op->reduction_length(*inputs, oc->attrs) : 1;
+    const int64_t k = oc.op->reduction_length ? oc.op->reduction_length(*inputs, oc.attrs) : 1;
     for (size_t i = 0; i < yard.size(); ++i) {
       const std::string name = "out" + std::to_string(i);
       const at::Tensor* ref = golden->Find(name);
@@ -167,8 +161,8 @@ class OpCaseKind : public harness::CaseKind {
       const at::Tensor out = device_outs[i].cpu();
       const at::ScalarType expected = yard[i].scalar_type();
       harness::Tolerance tol = harness::DefaultTolerance(expected, k);
-      if (!oc->tolerance.is_null()) {
-        harness::Status s = harness::ApplyToleranceOverrides(oc->tolerance, "tolerance", &tol);
+      if (!oc.tolerance.is_null()) {
+        harness::Status s = harness::ApplyToleranceOverrides(oc.tolerance, "tolerance", &tol);
         if (!s.ok()) return CaseResult::Error(s.message());
       }
       const at::Tensor* yard_ref = i < fresh.size() ? &fresh[i] : nullptr;
@@ -176,7 +170,7 @@ class OpCaseKind : public harness::CaseKind {
           harness::CompareOutput(name, out, *golden->Find(name), &yard[i], tol, expected, yard_ref),
           tol, &r);
     }
-    r.extra["op"] = oc->op->name;
+    r.extra["op"] = oc.op->name;
     r.extra["reduction_length"] = k;
     r.extra["device"] = DeviceUnderTest().str();
     return r;

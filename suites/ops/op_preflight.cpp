@@ -92,12 +92,11 @@ harness::StatusOr<std::optional<std::vector<OutputInfo>>> ExpectedOutputs(const 
 
 harness::Status CheckOpAcceptsInputs(const OpCase& oc, const std::string& suite_file,
                                      const std::string& case_id) {
-  auto inputs = InputShapes(oc);
-  if (!inputs.ok()) return inputs.status();
+  SPYRE_ASSIGN_OR_RETURN(const auto inputs, InputShapes(oc));
   for (bool meta : {true, false}) {
     if (meta && LacksMetaKernel(oc.op->name)) continue;
     try {
-      RunOn(oc, *inputs, meta);
+      RunOn(oc, inputs, meta);
       return harness::Status::Ok();
     } catch (const c10::Error& e) {
       if (meta) continue;  // no meta kernel, or the shapes: the CPU decides

@@ -17,8 +17,8 @@ spyre_emu::EnvLookup Env(std::map<std::string, std::string> vars) {
 
 TEST(ConfigTest, DefaultsFollowTheContract) {
   spyre_emu::Config c;
-  std::string error;
-  ASSERT_TRUE(spyre_emu::ParseConfig(Env({}), &c, &error)) << error;
+  const spyre_emu::Status parsed = spyre_emu::ParseConfig(Env({}), &c);
+  ASSERT_TRUE(parsed.ok()) << parsed.message();
   EXPECT_EQ(c.profile, spyre_emu::Profile::kInductor);
   EXPECT_EQ(c.rounding, spyre_emu::Rounding::kNearestAway);
   EXPECT_EQ(c.cores, 32);
@@ -29,12 +29,12 @@ TEST(ConfigTest, DefaultsFollowTheContract) {
 
 TEST(ConfigTest, ReadsEverySetting) {
   spyre_emu::Config c;
-  std::string error;
-  ASSERT_TRUE(spyre_emu::ParseConfig(
+  const spyre_emu::Status parsed = spyre_emu::ParseConfig(
       Env({{"SPYRE_EMU_PROFILE", "sendnn"}, {"SPYRE_EMU_ROUNDING", "truncate"},
            {"SPYRE_EMU_CORES", "4"}, {"SPYRE_EMU_MEMORY", "1048576"},
            {"SPYRE_EMU_FAULTS", "mm:slow=2"}, {"SPYRE_EMU_FENCE", "1"}, {"SPYRE_EMU_STRICT", "1"}}),
-      &c, &error)) << error;
+      &c);
+  ASSERT_TRUE(parsed.ok()) << parsed.message();
   EXPECT_EQ(c.profile, spyre_emu::Profile::kSendnn);
   EXPECT_EQ(c.rounding, spyre_emu::Rounding::kTruncate);
   EXPECT_EQ(c.cores, 4);
@@ -52,8 +52,10 @@ TEST(ConfigTest, RejectsBadValuesWithTheVariableName) {
                 Bad{"SPYRE_EMU_MEMORY", "lots"}, Bad{"SPYRE_EMU_FENCE", "maybe"}}) {
     spyre_emu::Config c;
     c.cores = 7;
-    std::string error;
-    EXPECT_FALSE(spyre_emu::ParseConfig(Env({{b.var, b.value}}), &c, &error)) << b.var;
+    const spyre_emu::Status parsed = spyre_emu::ParseConfig(Env({{b.var, b.value}}), &c);
+    EXPECT_FALSE(parsed.ok()) << b.var;
+    EXPECT_EQ(parsed.code(), spyre_emu::ErrorCode::kInvalidArgument) << b.var;
+    const std::string& error = parsed.message();
     EXPECT_NE(error.find(b.var), std::string::npos) << error;
     EXPECT_NE(error.find(b.value), std::string::npos) << error;
     EXPECT_EQ(c.cores, 7) << "a failed parse must leave the config unchanged";

@@ -13,17 +13,18 @@ using ::testing::HasSubstr;
 
 FaultPlan MustParse(const std::string& spec) {
   FaultPlan plan;
-  std::string error;
-  EXPECT_TRUE(FaultPlan::Parse(spec, &plan, &error)) << spec << ": " << error;
+  const spyre_emu::Status parsed = FaultPlan::Parse(spec, &plan);
+  EXPECT_TRUE(parsed.ok()) << spec << ": " << parsed.message();
   return plan;
 }
 
 std::string MustFail(const std::string& spec) {
   FaultPlan plan = MustParse("mm:nan");  // must stay unchanged on failure
-  std::string error;
-  EXPECT_FALSE(FaultPlan::Parse(spec, &plan, &error)) << "accepted: " << spec;
+  const spyre_emu::Status parsed = FaultPlan::Parse(spec, &plan);
+  EXPECT_FALSE(parsed.ok()) << "accepted: " << spec;
+  EXPECT_EQ(parsed.code(), spyre_emu::ErrorCode::kInvalidArgument) << spec;
   EXPECT_NE(plan.Find("mm"), nullptr) << "a failed parse changed the plan";
-  return error;
+  return parsed.message();
 }
 
 TEST(FaultSpecTest, ParsesEveryKind) {

@@ -2,13 +2,17 @@
 // the same DL16 operands, and their invariance to how work is spread over
 // host threads. (The ATen-level per-op tests are in kernel_ops_test.cpp.)
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <functional>
+#include <mutex>
 #include <random>
 #include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "core/kernels/chunk_io.h"
 #include "spyre_emu/dl16.h"
 #include "spyre_emu/kernels.h"
 
@@ -41,6 +45,64 @@ Exec ThreadedExec() {
     for (auto& t : threads) t.join();
   };
   return e;
+}
+
+// Hands out [0, n) in blocks of `block` indices, last block first, to
+// `threads` threads that take the next block as they come free (the shape of
+// the device's host thread pool, with any thread count and any order).
+Exec RunnerExec(int threads, int64_t block) {
+  Exec e;
+  e.parallel_for = [threads, block](int64_t n, int64_t,
+                                    const std::function<void(int64_t, int64_t)>& body) {
+    const int64_t blocks = (n + block - 1) / block;
+    std::atomic<int64_t> next{0};
+    auto work = [&] {
+      for (int64_t b = next.fetch_add(1); b < blocks; b = next.fetch_add(1)) {
+        const int64_t first = (blocks - 1 - b) * block;
+        body(first, std::min(n, first + block));
+      }
+    };
+    std::vector<std::thread> pool;
+    for (int t = 1; t < threads; ++t) pool.emplace_back(work);
+    work();
+    for (auto& t : pool) t.join();
+  };
+  return e;
+}
+
+std::vector<Exec> Runners() {
+  return {Exec{},           ThreadedExec(),   RunnerExec(1, 1), RunnerExec(2, 1),
+          RunnerExec(2, 3), RunnerExec(4, 1), RunnerExec(7, 5)};
+}
+
+// What a kernel body sees: the pieces of [0, n), whatever runs them.
+TEST(KernelCoreTest, WorkIsCutIntoTheSamePiecesForAnyRunner) {
+  for (int64_t n : {1, 5, 31, 33, 1000, 65537, 4194304}) {
+    for (int64_t grain : {1, 7, 4096, 16384}) {
+      std::vector<std::pair<int64_t, int64_t>> reference;
+      for (const Exec& exec : Runners()) {
+        std::mutex mu;
+        std::vector<std::pair<int64_t, int64_t>> pieces;
+        kernels::ParallelRange(exec, n, grain, [&](int64_t b, int64_t e) {
+          std::lock_guard<std::mutex> lock(mu);
+          pieces.emplace_back(b, e);
+        });
+        std::sort(pieces.begin(), pieces.end());
+        ASSERT_FALSE(pieces.empty());
+        EXPECT_LE(pieces.size(), static_cast<size_t>(kMaxCores)) << n << " / " << grain;
+        EXPECT_EQ(pieces.front().first, 0);
+        EXPECT_EQ(pieces.back().second, n);
+        for (size_t i = 1; i < pieces.size(); ++i) {
+          EXPECT_EQ(pieces[i].first, pieces[i - 1].second);
+        }
+        if (reference.empty()) {
+          reference = pieces;
+        } else {
+          EXPECT_EQ(pieces, reference) << n << " / " << grain;
+        }
+      }
+    }
+  }
 }
 
 TEST(KernelCoreTest, BinaryBroadcastIsCorrectlyRounded) {
@@ -97,31 +159,49 @@ TEST(KernelCoreTest, MatmulMeetsTheReductionBound) {
 TEST(KernelCoreTest, ThreadsNeverChangeAResult) {
   const int64_t rows = 61, cols = 4500;  // longer than one canonical chunk
   const auto x = RandomDl16(rows * cols, 5);
-  std::vector<uint16_t> s1(rows * cols), s2(rows * cols), r1(rows), r2(rows);
-  const Exec serial{}, threaded = ThreadedExec();
-  RunSoftmax(false, x.data(), s1.data(), DType::kDl16, rows, cols, 1, serial);
-  RunSoftmax(false, x.data(), s2.data(), DType::kDl16, rows, cols, 1, threaded);
-  EXPECT_EQ(s1, s2);
-  RunLayerNorm(x.data(), nullptr, nullptr, s1.data(), nullptr, nullptr, DType::kDl16, rows, cols,
-               1e-5f, serial);
-  RunLayerNorm(x.data(), nullptr, nullptr, s2.data(), nullptr, nullptr, DType::kDl16, rows, cols,
-               1e-5f, threaded);
-  EXPECT_EQ(s1, s2);
-  for (ReduceOp op : {ReduceOp::kSum, ReduceOp::kMean, ReduceOp::kMax, ReduceOp::kVar}) {
-    RunReduce(op, x.data(), DType::kDl16, r1.data(), DType::kDl16, rows, cols, 1, 1, serial);
-    RunReduce(op, x.data(), DType::kDl16, r2.data(), DType::kDl16, rows, cols, 1, 1, threaded);
-    EXPECT_EQ(r1, r2) << static_cast<int>(op);
-    // Reducing the first dim ([1, rows, cols] -> cols outputs) too.
-    std::vector<uint16_t> c1(cols), c2(cols);
-    RunReduce(op, x.data(), DType::kDl16, c1.data(), DType::kDl16, 1, rows, cols, 1, serial);
-    RunReduce(op, x.data(), DType::kDl16, c2.data(), DType::kDl16, 1, rows, cols, 1, threaded);
-    EXPECT_EQ(c1, c2) << static_cast<int>(op);
+  const auto y = RandomDl16(cols, 6, 0.5, 2);
+  // Every kernel that splits its work, each result kept per runner.
+  auto results = [&](const Exec& exec) {
+    std::vector<std::vector<uint16_t>> r;
+    std::vector<uint16_t> out(rows * cols), red(rows), col(cols);
+    std::vector<int64_t> idx(rows);
+    for (bool log : {false, true}) {
+      RunSoftmax(log, x.data(), out.data(), DType::kDl16, rows, cols, 1, exec);
+      r.push_back(out);
+      RunSoftmax(log, x.data(), out.data(), DType::kDl16, 1, rows, cols, exec);  // inner dim
+      r.push_back(out);
+    }
+    RunLayerNorm(x.data(), nullptr, nullptr, out.data(), red.data(), nullptr, DType::kDl16, rows,
+                 cols, 1e-5f, exec);
+    r.push_back(out);
+    r.push_back(red);
+    for (ReduceOp op : {ReduceOp::kSum, ReduceOp::kMean, ReduceOp::kMax, ReduceOp::kVar}) {
+      RunReduce(op, x.data(), DType::kDl16, red.data(), DType::kDl16, rows, cols, 1, 1, exec);
+      r.push_back(red);
+      // Reducing the first dim ([1, rows, cols] -> cols outputs) too.
+      RunReduce(op, x.data(), DType::kDl16, col.data(), DType::kDl16, 1, rows, cols, 1, exec);
+      r.push_back(col);
+    }
+    RunReduceWithIndex(true, x.data(), DType::kDl16, red.data(), idx.data(), rows, cols, 1, exec);
+    r.push_back(red);
+    for (UnaryOp op : {UnaryOp::kExp, UnaryOp::kTanh, UnaryOp::kSigmoid, UnaryOp::kGelu,
+                       UnaryOp::kGeluTanh, UnaryOp::kSilu, UnaryOp::kErf, UnaryOp::kSin}) {
+      RunUnary(op, {}, x.data(), DType::kDl16, out.data(), DType::kDl16, rows * cols, exec);
+      r.push_back(out);
+    }
+    Operand a{x.data(), DType::kDl16, {cols, 1}, 0}, b{y.data(), DType::kDl16, {0, 1}, 0};
+    for (BinaryOp op : {BinaryOp::kAdd, BinaryOp::kMul, BinaryOp::kDiv}) {
+      RunBinary(op, 1.0f, a, b, out.data(), DType::kDl16, {rows, cols}, exec);
+      r.push_back(out);
+    }
+    return r;
+  };
+  const auto reference = results(Exec{});
+  for (const Exec& exec : Runners()) {
+    const auto got = results(exec);
+    ASSERT_EQ(got.size(), reference.size());
+    for (size_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i], reference[i]) << "kernel " << i;
   }
-  RunUnary(UnaryOp::kGelu, {}, x.data(), DType::kDl16, s1.data(), DType::kDl16, rows * cols,
-           serial);
-  RunUnary(UnaryOp::kGelu, {}, x.data(), DType::kDl16, s2.data(), DType::kDl16, rows * cols,
-           threaded);
-  EXPECT_EQ(s1, s2);
 }
 
 TEST(KernelCoreTest, ReductionsMeetTheirBound) {

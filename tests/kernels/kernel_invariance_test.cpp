@@ -1,15 +1,21 @@
-// Every device kernel gives bit-identical results on 1, 4, 16 and 32 cores;
-// only the modeled time (and the cores used) may change. Also checks the
-// trace event each kernel records.
+// Every device kernel gives bit-identical results on 1 and 2 host threads
+// and on 1, 4, 16 and 32 emulated cores; only the modeled time (and the cores
+// used) may change. Also checks the trace event each kernel records.
 #include <ATen/ATen.h>
+#include <ATen/Parallel.h>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <functional>
+#include <mutex>
 #include <set>
+#include <thread>
 #include <utility>
 
 #include <gtest/gtest.h>
 
+#include "glue/kernels/kernel_support.h"
 #include "op_test_util.h"
 
 namespace {
@@ -105,33 +111,79 @@ std::vector<Case> AllKernels() {
   };
 }
 
-TEST(KernelInvarianceTest, EveryKernelIsBitIdenticalOn1_4_16_32Cores) {
+// Restores libtorch's intra-op thread count (the device's host threads).
+struct ScopedHostThreads {
+  explicit ScopedHostThreads(int n) : saved(at::get_num_threads()) { at::set_num_threads(n); }
+  ~ScopedHostThreads() { at::set_num_threads(saved); }
+  int saved;
+};
+
+TEST(KernelInvarianceTest, EveryKernelIsBitIdenticalOn1And2HostThreadsAnd1_4_16_32Cores) {
   for (const Case& c : AllKernels()) {
     at::Tensor reference;
-    for (int cores : {1, 4, 16, 32}) {
-      kernels_test::ScopedCores scoped(cores);
-      const uint64_t fallbacks = spyre_emu::stats().fallback_calls();
-      spyre_emu::TraceScope trace;
-      const at::Tensor out = c.run();
-      EXPECT_EQ(spyre_emu::stats().fallback_calls(), fallbacks) << c.op << " fell back";
-      bool seen = false;
-      for (const spyre_emu::TraceEvent& e : trace.events()) {
-        if (e.op != c.op || e.kind != spyre_emu::EventKind::kKernel) continue;
-        seen = true;
-        EXPECT_GT(e.modeled_ns, 0u) << c.op;
-        EXPECT_GE(e.cores_used, 1) << c.op;
-        EXPECT_LE(e.cores_used, cores) << c.op;
-        EXPECT_FALSE(e.fallback);
-      }
-      EXPECT_TRUE(seen) << "no kernel event for " << c.op;
-      if (!reference.defined()) {
-        reference = out;
-      } else {
-        EXPECT_TRUE(kernels_test::BitIdentical(out, reference))
-            << c.op << " on " << cores << " cores";
+    for (int threads : {1, 2}) {
+      ScopedHostThreads host(threads);
+      for (int cores : {1, 4, 16, 32}) {
+        kernels_test::ScopedCores scoped(cores);
+        const uint64_t fallbacks = spyre_emu::stats().fallback_calls();
+        spyre_emu::TraceScope trace;
+        const at::Tensor out = c.run();
+        EXPECT_EQ(spyre_emu::stats().fallback_calls(), fallbacks) << c.op << " fell back";
+        bool seen = false;
+        for (const spyre_emu::TraceEvent& e : trace.events()) {
+          if (e.op != c.op || e.kind != spyre_emu::EventKind::kKernel) continue;
+          seen = true;
+          EXPECT_GT(e.modeled_ns, 0u) << c.op;
+          EXPECT_GE(e.cores_used, 1) << c.op;
+          EXPECT_LE(e.cores_used, cores) << c.op;
+          EXPECT_FALSE(e.fallback);
+        }
+        EXPECT_TRUE(seen) << "no kernel event for " << c.op;
+        if (!reference.defined()) {
+          reference = out;
+        } else {
+          EXPECT_TRUE(kernels_test::BitIdentical(out, reference))
+              << c.op << " on " << threads << " host threads, " << cores << " cores";
+        }
       }
     }
   }
+}
+
+// The kernels' pieces really are spread over the host threads: with two,
+// the first block waits until another thread has taken one (no timing: it
+// fails only if no second thread ever comes, after a minute).
+TEST(KernelInvarianceTest, TwoHostThreadsBothRunPieces) {
+  ScopedHostThreads host(2);
+  std::mutex mu;
+  std::set<std::thread::id> ids;
+  std::atomic<bool> other{false};
+  std::atomic<int64_t> covered{0};
+  spyre_emu::device_kernels::RunOnHostThreads(32, 1, [&](int64_t begin, int64_t end) {
+    covered += end - begin;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      ids.insert(std::this_thread::get_id());
+      if (ids.size() > 1) other = true;
+    }
+    if (begin == 0) {
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+      while (!other && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+    }
+  });
+  EXPECT_EQ(covered.load(), 32);
+  EXPECT_EQ(ids.size(), 2u);
+  // One host thread: the caller's alone.
+  ScopedHostThreads one(1);
+  ids.clear();
+  covered = 0;
+  spyre_emu::device_kernels::RunOnHostThreads(32, 1, [&](int64_t begin, int64_t end) {
+    covered += end - begin;
+    std::lock_guard<std::mutex> lock(mu);
+    ids.insert(std::this_thread::get_id());
+  });
+  EXPECT_EQ(covered.load(), 32);
+  EXPECT_EQ(ids, std::set<std::thread::id>{std::this_thread::get_id()});
 }
 
 TEST(KernelInvarianceTest, CoresChangeModeledTimeOnly) {

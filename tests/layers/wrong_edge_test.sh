@@ -26,6 +26,12 @@ cases=(
   'harness/include/harness/store/store.h|#include "reports/reporter.h"|the engine does not know the report writers'
   'suites/ops/op_case.cpp|#include "cli.h"|nothing but the CLI includes the CLI'
   'cli/verb_list.cpp|#include "store/sql.h"|SQL stays inside the store'
+  'harness/src/runner/run_plan.cpp|#include "spyre_emu/config.h"|the engine and reports do not know the emulator'
+  'cli/verb_env.cpp|#include <spyre_emu/runtime.h>|the engine and reports do not know the emulator'
+  'suites/models/timing_case.cpp|#include <spyre_emu/runtime.h>|case kinds see only the cost-model library'
+  'harness/src/env.cpp|#include "spyre_regress/device_abi.h"|only the device adapter'
+  'device/include/spyre_emu/config.h|#include "core/bits.h"|public device headers do not expose its private sources'
+  'reports/src/escape.cpp|#include "suites/op_registry.h"|reports read the store'
 )
 mkdir "$work/tree"
 cp -r "$src/device" "$src/harness" "$src/suites" "$src/reports" "$src/cli" "$work/tree/"

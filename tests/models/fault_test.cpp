@@ -51,3 +51,46 @@ TEST(ModelFaultTest, DecodeReportsLogprobErrorsForTheAffectedSteps) {
 }
 
 }  // namespace
+
+namespace {
+
+// Acceptance: a matmul off by 0.1% (an eighth of a bfloat16 spacing) fails
+// every case of the trained model. fp16 logits show it in the logprobs;
+// bfloat16 logits round most of it away, so those cases fail on how many
+// logits land on another value than the golden's, and say so.
+TEST(ModelFaultTest, ATenthOfAPercentFailsEveryTrainedModelCase) {
+  spyre_emu::Config config = spyre_emu::CurrentConfig();
+  const std::string before = config.faults;
+  config.faults = "mm:error=1e-3";
+  spyre_emu::SetConfig(config);
+  auto suite = harness::LoadSuite(SPYRE_SOURCE_DIR "/suites", "decode");
+  ASSERT_TRUE(suite.ok()) << suite.status().message();
+  harness::ExecOptions o;
+  o.suites_dir = SPYRE_SOURCE_DIR "/suites";
+  o.golden_dir = SPYRE_SOURCE_DIR "/golden";
+  o.warmup = 0;
+  o.repeat = 1;
+  int trained = 0;
+  for (const auto& c : suite->cases) {
+    if (c.id.rfind("fortunes.", 0) != 0) continue;
+    ++trained;
+    const harness::CaseResult r = harness::ExecuteCase(*suite, c, o);
+    EXPECT_EQ(r.status, harness::CaseStatus::kFailed) << c.id << ": " << r.message;
+    // The text is quoted: at the first divergence, or where no token moved,
+    // at the step whose log-probabilities moved most.
+    EXPECT_NE(r.message.find("as text (sequence "), std::string::npos) << c.id << ": " << r.message;
+    if (c.id.find(".bf16.") != std::string::npos) {
+      EXPECT_NE(r.message.find("bfloat16 logits rounded to another value than the golden's"),
+                std::string::npos)
+          << c.id << ": " << r.message;
+      const auto& f = r.extra["logit_flips"];
+      EXPECT_GT(f["share"].get<double>(), f["limit"].get<double>()) << c.id;
+      EXPECT_GT(f["yardstick"].get<double>(), 0) << c.id;
+    }
+  }
+  EXPECT_EQ(trained, 8);
+  config.faults = before;
+  spyre_emu::SetConfig(config);
+}
+
+}  // namespace

@@ -39,7 +39,7 @@ TEST_P(DecoderParity, DeviceFp16MatchesCpuFp32Golden) {
     DecoderModel dev(*cfg, w, suites::DeviceUnderTest(), at::kHalf, impl, 16);
     const at::Tensor out = dev.Prefill(prompt).cpu();
     ASSERT_EQ(out.sizes(), ref.sizes());
-    // docs/suites.md "Model suites": logits cosine >= 0.9995 on the tiny configurations.
+    // docs/models.md: logits cosine >= 0.9995 on the tiny configurations.
     EXPECT_GE(Cosine(out, ref), 0.9995) << suites::LayerImplName(impl);
     EXPECT_LT(RelL2(out, ref), 0.02) << suites::LayerImplName(impl);
     EXPECT_GT(RelL2(out, ref), 0.0) << "fp16 on the device cannot be bitwise fp32";

@@ -87,7 +87,7 @@ TEST(TimingModelTest, InductorBeatsSendnnOnFullSizeModels) {
 
 // Every calibration case passes: the published speedups (decode is the
 // launch cost's calibration point, prefill a prediction), the kernel figures,
-// the roofline. Prints the table docs/suites.md quotes.
+// the roofline. Prints the table docs/device.md quotes ("Calibration").
 TEST(TimingModelTest, CalibrationSuitePasses) {
   auto suite = harness::LoadSuite(SPYRE_SOURCE_DIR "/suites", "calibration");
   ASSERT_TRUE(suite.ok()) << suite.status().message();

@@ -12,6 +12,8 @@
 #include <functional>
 #include <string>
 
+#include "spyre_emu/status.h"
+
 namespace spyre_emu {
 
 enum class Profile { kInductor, kSendnn };
@@ -38,9 +40,9 @@ using EnvLookup = std::function<bool(const char* name, std::string* value)>;
 // The process environment (getenv).
 EnvLookup ProcessEnvironment();
 
-// Parses the settings. On a malformed value returns false and sets *error to
+// Parses the settings into *out. A malformed value is kInvalidArgument with
 // one line naming the variable, the value and what is accepted; *out is then
 // left unchanged.
-bool ParseConfig(const EnvLookup& env, Config* out, std::string* error);
+Status ParseConfig(const EnvLookup& env, Config* out);
 
 }  // namespace spyre_emu

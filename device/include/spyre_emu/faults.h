@@ -26,6 +26,8 @@
 #include <map>
 #include <string>
 
+#include "spyre_emu/status.h"
+
 namespace spyre_emu {
 
 struct OpFaults {
@@ -44,11 +46,12 @@ struct OpFaults {
 
 class FaultPlan {
  public:
-  // Parses `spec`. On error returns false, sets *error to one line such as
+  // Parses `spec` into *out. A malformed spec is kInvalidArgument with one
+  // line such as
   //   SPYRE_EMU_FAULTS entry 2 'mm:slw=2' (at character 9): unknown fault kind
   //   'slw'; use slow=F, error=R, nan, fallback, abort, segv, hang or oom
   // and leaves *out unchanged.
-  static bool Parse(const std::string& spec, FaultPlan* out, std::string* error);
+  static Status Parse(const std::string& spec, FaultPlan* out);
 
   // The faults for `op`, or nullptr when it has none.
   const OpFaults* Find(const std::string& op) const;

@@ -16,14 +16,18 @@
 // result over every DL16 input).
 //
 // Results never depend on the emulated core count: it changes modeled time
-// only (cost_model.h). Reductions have a canonical order (8-lane
+// only (cost_model.h). Nor on the host thread count: every kernel cuts its
+// work into the same pieces for a given shape (up to 32, one per emulated
+// core, whatever SPYRE_EMU_CORES says) and Exec::parallel_for only decides
+// which host thread runs which piece. Reductions have a canonical order (8-lane
 // accumulation over 128-element blocks, block sums combined pairwise within
 // fixed 4096-element chunks, chunks summed in order) and
 // parallelism only splits independent outputs, so they do not depend on the
 // host thread count either. Matmul is one BLAS sgemm per block of output rows
-// (the block depends on the shape only) over the whole K: its last bits follow
-// the host BLAS, whose own thread count (OPENBLAS_NUM_THREADS) can change
-// them, as it does for native CPU matmul.
+// (the block depends on the shape only) over the whole K, its DL16 decode
+// and rounding on the calling thread (the host threads are the BLAS's): its
+// last bits follow the host BLAS, whose own thread count
+// (OPENBLAS_NUM_THREADS) can change them, as it does for native CPU matmul.
 //
 // Shapes: all buffers are contiguous row-major unless strides are given.
 // Strides are in elements; 0 broadcasts. Empty tensors (a zero dim) are no-ops.
@@ -38,7 +42,10 @@ namespace spyre_emu {
 enum class DType { kDl16, kFp32 };
 
 // Runs body(begin, end) over [0, n) in pieces of at least `grain`, possibly in
-// parallel. Pieces must be independent.
+// parallel, in any order, on any threads; every index exactly once. The
+// kernels hand it the indices of their own fixed work pieces (at most
+// kMaxCores per call, their bounds set by the shape alone), so how a runner
+// splits [0, n) never changes a result.
 using ParallelFor = std::function<void(int64_t n, int64_t grain,
                                        const std::function<void(int64_t, int64_t)>& body)>;
 

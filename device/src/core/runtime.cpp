@@ -24,8 +24,8 @@ struct Settings {
   std::atomic<bool> has_error{false};
 
   Settings() {
-    Config parsed;
-    if (ParseConfig(ProcessEnvironment(), &parsed, &error)) config = parsed;
+    const Status parsed = ParseConfig(ProcessEnvironment(), &config);
+    if (!parsed.ok()) error = parsed.message();
     Mirror();
   }
   void Mirror() {

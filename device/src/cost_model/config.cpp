@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <utility>
 
 namespace spyre_emu {
 
@@ -37,53 +38,55 @@ bool ParseUnsigned(const std::string& s, uint64_t* out) {
   return true;
 }
 
-bool ParseFlag(const char* name, const std::string& v, bool* out, std::string* error) {
-  if (v == "1" || v == "true" || v == "on") { *out = true; return true; }
-  if (v.empty() || v == "0" || v == "false" || v == "off") { *out = false; return true; }
-  *error = std::string(name) + "='" + v + "' is not a switch: use 1 or 0";
-  return false;
+Status Invalid(std::string message) {
+  return Status(ErrorCode::kInvalidArgument, std::move(message));
+}
+
+Status ParseFlag(const char* name, const std::string& v, bool* out) {
+  if (v == "1" || v == "true" || v == "on") { *out = true; return Status(); }
+  if (v.empty() || v == "0" || v == "false" || v == "off") { *out = false; return Status(); }
+  return Invalid(std::string(name) + "='" + v + "' is not a switch: use 1 or 0");
 }
 
 }  // namespace
 
-bool ParseConfig(const EnvLookup& env, Config* out, std::string* error) {
+Status ParseConfig(const EnvLookup& env, Config* out) {
   Config c;
   std::string v;
   if (env("SPYRE_EMU_PROFILE", &v) && !v.empty()) {
     if (v == "inductor") c.profile = Profile::kInductor;
     else if (v == "sendnn") c.profile = Profile::kSendnn;
-    else { *error = "SPYRE_EMU_PROFILE='" + v + "' is not a profile: use inductor or sendnn"; return false; }
+    else return Invalid("SPYRE_EMU_PROFILE='" + v + "' is not a profile: use inductor or sendnn");
   }
   if (env("SPYRE_EMU_ROUNDING", &v) && !v.empty()) {
     if (v == "nearest-away") c.rounding = Rounding::kNearestAway;
     else if (v == "nearest-even") c.rounding = Rounding::kNearestEven;
     else if (v == "truncate") c.rounding = Rounding::kTruncate;
-    else {
-      *error = "SPYRE_EMU_ROUNDING='" + v + "' is not a rounding mode: use nearest-away, nearest-even or truncate";
-      return false;
-    }
+    else return Invalid("SPYRE_EMU_ROUNDING='" + v + "' is not a rounding mode: use nearest-away, nearest-even or truncate");
   }
   if (env("SPYRE_EMU_CORES", &v) && !v.empty()) {
     uint64_t n = 0;
     if (!ParseUnsigned(v, &n) || n < 1 || n > kMaxCores) {
-      *error = "SPYRE_EMU_CORES='" + v + "' is out of range: use a whole number from 1 to 32";
-      return false;
+      return Invalid("SPYRE_EMU_CORES='" + v + "' is out of range: use a whole number from 1 to 32");
     }
     c.cores = static_cast<int>(n);
   }
   if (env("SPYRE_EMU_MEMORY", &v) && !v.empty()) {
     uint64_t n = 0;
     if (!ParseUnsigned(v, &n) || n == 0) {
-      *error = "SPYRE_EMU_MEMORY='" + v + "' is not a byte count: use a positive whole number of bytes";
-      return false;
+      return Invalid("SPYRE_EMU_MEMORY='" + v + "' is not a byte count: use a positive whole number of bytes");
     }
     c.memory_bytes = n;
   }
   if (env("SPYRE_EMU_FAULTS", &v)) c.faults = v;
-  if (env("SPYRE_EMU_FENCE", &v) && !ParseFlag("SPYRE_EMU_FENCE", v, &c.fence, error)) return false;
-  if (env("SPYRE_EMU_STRICT", &v) && !ParseFlag("SPYRE_EMU_STRICT", v, &c.strict, error)) return false;
+  for (const auto& [name, flag] : {std::pair{"SPYRE_EMU_FENCE", &c.fence},
+                                   std::pair{"SPYRE_EMU_STRICT", &c.strict}}) {
+    if (!env(name, &v)) continue;
+    Status parsed = ParseFlag(name, v, flag);
+    if (!parsed.ok()) return parsed;
+  }
   *out = c;
-  return true;
+  return Status();
 }
 
 }  // namespace spyre_emu

@@ -47,8 +47,8 @@ const char* AbiBuildId() { return Keep(std::string("spyre_emu ") + Version() + "
 // them at its start: the harness may set SPYRE_EMU_PROFILE after loading.
 const char* AbiSettingsJson() {
   Config config;
-  std::string error;
-  ParseConfig(ProcessEnvironment(), &config, &error);
+  // A malformed setting is AbiSettingsError's to report; the defaults stand.
+  (void)ParseConfig(ProcessEnvironment(), &config);
   AbiState& s = State();
   {
     std::lock_guard<std::mutex> lock(s.mu);
@@ -64,10 +64,9 @@ const char* AbiSettingsJson() {
 
 const char* AbiSettingsError() {
   Config config;
-  std::string error;
-  if (!ParseConfig(ProcessEnvironment(), &config, &error)) return Keep(error);
+  if (Status s = ParseConfig(ProcessEnvironment(), &config); !s.ok()) return Keep(s.message());
   FaultPlan faults;
-  if (!FaultPlan::Parse(config.faults, &faults, &error)) return Keep(error);
+  if (Status s = FaultPlan::Parse(config.faults, &faults); !s.ok()) return Keep(s.message());
   return "";
 }
 
@@ -118,10 +117,9 @@ void AbiTraceEnd(int64_t scope, spyre_device_event_sink sink, void* context) {
 
 int32_t AbiInjectFaults(const char* spec, char* error, size_t error_size) {
   FaultPlan plan;
-  std::string message;
-  if (!FaultPlan::Parse(spec == nullptr ? "" : spec, &plan, &message)) {
+  if (Status parsed = FaultPlan::Parse(spec == nullptr ? "" : spec, &plan); !parsed.ok()) {
     if (error != nullptr && error_size > 0) {
-      std::strncpy(error, message.c_str(), error_size - 1);
+      std::strncpy(error, parsed.message().c_str(), error_size - 1);
       error[error_size - 1] = '\0';
     }
     return 1;

@@ -308,9 +308,7 @@ StatusOr<const DeviceUnderTest*> LoadDeviceUnderTest(const DeviceChoice& choice)
     device = std::make_unique<CpuDevice>();
   } else {
     const std::string path = choice.device == "emulator" ? DefaultEmulatorLibrary() : choice.lib;
-    StatusOr<std::unique_ptr<DeviceUnderTest>> opened = OpenLibrary(choice.device, path);
-    if (!opened.ok()) return opened.status();
-    device = std::move(*opened);
+    SPYRE_ASSIGN_OR_RETURN(device, OpenLibrary(choice.device, path));
   }
   // Faults given to the run (--inject) reach every worker this way.
   if (const char* spec = std::getenv("SPYRE_REGRESS_INJECT"); spec != nullptr && *spec != '\0') {
@@ -328,9 +326,8 @@ StatusOr<const DeviceUnderTest*> LoadDeviceUnderTest() {
     if (LoadedDevice() != nullptr)
       return static_cast<const DeviceUnderTest*>(LoadedDevice()->device.get());
   }
-  StatusOr<DeviceChoice> choice = DeviceChoiceFromEnvironment();
-  if (!choice.ok()) return choice.status();
-  return LoadDeviceUnderTest(*choice);
+  SPYRE_ASSIGN_OR_RETURN(const DeviceChoice choice, DeviceChoiceFromEnvironment());
+  return LoadDeviceUnderTest(choice);
 }
 
 const DeviceUnderTest& CurrentDevice() {

@@ -247,18 +247,18 @@ Status Store::Migrate() {
     SPYRE_RETURN_IF_ERROR(Exec("CREATE TABLE IF NOT EXISTS schema_version ("
                                " version INTEGER NOT NULL, applied_at TEXT NOT NULL)",
                                "creating the version table"));
-    StatusOr<int> version = SchemaVersion();
-    if (!version.ok()) return version.status();
-    if (*version > static_cast<int>(migrations.size())) {
-      return IoError("store '" + path_ + "' has schema version " + std::to_string(*version) +
+    SPYRE_ASSIGN_OR_RETURN(const int version, SchemaVersion());
+    if (version > static_cast<int>(migrations.size())) {
+      return IoError("store '" + path_ + "' has schema version " + std::to_string(version) +
                      ", newer than this spyre-regress knows (" + std::to_string(migrations.size()) +
                      "): use a newer spyre-regress or another --db");
     }
-    if (*version == static_cast<int>(migrations.size())) return Status::Ok();  // rolls back the no-op
-    const std::string doing = "migrating to schema version " + std::to_string(*version + 1);
-    SPYRE_RETURN_IF_ERROR(Exec(migrations[*version], doing.c_str()));
+    if (version == static_cast<int>(migrations.size()))
+      return Status::Ok();  // rolls back the no-op
+    const std::string doing = "migrating to schema version " + std::to_string(version + 1);
+    SPYRE_RETURN_IF_ERROR(Exec(migrations[version], doing.c_str()));
     Stmt mark(db_, "INSERT INTO schema_version (version, applied_at) VALUES (?, ?)");
-    mark.Bind(1, int64_t{*version + 1}).Bind(2, store_internal::NowIso());
+    mark.Bind(1, int64_t{version + 1}).Bind(2, store_internal::NowIso());
     if (int rc = mark.Run(); rc != SQLITE_DONE) return Error(rc, doing);
     if (int rc = tx.Commit(); rc != SQLITE_OK) return Error(rc, doing);
   }

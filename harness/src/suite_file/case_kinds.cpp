@@ -25,19 +25,14 @@ CaseResult ErrorResult(const CaseSpec& c, const std::string& message) {
 
 }  // namespace
 
-StatusOr<SafetensorsFile> CaseKind::ComputeGolden(const SuiteSpec&, const CaseSpec& c,
-                                                  const ExecOptions&) const {
-  return InvalidInput("case '" + c.id + "' of kind '" + c.kind + "' has no golden outputs");
+namespace case_kinds_internal {
+
+Status NotParsed(const CaseSpec& c) {
+  return InternalError("case '" + c.suite + "/" + c.id + "' was not parsed by its kind '" + c.kind +
+                       "': a case reaches its kind's hooks from LoadSuite");
 }
 
-bool CaseKind::UsesImportedGolden(const CaseSpec&) const { return false; }
-std::string CaseKind::ImportedGoldenPath(const SuiteSpec&, const CaseSpec&) const { return ""; }
-bool CaseKind::HasGolden(const CaseSpec&) const { return true; }
-Status CaseKind::CheckGolden(const SuiteSpec&, const CaseSpec&, const SafetensorsHeader&,
-                             const std::string&) const {
-  return Status::Ok();
-}
-Status CaseKind::CheckFiles(const SuiteSpec&, const CaseSpec&) const { return Status::Ok(); }
+}  // namespace case_kinds_internal
 
 void RegisterCaseKind(const std::string& name, CaseKindFactory factory) {
   Registry& r = TheRegistry();

@@ -293,7 +293,7 @@ StatusOr<SuiteSpec> LoadSuite(const std::string& suites_dir, const std::string& 
       // that is still a bad suite file, named as such.
       Status valid = Status::Ok();
       try {
-        valid = kind->Validate(suite, c);
+        valid = kind->Parse(suite, &c);
       } catch (const nlohmann::json::exception& e) {
         return Bad(file, pointer, std::string("a member has the wrong type: ") + e.what());
       }

@@ -70,10 +70,10 @@ std::string OneLine(const std::string& s) {
 class EntryError {
  public:
   EntryError(int index, const Span& entry) : index_(index), entry_(entry) {}
-  bool Fail(size_t at, const std::string& what, std::string* error) const {
-    *error = OneLine("SPYRE_EMU_FAULTS entry " + std::to_string(index_) + " '" + entry_.text +
-                     "' (at character " + std::to_string(at + 1) + "): " + what);
-    return false;
+  Status Fail(size_t at, const std::string& what) const {
+    return Status(ErrorCode::kInvalidArgument,
+                  OneLine("SPYRE_EMU_FAULTS entry " + std::to_string(index_) + " '" + entry_.text +
+                          "' (at character " + std::to_string(at + 1) + "): " + what));
   }
 
  private:
@@ -82,7 +82,7 @@ class EntryError {
 };
 
 // Applies one `KIND[=VALUE]` to *f.
-bool ApplyKind(const Span& kind, const EntryError& err, OpFaults* f, std::string* error) {
+Status ApplyKind(const Span& kind, const EntryError& err, OpFaults* f) {
   const size_t eq = kind.text.find('=');
   auto trim = [](std::string s) {
     while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
@@ -93,30 +93,26 @@ bool ApplyKind(const Span& kind, const EntryError& err, OpFaults* f, std::string
   const std::string name = trim(kind.text.substr(0, eq));
   const bool has_value = eq != std::string::npos;
   const std::string value = has_value ? trim(kind.text.substr(eq + 1)) : "";
-  if (name.empty())
-    return err.Fail(kind.begin, "empty fault kind; " + std::string(kKindsHelp), error);
+  if (name.empty()) return err.Fail(kind.begin, "empty fault kind; " + std::string(kKindsHelp));
 
   if (name == "slow" || name == "error") {
     double v = 0;
     if (!has_value)
       return err.Fail(kind.begin,
-                      "'" + name + "' needs a value: " + name + (name == "slow" ? "=F" : "=R"),
-                      error);
+                      "'" + name + "' needs a value: " + name + (name == "slow" ? "=F" : "=R"));
     if (!ParseNumber(value, &v))
-      return err.Fail(kind.begin, "'" + name + "' value '" + value + "' is not a finite number",
-                      error);
+      return err.Fail(kind.begin, "'" + name + "' value '" + value + "' is not a finite number");
     if (name == "slow") {
       if (v < 1)
-        return err.Fail(kind.begin, "slow=" + value + " must be at least 1 (a factor on time)",
-                        error);
-      if (f->slow != 1.0) return err.Fail(kind.begin, "'slow' is given twice for this op", error);
+        return err.Fail(kind.begin, "slow=" + value + " must be at least 1 (a factor on time)");
+      if (f->slow != 1.0) return err.Fail(kind.begin, "'slow' is given twice for this op");
       f->slow = v;
     } else {
-      if (v <= 0) return err.Fail(kind.begin, "error=" + value + " must be greater than 0", error);
-      if (f->error != 0.0) return err.Fail(kind.begin, "'error' is given twice for this op", error);
+      if (v <= 0) return err.Fail(kind.begin, "error=" + value + " must be greater than 0");
+      if (f->error != 0.0) return err.Fail(kind.begin, "'error' is given twice for this op");
       f->error = v;
     }
-    return true;
+    return Status();
   }
   struct Flag {
     const char* name;
@@ -127,52 +123,52 @@ bool ApplyKind(const Span& kind, const EntryError& err, OpFaults* f, std::string
                                 {"hang", &OpFaults::hang},   {"oom", &OpFaults::oom}};
   for (const Flag& flag : kFlags) {
     if (name != flag.name) continue;
-    if (has_value) return err.Fail(kind.begin, "'" + name + "' takes no value", error);
-    if (f->*flag.field)
-      return err.Fail(kind.begin, "'" + name + "' is given twice for this op", error);
+    if (has_value) return err.Fail(kind.begin, "'" + name + "' takes no value");
+    if (f->*flag.field) return err.Fail(kind.begin, "'" + name + "' is given twice for this op");
     f->*flag.field = true;
-    return true;
+    return Status();
   }
-  return err.Fail(kind.begin, "unknown fault kind '" + name + "'; " + kKindsHelp, error);
+  return err.Fail(kind.begin, "unknown fault kind '" + name + "'; " + kKindsHelp);
 }
 
 }  // namespace
 
-bool FaultPlan::Parse(const std::string& spec, FaultPlan* out, std::string* error) {
+Status FaultPlan::Parse(const std::string& spec, FaultPlan* out) {
   FaultPlan plan;
   std::vector<Span> entries = Split(spec, 0, ';');
   // One trailing ';' (and an all-blank spec) is allowed.
   if (entries.size() > 1 && entries.back().text.empty()) entries.pop_back();
   if (entries.size() == 1 && entries[0].text.empty()) {
     *out = plan;
-    return true;
+    return Status();
   }
   for (size_t i = 0; i < entries.size(); ++i) {
     const Span& entry = entries[i];
     const EntryError err(static_cast<int>(i + 1), entry);
-    if (entry.text.empty()) return err.Fail(entry.begin, "empty entry (two ';' in a row?)", error);
+    if (entry.text.empty()) return err.Fail(entry.begin, "empty entry (two ';' in a row?)");
     const size_t ns = entry.text.find("::");
     if (ns != std::string::npos) {
       return err.Fail(entry.begin + ns,
-                      "operator names have no namespace: write 'mm', not 'aten::mm'", error);
+                      "operator names have no namespace: write 'mm', not 'aten::mm'");
     }
     const size_t colon = entry.text.find(':');
     if (colon == std::string::npos) {
-      return err.Fail(entry.begin, "expected OP:KIND[=VALUE], e.g. mm:slow=2", error);
+      return err.Fail(entry.begin, "expected OP:KIND[=VALUE], e.g. mm:slow=2");
     }
     std::string op = entry.text.substr(0, colon);
     while (!op.empty() && std::isspace(static_cast<unsigned char>(op.back()))) op.pop_back();
     if (!IsOpName(op)) {
-      return err.Fail(entry.begin, "'" + op + "' is not an ATen operator name (letters, digits, _)",
-                      error);
+      return err.Fail(entry.begin,
+                      "'" + op + "' is not an ATen operator name (letters, digits, _)");
     }
     OpFaults& faults = plan.ops_[op];
     for (const Span& kind : Split(entry.text.substr(colon + 1), entry.begin + colon + 1, ',')) {
-      if (!ApplyKind(kind, err, &faults, error)) return false;
+      Status applied = ApplyKind(kind, err, &faults);
+      if (!applied.ok()) return applied;
     }
   }
   *out = plan;
-  return true;
+  return Status();
 }
 
 const OpFaults* FaultPlan::Find(const std::string& op) const {

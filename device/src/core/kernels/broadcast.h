@@ -62,7 +62,7 @@ void ForEachPiece(const BroadcastPlan& plan, const Exec& exec, Body body) {
   const int64_t pieces_per_row = (cols + kChunk - 1) / kChunk;
   const int64_t items = plan.rows() * pieces_per_row;
   const int dims = static_cast<int>(plan.shape.size());
-  ParallelRange(exec, items, 4, [&](int64_t begin, int64_t end) {
+  ParallelRange(exec, items, GrainFor(std::min(cols, kChunk)), [&](int64_t begin, int64_t end) {
     std::array<int64_t, kMaxOperands> off{};
     std::array<int64_t, kMaxOperands> last{};
     for (int o = 0; o < plan.operands; ++o) last[o] = plan.strides[o][dims - 1];

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "core/kernels/vector_clones.h"
 
@@ -104,25 +105,41 @@ float CanonicalSquaredDeviation(const float* x, int64_t n, float center) {
   return total;
 }
 
+// 8 lanes: lane j sees elements i % 8 == j of the whole vectors, lane 0 the
+// tail; then the lanes in order. The selects keep the first of equal values
+// (+0 before -0) lane by lane, and the NaN lanes add up every NaN seen, so the
+// result is one fixed function of x whatever the instruction set.
 SPYRE_VECTOR_CLONES float Extreme(const float* x, int64_t n, bool max) {
-  float acc[8];
-  for (int j = 0; j < 8; ++j) acc[j] = x[0];
-  float nan[8] = {0, 0, 0, 0, 0, 0, 0, 0};  // becomes NaN once a lane sees one
+  typedef float Lanes __attribute__((vector_size(32)));
+  Lanes acc;
+  for (int j = 0; j < 8; ++j) acc[j] = x[0];  // not Lanes{} + x[0]: that makes -0 +0
+  Lanes nan = {};                             // becomes NaN once a lane sees one
   int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    for (int j = 0; j < 8; ++j) {
-      const float v = x[i + j];
-      acc[j] = max ? (v > acc[j] ? v : acc[j]) : (v < acc[j] ? v : acc[j]);
-      nan[j] += (v != v) ? v : 0.0f;
+  if (max) {
+    for (; i + 8 <= n; i += 8) {
+      Lanes v;
+      std::memcpy(&v, x + i, sizeof v);
+      acc = v > acc ? v : acc;
+      nan += v != v ? v : Lanes{};
+    }
+  } else {
+    for (; i + 8 <= n; i += 8) {
+      Lanes v;
+      std::memcpy(&v, x + i, sizeof v);
+      acc = v < acc ? v : acc;
+      nan += v != v ? v : Lanes{};
     }
   }
+  float a[8], nans[8];
+  std::memcpy(a, &acc, sizeof a);
+  std::memcpy(nans, &nan, sizeof nans);
   for (; i < n; ++i) {
-    acc[0] = max ? (x[i] > acc[0] ? x[i] : acc[0]) : (x[i] < acc[0] ? x[i] : acc[0]);
-    nan[0] += (x[i] != x[i]) ? x[i] : 0.0f;
+    a[0] = max ? (x[i] > a[0] ? x[i] : a[0]) : (x[i] < a[0] ? x[i] : a[0]);
+    nans[0] += (x[i] != x[i]) ? x[i] : 0.0f;
   }
-  float best = acc[0];
-  for (int j = 1; j < 8; ++j) best = max ? std::max(best, acc[j]) : std::min(best, acc[j]);
-  return std::isnan(Tree(nan)) ? Tree(nan) : best;
+  float best = a[0];
+  for (int j = 1; j < 8; ++j) best = max ? std::max(best, a[j]) : std::min(best, a[j]);
+  return std::isnan(Tree(nans)) ? Tree(nans) : best;
 }
 
 }  // namespace spyre_emu::kernels

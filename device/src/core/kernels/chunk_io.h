@@ -1,6 +1,7 @@
 #pragma once
 // Internal helpers of the kernels: moving chunks between device buffers (DL16
-// or fp32) and fp32 scratch, and running pieces through Exec::parallel_for.
+// or fp32) and fp32 scratch, and the fixed partition of the work into pieces
+// that Exec::parallel_for spreads over host threads.
 #include <algorithm>
 #include <cstring>
 
@@ -49,11 +50,39 @@ inline void StoreRange(float* src, int64_t n, void* dst, DType type, int64_t off
   }
 }
 
+// The fixed partition of [0, n) into work pieces: up to kMaxPieces pieces of
+// at least `grain` items (fewer for small n), their bounds a function of n and
+// grain only. A kernel body sees exactly these pieces whichever host thread
+// runs them, in whatever order, so a result never depends on the host thread
+// count, the emulated core count or the runner of Exec::parallel_for.
+constexpr int64_t kMaxPieces = kMaxCores;
+// The least work of a piece, in elements: a kernel runs on more than one host
+// thread only from twice this on (as libtorch's element-wise kernels, from
+// 32768), since handing pieces to threads costs microseconds.
+constexpr int64_t kPieceElements = 16 * kChunk;
+
+// The grain, in items, for items of `elements` elements each.
+inline int64_t GrainFor(int64_t elements) {
+  return std::max<int64_t>(1, kPieceElements / std::max<int64_t>(1, elements));
+}
+
+inline int64_t PieceCount(int64_t n, int64_t grain) {
+  const int64_t g = std::max<int64_t>(1, grain);
+  return std::max<int64_t>(1, std::min(kMaxPieces, n / g));
+}
+inline int64_t PieceBegin(int64_t n, int64_t pieces, int64_t p) { return n * p / pieces; }
+
 inline void ParallelRange(const Exec& exec, int64_t n, int64_t grain,
                           const std::function<void(int64_t, int64_t)>& body) {
   if (n <= 0) return;
-  if (!exec.parallel_for || n <= grain) return body(0, n);
-  exec.parallel_for(n, grain, body);
+  const int64_t pieces = PieceCount(n, grain);
+  auto run = [&](int64_t first, int64_t last) {
+    for (int64_t p = first; p < last; ++p) {
+      body(PieceBegin(n, pieces, p), PieceBegin(n, pieces, p + 1));
+    }
+  };
+  if (!exec.parallel_for || pieces == 1) return run(0, pieces);
+  exec.parallel_for(pieces, 1, run);
 }
 
 }  // namespace spyre_emu::kernels

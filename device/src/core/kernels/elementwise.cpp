@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "core/kernels/broadcast.h"
+#include "core/kernels/special_arrays.h"
 #include "core/kernels/special_math.h"
 #include "core/kernels/vector_clones.h"
 
@@ -20,10 +21,10 @@ SPYRE_VECTOR_CLONES void ApplyUnary(UnaryOp op, UnaryParams p, float* x, int64_t
       for (int64_t i = 0; i < n; ++i) x[i] = std::fabs(x[i]);
       break;
     case UnaryOp::kExp:
-      for (int64_t i = 0; i < n; ++i) x[i] = special::Exp(x[i]);
+      special::ApplyArray(special::Fn::kExp, x, n);
       break;
     case UnaryOp::kLog:
-      for (int64_t i = 0; i < n; ++i) x[i] = special::Log(x[i]);
+      special::ApplyArray(special::Fn::kLog, x, n);
       break;
     case UnaryOp::kSqrt:
       for (int64_t i = 0; i < n; ++i) x[i] = std::sqrt(x[i]);
@@ -35,25 +36,25 @@ SPYRE_VECTOR_CLONES void ApplyUnary(UnaryOp op, UnaryParams p, float* x, int64_t
       for (int64_t i = 0; i < n; ++i) x[i] = 1.0f / x[i];
       break;
     case UnaryOp::kTanh:
-      for (int64_t i = 0; i < n; ++i) x[i] = special::Tanh(x[i]);
+      special::ApplyArray(special::Fn::kTanh, x, n);
       break;
     case UnaryOp::kSigmoid:
-      for (int64_t i = 0; i < n; ++i) x[i] = special::Sigmoid(x[i]);
+      special::ApplyArray(special::Fn::kSigmoid, x, n);
       break;
     case UnaryOp::kRelu:
       for (int64_t i = 0; i < n; ++i) x[i] = x[i] > 0.0f ? x[i] : (x[i] != x[i] ? x[i] : 0.0f);
       break;
     case UnaryOp::kGelu:
-      for (int64_t i = 0; i < n; ++i) x[i] = special::Gelu(x[i]);
+      special::ApplyArray(special::Fn::kGelu, x, n);
       break;
     case UnaryOp::kGeluTanh:
-      for (int64_t i = 0; i < n; ++i) x[i] = special::GeluTanh(x[i]);
+      special::ApplyArray(special::Fn::kGeluTanh, x, n);
       break;
     case UnaryOp::kSilu:
-      for (int64_t i = 0; i < n; ++i) x[i] = special::Silu(x[i]);
+      special::ApplyArray(special::Fn::kSilu, x, n);
       break;
     case UnaryOp::kErf:
-      for (int64_t i = 0; i < n; ++i) x[i] = special::Erf(x[i]);
+      special::ApplyArray(special::Fn::kErf, x, n);
       break;
     case UnaryOp::kSin:
       for (int64_t i = 0; i < n; ++i) x[i] = special::Sin(x[i]);
@@ -164,7 +165,7 @@ const std::vector<int64_t>& StridesOf(const Operand& o, const std::vector<int64_
 
 void RunUnary(UnaryOp op, UnaryParams params, const void* in, DType in_type, void* out,
               DType out_type, int64_t n, const Exec& exec) {
-  kernels::ParallelRange(exec, n, 16 * kChunk, [&](int64_t begin, int64_t end) {
+  kernels::ParallelRange(exec, n, kernels::kPieceElements, [&](int64_t begin, int64_t end) {
     float buf[kChunk];
     for (int64_t i = begin; i < end; i += kChunk) {
       const int64_t len = std::min(kChunk, end - i);

@@ -29,7 +29,7 @@ void MoveRange(const void* in, DType in_type, int64_t src, void* out, DType out_
 
 void RunCopyBlock(const void* in, DType in_type, void* out, DType out_type, int64_t outer,
                   int64_t cols, int64_t out_cols, int64_t offset, const Exec& exec) {
-  const int64_t grain = std::max<int64_t>(1, 16 * kernels::kChunk / std::max<int64_t>(1, cols));
+  const int64_t grain = kernels::GrainFor(cols);
   kernels::ParallelRange(exec, outer, grain, [&](int64_t begin, int64_t end) {
     for (int64_t o = begin; o < end; ++o) {
       MoveRange(in, in_type, o * cols, out, out_type, o * out_cols + offset, cols, exec.rounding);
@@ -39,7 +39,7 @@ void RunCopyBlock(const void* in, DType in_type, void* out, DType out_type, int6
 
 void RunGatherRows(const void* in, DType type, const int64_t* index, int64_t n_index, void* out,
                    int64_t outer, int64_t in_rows, int64_t row, const Exec& exec) {
-  const int64_t grain = std::max<int64_t>(1, 16 * kernels::kChunk / std::max<int64_t>(1, row));
+  const int64_t grain = kernels::GrainFor(row);
   kernels::ParallelRange(exec, outer * n_index, grain, [&](int64_t begin, int64_t end) {
     for (int64_t item = begin; item < end; ++item) {
       const int64_t o = item / n_index, i = item % n_index;

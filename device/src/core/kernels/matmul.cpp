@@ -43,7 +43,7 @@ const float* Panel(const void* data, DType type, int64_t base, int64_t rows, int
   const int64_t lines = col_major ? cols : rows, len = col_major ? rows : cols;
   const int64_t line_stride = col_major ? col_stride : row_stride;
   const int64_t elem_stride = col_major ? row_stride : col_stride;
-  kernels::ParallelRange(exec, lines, 64, [&](int64_t begin, int64_t end) {
+  kernels::ParallelRange(exec, lines, kernels::GrainFor(len), [&](int64_t begin, int64_t end) {
     for (int64_t l = begin; l < end; ++l) {
       kernels::LoadStrided(data, type, base + l * line_stride, elem_stride, len, p + l * len);
     }
@@ -61,8 +61,14 @@ const float* Panel(const void* data, DType type, int64_t base, int64_t rows, int
 // cores.
 constexpr int64_t kBlockResults = int64_t{1} << 22;
 
-void RunMatmul(const MatmulArgs& g, const Exec& exec) {
+void RunMatmul(const MatmulArgs& g, const Exec& host_exec) {
   if (g.batch == 0 || g.m == 0 || g.n == 0) return;
+  // The host threads are the BLAS's here: the decode and rounding loops
+  // around each sgemm stay on the calling thread. Run on the host thread
+  // pool, they alternated with the BLAS's own pool, whose idle threads spin
+  // for a while after each call, and the two pools took the cores from each
+  // other (bmm, one sgemm per batch, the worst).
+  const Exec exec{host_exec.rounding, {}};
   const int64_t block_rows = std::max<int64_t>(1, std::min(g.m, kBlockResults / g.n));
   // fp32 outputs take the results in place; DL16 outputs go through scratch
   // that is kept per thread between calls (no page faults per call).
@@ -111,7 +117,7 @@ void RunMatmul(const MatmulArgs& g, const Exec& exec) {
         std::memset(c, 0, static_cast<size_t>(rows * g.n) * sizeof(float));
       }
       if (g.out_type == DType::kFp32) continue;
-      kernels::ParallelRange(exec, rows * g.n, 16 * kernels::kChunk,
+      kernels::ParallelRange(exec, rows * g.n, kernels::kPieceElements,
                              [&](int64_t begin, int64_t end) {
                                kernels::StoreRange(c + begin, end - begin, g.out, g.out_type,
                                                    out_base + begin, exec.rounding);

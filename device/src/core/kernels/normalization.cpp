@@ -5,15 +5,12 @@
 
 #include "core/kernels/canonical_sum.h"
 #include "core/kernels/chunk_io.h"
+#include "core/kernels/special_arrays.h"
 #include "core/kernels/special_math.h"
 #include "core/kernels/vector_clones.h"
 
 namespace spyre_emu {
 namespace {
-
-SPYRE_VECTOR_CLONES void ExpShifted(float* x, int64_t n, float shift) {
-  for (int64_t i = 0; i < n; ++i) x[i] = special::Exp(x[i] - shift);
-}
 
 SPYRE_VECTOR_CLONES void Scale(float* x, int64_t n, float divisor) {
   for (int64_t i = 0; i < n; ++i) x[i] = x[i] / divisor;
@@ -56,23 +53,23 @@ void RunSoftmax(bool log, const void* in, void* out, DType type, int64_t outer, 
                 int64_t inner, const Exec& exec) {
   if (dim == 0) return;
   const int64_t rows = outer * inner;
-  const int64_t grain = std::max<int64_t>(1, 4 * kernels::kChunk / dim);
+  const int64_t grain = kernels::GrainFor(dim);
   kernels::ParallelRange(exec, rows, grain, [&](int64_t begin, int64_t end) {
-    std::vector<float> row(static_cast<size_t>(dim)), e(static_cast<size_t>(dim));
+    std::vector<float> row(static_cast<size_t>(dim)), e(log ? static_cast<size_t>(dim) : 0);
     for (int64_t r = begin; r < end; ++r) {
       const int64_t start = RowStart(r, dim, inner);
       kernels::LoadStrided(in, type, start, inner, dim, row.data());
       const float max = kernels::Extreme(row.data(), dim, true);
       // An all -inf row has no finite max: shift by 0 (gives NaN like ATen).
       const float shift = std::isinf(max) ? 0.0f : max;
-      std::copy(row.begin(), row.end(), e.begin());
-      ExpShifted(e.data(), dim, shift);
-      const float sum = kernels::CanonicalSum(e.data(), dim);
       if (log) {
-        ShiftTwice(row.data(), dim, shift, special::Log(sum));
+        // log_softmax needs the row itself after the sum of its exponentials.
+        std::copy(row.begin(), row.end(), e.begin());
+        special::ExpShiftedArray(e.data(), dim, shift);
+        ShiftTwice(row.data(), dim, shift, special::Log(kernels::CanonicalSum(e.data(), dim)));
       } else {
-        std::copy(e.begin(), e.end(), row.begin());
-        Scale(row.data(), dim, sum);
+        special::ExpShiftedArray(row.data(), dim, shift);
+        Scale(row.data(), dim, kernels::CanonicalSum(row.data(), dim));
       }
       StoreRow(row, out, type, start, inner, exec.rounding);
     }
@@ -84,7 +81,7 @@ void RunLayerNorm(const void* in, const void* weight, const void* bias, void* ou
   std::vector<float> w(static_cast<size_t>(cols), 1.0f), b(static_cast<size_t>(cols), 0.0f);
   if (weight != nullptr) kernels::LoadRange(weight, type, 0, cols, w.data());
   if (bias != nullptr) kernels::LoadRange(bias, type, 0, cols, b.data());
-  const int64_t grain = std::max<int64_t>(1, 4 * kernels::kChunk / std::max<int64_t>(1, cols));
+  const int64_t grain = kernels::GrainFor(cols);
   kernels::ParallelRange(exec, rows, grain, [&](int64_t begin, int64_t end) {
     std::vector<float> row(static_cast<size_t>(cols));
     for (int64_t r = begin; r < end; ++r) {

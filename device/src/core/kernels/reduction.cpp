@@ -23,7 +23,8 @@ template <typename F>
 std::vector<float> ChunkPartials(const void* in, DType type, const Layout& l, const Exec& exec,
                                  F f) {
   std::vector<float> partials(static_cast<size_t>(l.outputs() * l.chunks));
-  kernels::ParallelRange(exec, l.outputs() * l.chunks, 1, [&](int64_t begin, int64_t end) {
+  const int64_t grain = kernels::GrainFor(std::min(l.len, kSumChunk));
+  kernels::ParallelRange(exec, l.outputs() * l.chunks, grain, [&](int64_t begin, int64_t end) {
     std::vector<float> buf(static_cast<size_t>(kSumChunk));
     for (int64_t item = begin; item < end; ++item) {
       const int64_t out = item / l.chunks, c = item % l.chunks;
@@ -100,7 +101,7 @@ void RunReduceWithIndex(bool max, const void* in, DType type, void* values, int6
                         int64_t outer, int64_t len, int64_t inner, const Exec& exec) {
   const int64_t outputs = outer * inner;
   std::vector<float> result(static_cast<size_t>(outputs));
-  kernels::ParallelRange(exec, outputs, 1, [&](int64_t begin, int64_t end) {
+  kernels::ParallelRange(exec, outputs, kernels::GrainFor(len), [&](int64_t begin, int64_t end) {
     std::vector<float> buf(static_cast<size_t>(len));
     for (int64_t out = begin; out < end; ++out) {
       const int64_t o = out / inner, i = out % inner;

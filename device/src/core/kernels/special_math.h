@@ -1,6 +1,7 @@
 #pragma once
-// The vector unit's special functions: fp32 in, fp32 out, branch-free so that
-// the compiler vectorises the array loops (SSE2 baseline, AVX2 clone).
+// The vector unit's special functions: fp32 in, fp32 out, branch-free. These
+// scalar functions define the results; the kernels run them 16 lanes at a
+// time (special_math_vec.h, special_arrays.h), bit-identical to these.
 //
 // Approximations (errors measured by tests/kernels/special_math_test.cpp
 // against double-precision libm over dense grids; the test asserts them):

@@ -4,8 +4,10 @@
 #include <c10/util/Exception.h>
 
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -27,12 +29,37 @@ DType CoreType(at::ScalarType dtype) {
   return dtype == at::kFloat ? DType::kFp32 : DType::kDl16;
 }
 
+void RunOnHostThreads(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& body) {
+  const int64_t g = std::max<int64_t>(1, grain);
+  const int64_t blocks = (n + g - 1) / g;
+  if (blocks <= 1 || at::in_parallel_region() || at::get_num_threads() <= 1) {
+    if (n > 0) body(0, n);
+    return;
+  }
+  // Each thread takes the next block until none is left: a thread that a
+  // neighbour's process holds off the CPU delays one block, not a fixed half
+  // of the call. libtorch's at::parallel_for splits statically instead.
+  std::atomic<int64_t> next{0};
+  std::atomic_flag failed = ATOMIC_FLAG_INIT;
+  std::exception_ptr error;
+#pragma omp parallel
+  {
+    for (int64_t b = next.fetch_add(1); b < blocks; b = next.fetch_add(1)) {
+      try {
+        body(b * g, std::min(n, (b + 1) * g));
+      } catch (...) {
+        if (!failed.test_and_set()) error = std::current_exception();
+        next.store(blocks);
+      }
+    }
+  }
+  if (error) std::rethrow_exception(error);
+}
+
 Exec MakeExec() {
   Exec e;
   e.rounding = CurrentRounding();
-  e.parallel_for = [](int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& body) {
-    at::parallel_for(0, n, grain, body);
-  };
+  e.parallel_for = RunOnHostThreads;
   return e;
 }
 
@@ -69,9 +96,8 @@ const ParsedFaults& CurrentFaults() {
     fresh->generation = generation;
     // Read after the generation: a SetConfig in between makes this plan
     // newer than its label, and the next call parses again.
-    if (!FaultPlan::Parse(CurrentConfig().faults, &fresh->plan, &fresh->error)) {
-      fresh->plan = FaultPlan();
-    }
+    const Status parsed = FaultPlan::Parse(CurrentConfig().faults, &fresh->plan);
+    if (!parsed.ok()) fresh->error = parsed.message();
     shared = std::move(fresh);
   }
   mine = shared;

@@ -1,6 +1,6 @@
 #pragma once
 // Shared plumbing of the device kernels (TORCH_LIBRARY_IMPL wrappers):
-// dtype mapping, the Exec (rounding + at::parallel_for), broadcasting
+// dtype mapping, the Exec (rounding + the host threads), broadcasting
 // strides, and KernelCall, which wraps one kernel invocation with fault
 // injection (SPYRE_EMU_FAULTS), the cost model, stats and the trace.
 //
@@ -30,6 +30,12 @@ namespace spyre_emu::device_kernels {
 // True for device tensors of a dtype the kernels compute (fp16, bf16, fp32).
 bool KernelDtype(const at::Tensor& t);
 DType CoreType(at::ScalarType dtype);  // fp16/bf16 -> kDl16, fp32 -> kFp32
+// The device's host thread pool: libtorch's intra-op OpenMP threads
+// (at::set_num_threads), so the emulated and the native kernels of a run
+// share one pool and one thread count. Blocks of `grain` indices are handed
+// out one at a time, to the threads as they come free.
+void RunOnHostThreads(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& body);
+// The rounding setting and RunOnHostThreads.
 Exec MakeExec();
 
 // Strides (in elements) that read `t` broadcast to `shape` (0 where t is

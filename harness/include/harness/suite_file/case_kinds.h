@@ -1,12 +1,12 @@
 #pragma once
-// Running one case: the case kind registry (a case kind is a
-// command, parsed once from JSON, dispatched through a registry table).
+// Case kinds ("op", "decode", ...) and the registry the runner finds them in.
 //
-// A case kind validates a case body when the suite is loaded (so a bad suite
-// file fails before anything runs) and executes it in a worker process:
-// builds inputs, runs warm-up + repeats on the emulated device, compares with
-// the golden outputs and fills a CaseResult. libtorch exceptions may escape
-// Execute; the worker boundary turns them into status `error`.
+// A kind parses a case body once, when its suite is loaded (so a bad suite
+// file fails before anything runs), into its own typed case, and every other
+// hook receives that typed case: the run's preflight (CheckFiles,
+// CheckGolden), `golden` (ComputeGolden) and Execute, which runs the case in
+// a worker process. libtorch exceptions may escape Execute; the worker
+// boundary turns them into status `error`.
 #include <functional>
 #include <map>
 #include <memory>
@@ -28,43 +28,165 @@ struct ExecOptions {
   double min_sample_us = -1;
 };
 
+class CaseKind;
+
+// A case body as its kind parsed and checked it, kept in CaseSpec::parsed by
+// CaseKind::Parse. Each kind's own type (the T of CaseKindOf<T>) is held in
+// one of these; `kind` is the kind that parsed it.
+class ParsedCase {
+ public:
+  explicit ParsedCase(const CaseKind* k) : kind(k) {}
+  virtual ~ParsedCase() = default;
+  const CaseKind* const kind;
+};
+
+// A case kind as the runner, `golden` and the tests call it. Each hook but
+// Parse reads the case through c.parsed, so a case is parsed once (when its
+// suite is loaded) and a CaseSpec reaches the hooks only from LoadSuite.
+// A kind is written as a CaseKindOf<T> (below); SPYRE_REGISTER_CASE_KIND
+// turns it into one of these.
 class CaseKind {
  public:
   virtual ~CaseKind() = default;
-  // Checks a case body; errors name the JSON pointer inside the case.
-  virtual Status Validate(const SuiteSpec& suite, const CaseSpec& c) const = 0;
-  // Runs the case and returns its result (never throws for expected failures).
+  // Parses and checks c->body into c->parsed; errors name the JSON pointer
+  // inside the case.
+  virtual Status Parse(const SuiteSpec& suite, CaseSpec* c) const = 0;
   virtual CaseResult Execute(const SuiteSpec& suite, const CaseSpec& c,
+                             const ExecOptions& options) const = 0;
+  virtual StatusOr<SafetensorsFile> ComputeGolden(const SuiteSpec& suite, const CaseSpec& c,
+                                                  const ExecOptions& options) const = 0;
+  virtual bool UsesImportedGolden(const CaseSpec& c) const = 0;
+  virtual std::string ImportedGoldenPath(const SuiteSpec& suite, const CaseSpec& c) const = 0;
+  virtual bool HasGolden(const CaseSpec& c) const = 0;
+  virtual Status CheckGolden(const SuiteSpec& suite, const CaseSpec& c,
+                             const SafetensorsHeader& golden, const std::string& path) const = 0;
+  virtual Status CheckFiles(const SuiteSpec& suite, const CaseSpec& c) const = 0;
+};
+
+// What a case kind implements. Parse reads the case body once into a T;
+// every other hook receives that T.
+template <typename T>
+class CaseKindOf {
+ public:
+  using Parsed = T;
+  virtual ~CaseKindOf() = default;
+  // Parses and checks a case body when the suite is loaded (so a bad suite
+  // file fails before anything runs); errors name the JSON pointer inside
+  // the case.
+  virtual StatusOr<T> Parse(const SuiteSpec& suite, const CaseSpec& c) const = 0;
+  // Runs the case in a worker process: builds inputs, runs warm-up + repeats
+  // on the device under test, compares with the golden outputs and fills a
+  // CaseResult (never throws for expected failures).
+  virtual CaseResult Execute(const SuiteSpec& suite, const CaseSpec& c, const T& parsed,
                              const ExecOptions& options) const = 0;
   // Computes the case's golden outputs on the CPU in reference precision,
   // with their metadata (what `golden generate` writes and `golden verify`
   // recomputes). Kinds without golden files keep this default, an error.
-  virtual StatusOr<SafetensorsFile> ComputeGolden(const SuiteSpec& suite, const CaseSpec& c,
-                                                  const ExecOptions& options) const;
+  virtual StatusOr<SafetensorsFile> ComputeGolden(const SuiteSpec&, const CaseSpec& c, const T&,
+                                                  const ExecOptions&) const {
+    return InvalidInput("case '" + c.id + "' of kind '" + c.kind + "' has no golden outputs");
+  }
   // True when the case names an imported golden file (produced elsewhere),
   // which `golden generate` never overwrites.
-  virtual bool UsesImportedGolden(const CaseSpec& c) const;
+  virtual bool UsesImportedGolden(const CaseSpec&, const T&) const { return false; }
   // The resolved path of that imported file ("" when there is none). The
   // run's preflight and `golden verify` check it with CheckGolden, as they
   // check a generated one.
-  virtual std::string ImportedGoldenPath(const SuiteSpec& suite, const CaseSpec& c) const;
+  virtual std::string ImportedGoldenPath(const SuiteSpec&, const CaseSpec&, const T&) const {
+    return "";
+  }
   // False for kinds that compare with no golden outputs (e.g. "timing",
   // which checks modeled figures against published ones); `golden generate`
   // and `verify` pass over them.
-  virtual bool HasGolden(const CaseSpec& c) const;
+  virtual bool HasGolden(const CaseSpec&, const T&) const { return true; }
   // Checks what a case's golden file (at `path`) holds, from its header
   // (names, dtypes, shapes, metadata), before a run starts, so that a wrong
   // file is exit 2 rather than a recorded case error; what only the values
   // can tell is still found when the case runs. The default accepts any file.
-  virtual Status CheckGolden(const SuiteSpec& suite, const CaseSpec& c,
-                             const SafetensorsHeader& golden, const std::string& path) const;
+  virtual Status CheckGolden(const SuiteSpec&, const CaseSpec&, const T&,
+                             const SafetensorsHeader& /*golden*/,
+                             const std::string& /*path*/) const {
+    return Status::Ok();
+  }
   // Checks the files a case reads other than its golden file (a model's
   // checkpoint, an op's input files) before a run starts, for every selected
   // case, golden or not: a file that cannot serve the case is exit 2 rather
   // than a recorded case error. Must stay cheap (headers, not data): it runs
   // for every case of every run. The default has no files to check.
-  virtual Status CheckFiles(const SuiteSpec& suite, const CaseSpec& c) const;
+  virtual Status CheckFiles(const SuiteSpec&, const CaseSpec&, const T&) const {
+    return Status::Ok();
+  }
 };
+
+namespace case_kinds_internal {
+
+// The error for a case whose c.parsed this kind did not make.
+Status NotParsed(const CaseSpec& c);
+
+template <typename T>
+class ParsedAs final : public ParsedCase {
+ public:
+  ParsedAs(const CaseKind* k, T v) : ParsedCase(k), value(std::move(v)) {}
+  const T value;
+};
+
+// A CaseKindOf<T> (`Kind`) as a CaseKind: parses into c->parsed, then hands
+// each hook the T kept there.
+template <typename Kind>
+class Adapter final : public CaseKind {
+  using T = typename Kind::Parsed;
+
+ public:
+  Status Parse(const SuiteSpec& suite, CaseSpec* c) const override {
+    SPYRE_ASSIGN_OR_RETURN(T parsed, kind_.Parse(suite, *c));
+    c->parsed = std::make_shared<const ParsedAs<T>>(this, std::move(parsed));
+    return Status::Ok();
+  }
+  CaseResult Execute(const SuiteSpec& suite, const CaseSpec& c,
+                     const ExecOptions& options) const override {
+    const T* t = Typed(c);
+    if (t == nullptr) return CaseResult::Error(NotParsed(c).message());
+    return kind_.Execute(suite, c, *t, options);
+  }
+  StatusOr<SafetensorsFile> ComputeGolden(const SuiteSpec& suite, const CaseSpec& c,
+                                          const ExecOptions& options) const override {
+    const T* t = Typed(c);
+    if (t == nullptr) return NotParsed(c);
+    return kind_.ComputeGolden(suite, c, *t, options);
+  }
+  bool UsesImportedGolden(const CaseSpec& c) const override {
+    const T* t = Typed(c);
+    return t != nullptr && kind_.UsesImportedGolden(c, *t);
+  }
+  std::string ImportedGoldenPath(const SuiteSpec& suite, const CaseSpec& c) const override {
+    const T* t = Typed(c);
+    return t == nullptr ? std::string() : kind_.ImportedGoldenPath(suite, c, *t);
+  }
+  bool HasGolden(const CaseSpec& c) const override {
+    const T* t = Typed(c);
+    return t == nullptr || kind_.HasGolden(c, *t);
+  }
+  Status CheckGolden(const SuiteSpec& suite, const CaseSpec& c, const SafetensorsHeader& golden,
+                     const std::string& path) const override {
+    const T* t = Typed(c);
+    if (t == nullptr) return NotParsed(c);
+    return kind_.CheckGolden(suite, c, *t, golden, path);
+  }
+  Status CheckFiles(const SuiteSpec& suite, const CaseSpec& c) const override {
+    const T* t = Typed(c);
+    if (t == nullptr) return NotParsed(c);
+    return kind_.CheckFiles(suite, c, *t);
+  }
+
+ private:
+  const T* Typed(const CaseSpec& c) const {
+    if (c.parsed == nullptr || c.parsed->kind != this) return nullptr;
+    return &static_cast<const ParsedAs<T>&>(*c.parsed).value;
+  }
+  Kind kind_;
+};
+
+}  // namespace case_kinds_internal
 
 // Registry of case kinds by name ("op", "decode", ...).
 using CaseKindFactory = std::function<std::unique_ptr<CaseKind>()>;
@@ -81,7 +203,10 @@ struct CaseKindRegistrar {
 };
 #define SPYRE_REGISTER_CASE_KIND(name, Type)                            \
   static ::harness::CaseKindRegistrar spyre_case_kind_registrar_##Type( \
-      name, [] { return std::unique_ptr<::harness::CaseKind>(new Type()); })
+      name, [] {                                                        \
+        return std::unique_ptr<::harness::CaseKind>(                    \
+            new ::harness::case_kinds_internal::Adapter<Type>());       \
+      })
 
 // Looks up the case's kind and executes it; an unknown kind or an exception
 // becomes status `error` with the message.

@@ -1,8 +1,10 @@
 #pragma once
 // Suites and cases as the runner sees them. A suite file (suites/<name>.json)
 // is parsed once into a SuiteSpec; each case keeps its kind-specific body as
-// JSON, which the case kind (a command, see harness/suite_file/case_kinds.h) validates when
-// the suite is loaded and interprets when the case runs.
+// JSON and, beside it, the typed case its kind parsed from that body when
+// the suite was loaded (harness/suite_file/case_kinds.h), which the kind's
+// hooks read.
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -12,12 +14,15 @@
 
 namespace harness {
 
+class ParsedCase;  // harness/suite_file/case_kinds.h
+
 struct CaseSpec {
   std::string suite;              // suite name, e.g. "ops"
   std::string id;                 // stable, readable, unique within the suite
   std::string kind;               // case kind, e.g. "op", "decode", "prefill", "embed"
   std::vector<std::string> tags;  // e.g. "smoke", "nightly", "perf"
   nlohmann::json body;            // the expanded, validated case (kind-specific)
+  std::shared_ptr<const ParsedCase> parsed;  // the body as its kind parsed it (LoadSuite)
 };
 
 struct SuiteSpec {
