@@ -6,6 +6,7 @@
 
 #include "harness/host_probe.h"
 #include "harness/store/store_history.h"
+#include "store/packed_rounds.h"
 #include "store/sql.h"
 
 namespace harness {
@@ -96,7 +97,8 @@ StatusOr<RunRecord> LoadRunRecord(Store& store, int64_t run_id) {
   std::map<int64_t, size_t> index;  // result id -> position in run.cases
   Stmt r(db,
          "SELECT id, suite, case_name, status, message, max_abs_err, max_rel_err, rel_l2, max_ulp, cosine, "
-         "modeled_us, fallback_ops, peak_device_bytes, extra_json FROM results WHERE run_id = ? ORDER BY id");
+         "modeled_us, fallback_ops, peak_device_bytes, extra_json, rounds_packed FROM results WHERE "
+         "run_id = ? ORDER BY id");
   r.Bind(1, run_id);
   int rc;
   while ((rc = r.Step()) == SQLITE_ROW) {
@@ -115,6 +117,20 @@ StatusOr<RunRecord> LoadRunRecord(Store& store, int64_t run_id) {
     c.fallback_ops = r.Int(11);
     c.peak_device_bytes = r.Int(12);
     c.extra = ParseJson(r.Text(13));
+    if (!r.IsNull(14)) {
+      // A compacted result (store/packed_rounds.h): one value per timing round.
+      std::optional<store_internal::PackedRounds> rounds = store_internal::UnpackRounds(r.Blob(14));
+      if (!rounds) {
+        return InvalidInput("run " + std::to_string(run_id) + ", case " + c.suite + "/" + c.case_id +
+                       ": its packed timing rounds are not in a format this build reads; "
+                       "open the store with the build that pruned it");
+      }
+      c.wall_us = std::move(rounds->wall_us);
+      c.queue_us = std::move(rounds->queue_us);
+      if (c.extra.is_object()) {
+        c.extra["rounds"]["samples"] = std::vector<int64_t>(c.wall_us.size(), 1);
+      }
+    }
     index[r.Int(0)] = run.cases.size();
     run.cases.push_back(std::move(c));
   }
