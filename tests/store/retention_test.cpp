@@ -6,7 +6,9 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstring>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <thread>
 
@@ -18,6 +20,7 @@
 #include "harness/store/store.h"
 #include "harness/store/store_history.h"
 #include "runner/store_test_util.h"
+#include "store/packed_rounds.h"
 #include "store/sql.h"
 #include "support/temp_dir.h"
 
@@ -112,6 +115,17 @@ std::map<std::string, std::vector<double>> RoundValuesOf(Store& store, int64_t r
   return out;
 }
 
+// How many wall values the judge reads for one case of a run.
+size_t SamplesOf(Store& store, int64_t run_id, const std::string& case_id) {
+  StatusOr<RunRecord> run = LoadRunRecord(store, run_id);
+  EXPECT_TRUE(run.ok()) << run.status().message();
+  for (const CaseResult& r : run->cases) {
+    if (r.case_id == case_id) return r.wall_us.size();
+  }
+  ADD_FAILURE() << "no case " << case_id << " in run " << run_id;
+  return 0;
+}
+
 std::string Findings(Store& store, int64_t base_id, int64_t cand_id) {
   StatusOr<RunRecord> base = LoadRunRecord(store, base_id), cand = LoadRunRecord(store, cand_id);
   EXPECT_TRUE(base.ok() && cand.ok());
@@ -156,12 +170,16 @@ TEST(PruneTest, OldRunsKeepOneValuePerRoundAndTheJudgeSeesTheSameValues) {
                      "SELECT count(*) FROM wall_samples w JOIN results r ON r.id = w.result_id"
                      " WHERE r.case_name = 'single'"),
             8 * 9);
-  // A compacted run: 12 values per rounds case; a kept one: 60.
+  // A compacted run: 12 values per rounds case, packed into one blob and no
+  // wall_samples row left; a kept one: 60 rows.
   EXPECT_EQ(QueryInt(Db(*store),
                      "SELECT count(*) FROM wall_samples w JOIN results r ON r.id = w.result_id"
                      " WHERE r.case_name = 'rounds' AND r.run_id = " +
                          std::to_string(ids[0])),
-            12);
+            0);
+  EXPECT_EQ(SamplesOf(*store, ids[0], "rounds"), 12u);
+  EXPECT_EQ(QueryInt(Db(*store), "SELECT count(*) FROM results WHERE rounds_packed IS NOT NULL"),
+            10);
   EXPECT_EQ(QueryInt(Db(*store),
                      "SELECT count(*) FROM wall_samples w JOIN results r ON r.id = w.result_id"
                      " WHERE r.case_name = 'rounds' AND r.run_id = " +
@@ -190,11 +208,7 @@ TEST(PruneTest, ACompareOfTwoCompactedRunsGivesTheSameFindings) {
   PrunePolicy policy;
   policy.keep_runs = 1;
   ASSERT_TRUE(store->Prune(policy).ok());
-  EXPECT_EQ(QueryInt(Db(*store),
-                     "SELECT count(*) FROM wall_samples w JOIN results r ON r.id = w.result_id"
-                     " WHERE r.case_name = 'shifted' AND r.run_id = " +
-                         std::to_string(ids[3])),
-            12);
+  EXPECT_EQ(SamplesOf(*store, ids[3], "shifted"), 12u);
   // The same verdicts with the same values; only the op a finding names from
   // the rounds' per-op times is gone (those times are what prune drops).
   auto verdicts = [](const std::string& json) {
@@ -238,6 +252,91 @@ TEST(PruneTest, DryRunChangesNothingAndEstimatesTheSaving) {
       0);
   EXPECT_GT(report->bytes_freed, 0);
   EXPECT_LT(report->bytes_after, report->bytes_before);
+}
+
+TEST(PackedRoundsTest, EveryValueReadsBackBitForBit) {
+  store_internal::PackedRounds in;
+  // Whole nanoseconds (a few bytes each), and values that are not: a sum, a
+  // tiny, huge, negative and non-finite value, negative zero.
+  in.wall_us = {1234.567,        0.0, 0.001, 88000000.125, 0.1 + 0.2, 1e-300, 1e300,
+                -3.5,            -0.0, std::numeric_limits<double>::infinity(),
+                std::nan(""),    5e12};
+  in.queue_us.assign(in.wall_us.rbegin(), in.wall_us.rend());
+  const std::string blob = store_internal::PackRounds(in);
+  std::optional<store_internal::PackedRounds> out = store_internal::UnpackRounds(blob);
+  ASSERT_TRUE(out.has_value());
+  auto bits = [](const std::vector<double>& v) {
+    std::vector<uint64_t> b(v.size());
+    std::memcpy(b.data(), v.data(), v.size() * sizeof(double));
+    return b;
+  };
+  EXPECT_EQ(bits(out->wall_us), bits(in.wall_us));
+  EXPECT_EQ(bits(out->queue_us), bits(in.queue_us));
+  // Without waits: none read back.
+  in.queue_us.clear();
+  out = store_internal::UnpackRounds(store_internal::PackRounds(in));
+  ASSERT_TRUE(out.has_value());
+  EXPECT_EQ(bits(out->wall_us), bits(in.wall_us));
+  EXPECT_TRUE(out->queue_us.empty());
+  // Whole nanoseconds take at most 8 bytes where the raw double takes 9.
+  in.wall_us.assign(20, 1234.567);
+  EXPECT_LE(store_internal::PackRounds(in).size(), 3u + 20u * 4u);
+  // A blob cut short, or of a format this build does not know, is refused.
+  EXPECT_FALSE(store_internal::UnpackRounds(blob.substr(0, blob.size() - 1)).has_value());
+  EXPECT_FALSE(store_internal::UnpackRounds("\x02" + blob.substr(1)).has_value());
+  EXPECT_FALSE(store_internal::UnpackRounds("").has_value());
+}
+
+// Stores pruned before the values were packed kept one wall_samples row per
+// round; the next prune packs those rows as they are.
+TEST(PruneTest, RowsPerRoundFromAnEarlierPruneArePackedWithTheSameValues) {
+  TempDir dir;
+  auto store = OpenStore(dir.File("s.db"));
+  const std::vector<int64_t> ids = RecordRuns(*store, 5, 3);
+  PrunePolicy policy;
+  policy.keep_runs = 1;
+  ASSERT_TRUE(store->Prune(policy).ok());
+  // Put the compacted results back the way the earlier prune left them.
+  sqlite3* db = Db(*store);
+  int64_t unpacked = 0;
+  for (int64_t id : ids) {
+    StatusOr<RunRecord> run = LoadRunRecord(*store, id);
+    ASSERT_TRUE(run.ok());
+    for (const CaseResult& r : run->cases) {
+      if (QueryInt(db, "SELECT count(*) FROM results WHERE rounds_packed IS NOT NULL AND run_id = " +
+                           std::to_string(id) + " AND case_name = '" + r.case_id + "'") == 0) {
+        continue;
+      }
+      const int64_t result_id =
+          QueryInt(db, "SELECT id FROM results WHERE run_id = " + std::to_string(id) +
+                           " AND case_name = '" + r.case_id + "'");
+      for (size_t i = 0; i < r.wall_us.size(); ++i) {
+        store_internal::Stmt add(
+            db, "INSERT INTO wall_samples (result_id, idx, wall_us, queue_us) VALUES (?, ?, ?, ?)");
+        add.Bind(1, result_id).Bind(2, static_cast<int64_t>(i)).Bind(3, r.wall_us[i])
+            .Bind(4, r.queue_us[i]);
+        ASSERT_EQ(add.Run(), SQLITE_DONE);
+      }
+      store_internal::Stmt undo(db,
+                                "UPDATE results SET rounds_packed = NULL, extra_json = ? WHERE id = ?");
+      undo.Bind(1, r.extra.dump()).Bind(2, result_id);
+      ASSERT_EQ(undo.Run(), SQLITE_DONE);
+      ++unpacked;
+    }
+  }
+  ASSERT_GT(unpacked, 0);
+  ASSERT_EQ(QueryInt(db, "SELECT count(*) FROM results WHERE rounds_packed IS NOT NULL"), 0);
+  std::map<int64_t, std::map<std::string, std::vector<double>>> before;
+  for (int64_t id : ids) before[id] = RoundValuesOf(*store, id);
+  const std::string findings_before = Findings(*store, ids[2], ids[3]);
+
+  StatusOr<PruneReport> again = store->Prune(policy);
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_EQ(again->results_compacted, unpacked);
+  EXPECT_EQ(again->samples_before, again->samples_after);
+  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM results WHERE rounds_packed IS NOT NULL"), unpacked);
+  for (int64_t id : ids) EXPECT_EQ(RoundValuesOf(*store, id), before[id]) << "run " << id;
+  EXPECT_EQ(Findings(*store, ids[2], ids[3]), findings_before);
 }
 
 TEST(PruneTest, RunningRunsLabelsAndKeepLabelsAreLeftWhole) {

@@ -15,10 +15,10 @@ namespace {
 // Standard deviation of the logs, the value farthest from the median left
 // out when there are five or more (one wild run must not set the floor).
 // *count: how many values it was computed from.
-double LogSpread(const std::vector<SeriesPoint>& points, int* count) {
+double LogSpread(const std::vector<double>& values, int* count) {
   std::vector<double> logs;
-  for (const SeriesPoint& p : points) {
-    if (p.value > 0) logs.push_back(std::log(p.value));
+  for (double v : values) {
+    if (v > 0) logs.push_back(std::log(v));
   }
   if (logs.size() >= 5) {
     double med = Median(logs);
@@ -47,22 +47,37 @@ Status AttachWallNoise(Store& store, RunRecord* run, size_t max_runs) {
   std::set<std::string> suites;
   for (const CaseResult& c : run->cases) suites.insert(c.suite);
   for (const std::string& suite : suites) {
-    SPYRE_ASSIGN_OR_RETURN(auto all, LoadSuiteSeries(store, suite, "", "wall_us_median"));
+    // Each series table holds a run's environment once; whether a run is in
+    // the baseline's environment is decided once per run, not per point.
+    SPYRE_ASSIGN_OR_RETURN(SeriesTable wall, LoadSeriesTable(store, suite, "", "wall_us_median"));
+    std::map<int64_t, bool> same;  // run id -> in the baseline's environment
+    auto same_env = [&](const SeriesTable& t, size_t i) {
+      auto it = same.find(t.runs[i].run_id);
+      if (it == same.end()) {
+        it = same.emplace(t.runs[i].run_id, SameEnvironment(t.runs[i].env, run->env)).first;
+      }
+      return it->second;
+    };
+    // The position of the run itself in a case's values (end when absent).
+    auto find_run = [&](const SeriesTable& t, const std::vector<std::pair<size_t, double>>& v) {
+      return std::find_if(v.begin(), v.end(), [&](const std::pair<size_t, double>& p) {
+        return t.runs[p.first].run_id == run->run_id;
+      });
+    };
     // Raw medians of the runs at the baseline's environment: the level at
     // which a candidate's fresh processes are judged against history.
     std::map<int64_t, std::map<std::string, std::map<std::string, double>>>
         op_wall;  // run -> case -> op
-    for (const auto& [name, series] : all) {
-      auto at = std::find_if(series.begin(), series.end(),
-                             [&](const SeriesPoint& p) { return p.run_id == run->run_id; });
+    for (const auto& [name, series] : wall.cases) {
+      auto at = find_run(wall, series);
       if (at == series.end()) continue;
       std::vector<double> medians;
       std::vector<int64_t> runs;
       for (auto it = std::make_reverse_iterator(at + 1);
            it != series.rend() && medians.size() < max_runs; ++it) {
-        if (!SameEnvironment(it->env, run->env)) continue;
-        medians.push_back(it->value);
-        runs.push_back(it->run_id);
+        if (!same_env(wall, it->first)) continue;
+        medians.push_back(it->second);
+        runs.push_back(wall.runs[it->first].run_id);
       }
       if (medians.size() < 3) continue;
       const std::string key = suite + "/" + name;
@@ -71,25 +86,23 @@ Status AttachWallNoise(Store& store, RunRecord* run, size_t max_runs) {
         if (op_wall.count(id) == 0) SPYRE_RETURN_IF_ERROR(LoadOpWall(store, suite, id, &op_wall[id]));
         auto c = op_wall[id].find(name);
         if (c == op_wall[id].end()) continue;
-        for (const auto& [op, wall] : c->second) run->op_run_wall[key][op].push_back(wall);
+        for (const auto& [op, value] : c->second) run->op_run_wall[key][op].push_back(value);
       }
     }
     // The same for wall time less run-queue wait, over the runs that kept it
     // (no host-speed normalisation: the wait removed is most of what a busy
     // host adds).
-    SPYRE_ASSIGN_OR_RETURN(auto unqueued,
-                           LoadSuiteSeries(store, suite, "", "unqueued_us_median"));
-    for (const auto& [name, series] : unqueued) {
-      auto at = std::find_if(series.begin(), series.end(),
-                             [&](const SeriesPoint& p) { return p.run_id == run->run_id; });
+    SPYRE_ASSIGN_OR_RETURN(SeriesTable unqueued,
+                           LoadSeriesTable(store, suite, "", "unqueued_us_median"));
+    for (const auto& [name, series] : unqueued.cases) {
+      auto at = find_run(unqueued, series);
       if (at == series.end()) continue;
-      std::vector<double> medians;
-      std::vector<SeriesPoint> recent;
+      std::vector<double> medians, recent;
       for (auto it = std::make_reverse_iterator(at + 1);
            it != series.rend() && medians.size() < max_runs; ++it) {
-        if (!SameEnvironment(it->env, run->env)) continue;
-        medians.push_back(it->value);
-        recent.insert(recent.begin(), *it);
+        if (!same_env(unqueued, it->first)) continue;
+        medians.push_back(it->second);
+        recent.insert(recent.begin(), it->second);
       }
       if (medians.size() < 3) continue;
       const std::string key = suite + "/" + name;
@@ -101,23 +114,26 @@ Status AttachWallNoise(Store& store, RunRecord* run, size_t max_runs) {
         run->unqueued_run_count[key] = count;
       }
     }
-    SPYRE_ASSIGN_OR_RETURN(auto normalized,
-                           LoadSuiteSeries(store, suite, "", "wall_us_normalized"));
+    SPYRE_ASSIGN_OR_RETURN(SeriesTable normalized,
+                           LoadSeriesTable(store, suite, "", "wall_us_normalized"));
     // Host-speed normalised medians where the runs have probes: the spread
     // left is the case's own, not the host's.
-    for (auto& [name, series] : normalized) {
-      if (series.size() >= 3) all[name] = std::move(series);
+    std::map<std::string, std::pair<const SeriesTable*, const std::vector<std::pair<size_t, double>>*>>
+        spread;
+    for (const auto& [name, series] : wall.cases) spread[name] = {&wall, &series};
+    for (const auto& [name, series] : normalized.cases) {
+      if (series.size() >= 3) spread[name] = {&normalized, &series};
     }
-    for (const auto& [name, series] : all) {
-      auto at = std::find_if(series.begin(), series.end(),
-                             [&](const SeriesPoint& p) { return p.run_id == run->run_id; });
+    for (const auto& [name, pick] : spread) {
+      const auto& series = *pick.second;
+      auto at = find_run(*pick.first, series);
       if (at == series.end()) continue;
       size_t end = static_cast<size_t>(at - series.begin()) + 1;
       size_t begin = end > max_runs ? end - max_runs : 0;
+      std::vector<double> window;
+      for (size_t i = begin; i < end; ++i) window.push_back(series[i].second);
       int count = 0;
-      double sigma = LogSpread(std::vector<SeriesPoint>(series.begin() + static_cast<long>(begin),
-                                                        series.begin() + static_cast<long>(end)),
-                               &count);
+      double sigma = LogSpread(window, &count);
       if (std::isfinite(sigma)) {
         run->wall_run_sigma[suite + "/" + name] = sigma;
         run->wall_run_count[suite + "/" + name] = count;
@@ -130,44 +146,36 @@ Status AttachWallNoise(Store& store, RunRecord* run, size_t max_runs) {
 StatusOr<std::vector<SeriesPoint>> LoadSuiteGeomeanSeries(Store& store, const std::string& suite,
                                                           const std::string& metric,
                                                           int64_t through_run_id) {
-  SPYRE_ASSIGN_OR_RETURN(auto all, LoadSuiteSeries(store, suite, "", metric, through_run_id));
-  // Runs in order, and for each run the values of the cases it has.
-  std::map<int64_t, SeriesPoint> runs;
-  std::map<int64_t, std::map<std::string, double>> values;
-  for (const auto& [name, series] : all) {
-    for (const SeriesPoint& p : series) {
-      runs.emplace(p.run_id, p);
-      values[p.run_id][name] = p.value;
+  SPYRE_ASSIGN_OR_RETURN(SeriesTable table,
+                         LoadSeriesTable(store, suite, "", metric, through_run_id));
+  // The runs that have a value of some case, and each case's value per run
+  // (NaN where it has none).
+  const size_t n = table.runs.size();
+  std::vector<bool> present(n, false);
+  std::vector<std::vector<double>> by_case;  // in case-name order
+  for (const auto& [name, values] : table.cases) {
+    std::vector<double> row(n, std::nan(""));
+    for (const auto& [at, v] : values) {
+      row[at] = v;
+      present[at] = true;
     }
+    by_case.push_back(std::move(row));
   }
   // Cases present (with a positive value) in every run.
-  std::set<std::string> common;
-  bool first = true;
-  for (const auto& [run, cases] : values) {
-    std::set<std::string> here;
-    for (const auto& [name, v] : cases)
-      if (v > 0) here.insert(name);
-    if (first) {
-      common = here;
-      first = false;
-      continue;
-    }
-    std::set<std::string> keep;
-    for (const auto& n : common)
-      if (here.count(n)) keep.insert(n);
-    common.swap(keep);
+  std::vector<const std::vector<double>*> common;
+  for (const std::vector<double>& row : by_case) {
+    bool everywhere = true;
+    for (size_t i = 0; i < n && everywhere; ++i) everywhere = !present[i] || row[i] > 0;
+    if (everywhere) common.push_back(&row);
   }
   std::vector<SeriesPoint> out;
   if (common.empty()) return out;
-  for (auto& [run, point] : runs) {
+  for (size_t i = 0; i < n; ++i) {
+    if (!present[i]) continue;
     double log_sum = 0;
-    for (const auto& n : common) log_sum += std::log(values[run][n]);
-    point.value = std::exp(log_sum / static_cast<double>(common.size()));
-    out.push_back(point);
+    for (const std::vector<double>* row : common) log_sum += std::log((*row)[i]);
+    out.push_back(table.Point(i, std::exp(log_sum / static_cast<double>(common.size()))));
   }
-  std::stable_sort(out.begin(), out.end(), [](const SeriesPoint& a, const SeriesPoint& b) {
-    return std::tie(a.started_at, a.run_id) < std::tie(b.started_at, b.run_id);
-  });
   return out;
 }
 

@@ -11,7 +11,7 @@ namespace {
 constexpr const char* kResultColumns =
     "suite, case_name, status, message, max_abs_err, max_rel_err, rel_l2, max_ulp, cosine,"
     " wall_us_median, wall_us_mad, wall_samples, modeled_us, fallback_ops, peak_device_bytes,"
-    " recorded_at, extra_json, unqueued_us_median";
+    " recorded_at, extra_json, unqueued_us_median, rounds_packed";
 
 // Copies every row `select` yields into `insert`. The select's first column is
 // the row's old id (not copied); the insert takes `parent` as its first
@@ -44,7 +44,7 @@ int CopyRunResults(sqlite3* src, sqlite3* dst, int64_t old_run, int64_t new_run)
   Stmt results(src, ("SELECT id, " + cols + " FROM results WHERE run_id = ? ORDER BY id").c_str());
   Stmt insert_result(
       dst,
-      ("INSERT INTO results (run_id, " + cols + ") VALUES (" + Placeholders(19) + ")").c_str());
+      ("INSERT INTO results (run_id, " + cols + ") VALUES (" + Placeholders(20) + ")").c_str());
   Stmt metrics(
       src, "SELECT 0, output, name, value, limit_value, failed FROM metrics WHERE result_id = ?");
   Stmt insert_metric(dst,

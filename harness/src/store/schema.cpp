@@ -174,10 +174,21 @@ CREATE VIEW v_results AS
   FROM results;
 )sql";
 
+// Version 5: compacted rounds packed. `prune` folds an old result's samples
+// to one wall value (and run-queue wait) per timing round; those values now
+// go into one blob beside the result (store/packed_rounds.h) instead of one
+// wall_samples row each, and the result keeps no wall_samples rows. A NULL
+// blob: the samples are in wall_samples, as before. Results compacted under
+// version 4 (one row per round) read as they are until the next prune packs
+// them. The views are unchanged.
+constexpr const char* kV5 = R"sql(
+ALTER TABLE results ADD COLUMN rounds_packed BLOB;
+)sql";
+
 }  // namespace
 
 const std::vector<const char*>& Migrations() {
-  static const std::vector<const char*> kMigrations = {kV1, kV2, kV3, kV4};
+  static const std::vector<const char*> kMigrations = {kV1, kV2, kV3, kV4, kV5};
   return kMigrations;
 }
 

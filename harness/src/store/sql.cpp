@@ -38,6 +38,14 @@ Stmt& Stmt::Bind(int index, const std::string& value) {
   return *this;
 }
 
+Stmt& Stmt::BindBlob(int index, const std::string& bytes) {
+  if (rc_ == SQLITE_OK) {
+    rc_ = sqlite3_bind_blob(stmt_, index, bytes.data(), static_cast<int>(bytes.size()),
+                            SQLITE_TRANSIENT);
+  }
+  return *this;
+}
+
 Stmt& Stmt::BindNull(int index) {
   if (rc_ == SQLITE_OK) rc_ = sqlite3_bind_null(stmt_, index);
   return *this;
@@ -67,6 +75,12 @@ void Stmt::Reset() {
 
 double Stmt::Real(int col) const {
   return IsNull(col) ? std::nan("") : sqlite3_column_double(stmt_, col);
+}
+
+std::string Stmt::Blob(int col) const {
+  const void* p = sqlite3_column_blob(stmt_, col);
+  const int n = sqlite3_column_bytes(stmt_, col);
+  return p == nullptr ? std::string() : std::string(static_cast<const char*>(p), static_cast<size_t>(n));
 }
 
 std::string Stmt::Text(int col) const {

@@ -35,6 +35,7 @@ class Stmt {
   Stmt& Bind(int index, double value);  // NaN is stored as NULL
   Stmt& Bind(int index, const std::string& value);
   Stmt& BindNull(int index);
+  Stmt& BindBlob(int index, const std::string& bytes);
   Stmt& BindValue(int index, const sqlite3_value* value);  // a column of another statement
   // SQLITE_ROW, SQLITE_DONE or an error code (also an earlier bind error).
   int Step();
@@ -46,6 +47,7 @@ class Stmt {
   int64_t Int(int col) const { return sqlite3_column_int64(stmt_, col); }
   double Real(int col) const;  // NULL -> NaN
   std::string Text(int col) const;
+  std::string Blob(int col) const;  // the bytes of a BLOB column (NULL -> empty)
   int ColumnCount() const { return sqlite3_column_count(stmt_); }
   int Type(int col) const { return sqlite3_column_type(stmt_, col); }  // SQLITE_INTEGER...
   std::string Name(int col) const { return sqlite3_column_name(stmt_, col); }

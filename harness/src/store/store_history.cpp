@@ -1,11 +1,14 @@
 // Reading runs, series and baselines back from the store for the judges.
 // Table layout: harness/src/store/schema.cpp. Every value is bound; the only identifiers
 // spliced into SQL come from the fixed column list below.
+#include <algorithm>
 #include <cmath>
 #include <map>
+#include <unordered_map>
 
 #include "harness/host_probe.h"
 #include "harness/store/store_history.h"
+#include "store/packed_rounds.h"
 #include "store/sql.h"
 
 namespace harness {
@@ -96,7 +99,8 @@ StatusOr<RunRecord> LoadRunRecord(Store& store, int64_t run_id) {
   std::map<int64_t, size_t> index;  // result id -> position in run.cases
   Stmt r(db,
          "SELECT id, suite, case_name, status, message, max_abs_err, max_rel_err, rel_l2, max_ulp, cosine, "
-         "modeled_us, fallback_ops, peak_device_bytes, extra_json FROM results WHERE run_id = ? ORDER BY id");
+         "modeled_us, fallback_ops, peak_device_bytes, extra_json, rounds_packed FROM results WHERE "
+         "run_id = ? ORDER BY id");
   r.Bind(1, run_id);
   int rc;
   while ((rc = r.Step()) == SQLITE_ROW) {
@@ -115,6 +119,20 @@ StatusOr<RunRecord> LoadRunRecord(Store& store, int64_t run_id) {
     c.fallback_ops = r.Int(11);
     c.peak_device_bytes = r.Int(12);
     c.extra = ParseJson(r.Text(13));
+    if (!r.IsNull(14)) {
+      // A compacted result (store/packed_rounds.h): one value per timing round.
+      std::optional<store_internal::PackedRounds> rounds = store_internal::UnpackRounds(r.Blob(14));
+      if (!rounds) {
+        return InvalidInput("run " + std::to_string(run_id) + ", case " + c.suite + "/" + c.case_id +
+                       ": its packed timing rounds are not in a format this build reads; "
+                       "open the store with the build that pruned it");
+      }
+      c.wall_us = std::move(rounds->wall_us);
+      c.queue_us = std::move(rounds->queue_us);
+      if (c.extra.is_object()) {
+        c.extra["rounds"]["samples"] = std::vector<int64_t>(c.wall_us.size(), 1);
+      }
+    }
     index[r.Int(0)] = run.cases.size();
     run.cases.push_back(std::move(c));
   }
@@ -156,10 +174,48 @@ StatusOr<RunRecord> LoadRunRecord(Store& store, int64_t run_id) {
   return run;
 }
 
-StatusOr<std::map<std::string, std::vector<SeriesPoint>>> LoadSuiteSeries(
-    Store& store, const std::string& suite, const std::string& case_name, const std::string& metric,
-    int64_t through_run_id) {
+SeriesPoint SeriesTable::Point(size_t run_index, double value) const {
+  const SeriesRun& run = runs[run_index];
+  SeriesPoint p;
+  p.run_id = run.run_id;
+  p.started_at = run.started_at;
+  p.label = run.label;
+  p.value = value;
+  p.env = run.env;
+  return p;
+}
+
+StatusOr<SeriesTable> LoadSeriesTable(Store& store, const std::string& suite,
+                                      const std::string& case_name, const std::string& metric,
+                                      int64_t through_run_id) {
   sqlite3* db = store_internal::Access::Db(store);
+  SeriesTable table;
+  // The runs first, each once: ordering narrow rows, and one parse of each
+  // environment, rather than carrying it in every result row.
+  std::unordered_map<int64_t, size_t> position;
+  {
+    const std::string sql =
+        "SELECT id, started_at, label, env_json FROM runs WHERE status = 'completed'"
+        " AND EXISTS (SELECT 1 FROM results x WHERE x.run_id = runs.id AND x.suite = ?1)" +
+        std::string(through_run_id > 0 ? " AND (started_at, id) <= "
+                                         "(SELECT started_at, id FROM runs WHERE id = ?2)"
+                                       : "") +
+        " ORDER BY started_at, id";
+    Stmt s(db, sql.c_str());
+    s.Bind(1, suite);
+    if (through_run_id > 0) s.Bind(2, through_run_id);
+    int rc;
+    while ((rc = s.Step()) == SQLITE_ROW) {
+      SeriesRun run;
+      run.run_id = s.Int(0);
+      run.started_at = s.Text(1);
+      run.label = s.Text(2);
+      run.env = ParseJson(s.Text(3));
+      position.emplace(run.run_id, table.runs.size());
+      table.runs.push_back(std::move(run));
+    }
+    if (rc != SQLITE_DONE) return QueryError(db, rc, "reading the runs of suite " + suite);
+  }
   std::string value_sql;
   if (const char* col = ResultColumn(metric)) {
     value_sql = std::string("r.") + col;
@@ -169,42 +225,51 @@ StatusOr<std::map<std::string, std::vector<SeriesPoint>>> LoadSuiteSeries(
     value_sql = std::string("(SELECT ") + (HigherIsBetter(metric) ? "MIN" : "MAX") +
                 "(m.value) FROM metrics m WHERE m.result_id = r.id AND m.name = ?3)";
   }
-  std::string sql =
-      "SELECT r.case_name, r.run_id, runs.started_at, runs.label, runs.env_json, " + value_sql +
-      " FROM results r JOIN runs ON runs.id = r.run_id"
-      " WHERE r.suite = ?1 AND runs.status = 'completed'" +
-      // One case: a separate condition so the (suite, case_name) index is used.
-      std::string(case_name.empty() ? "" : " AND r.case_name = ?2") +
-      std::string(through_run_id > 0 ? " AND (runs.started_at, runs.id) <= "
-                                       "(SELECT started_at, id FROM runs WHERE id = ?5)"
-                                     : "") +
-      " ORDER BY runs.started_at, runs.id";
+  // One case: a separate condition so the (suite, case_name) index is used.
+  const std::string sql = "SELECT r.case_name, r.run_id, " + value_sql +
+                          " FROM results r WHERE r.suite = ?1" +
+                          std::string(case_name.empty() ? "" : " AND r.case_name = ?2");
   Stmt s(db, sql.c_str());
   s.Bind(1, suite);
   if (!case_name.empty()) s.Bind(2, case_name);
-  if (through_run_id > 0) s.Bind(5, through_run_id);
   if (metric == kNormalizedWall) {
     s.Bind(4, kHostProbeReferenceUs);
   } else if (!ResultColumn(metric)) {
     s.Bind(3, metric);
   }
-  std::map<int64_t, nlohmann::json> envs;
-  std::map<std::string, std::vector<SeriesPoint>> out;
+  std::vector<std::pair<size_t, double>>* values = nullptr;
+  std::string last_case;
   int rc;
   while ((rc = s.Step()) == SQLITE_ROW) {
-    double v = s.Real(5);
+    auto at = position.find(s.Int(1));
+    if (at == position.end()) continue;  // not completed, or after through_run_id
+    const double v = s.Real(2);
     if (std::isnan(v)) continue;
-    SeriesPoint p;
-    p.run_id = s.Int(1);
-    p.started_at = s.Text(2);
-    p.label = s.Text(3);
-    p.value = v;
-    auto it = envs.find(p.run_id);
-    if (it == envs.end()) it = envs.emplace(p.run_id, ParseJson(s.Text(4))).first;
-    p.env = it->second;
-    out[s.Text(0)].push_back(std::move(p));
+    std::string name = s.Text(0);
+    if (values == nullptr || name != last_case) {
+      values = &table.cases[name];
+      last_case = std::move(name);
+    }
+    values->emplace_back(at->second, v);
   }
   if (rc != SQLITE_DONE) return QueryError(db, rc, "reading the history of suite " + suite);
+  for (auto& [name, points] : table.cases) {
+    std::sort(points.begin(), points.end());
+  }
+  return table;
+}
+
+StatusOr<std::map<std::string, std::vector<SeriesPoint>>> LoadSuiteSeries(
+    Store& store, const std::string& suite, const std::string& case_name, const std::string& metric,
+    int64_t through_run_id) {
+  SPYRE_ASSIGN_OR_RETURN(SeriesTable table,
+                         LoadSeriesTable(store, suite, case_name, metric, through_run_id));
+  std::map<std::string, std::vector<SeriesPoint>> out;
+  for (const auto& [name, values] : table.cases) {
+    std::vector<SeriesPoint>& series = out[name];
+    series.reserve(values.size());
+    for (const auto& [run, value] : values) series.push_back(table.Point(run, value));
+  }
   return out;
 }
 

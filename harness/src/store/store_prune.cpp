@@ -1,6 +1,7 @@
 // Retention: old runs give up their raw wall samples and keep one value per
 // timing round, the values the latency judge compares when both sides were
-// timed in rounds, and their per-round per-op wall times. Runs are never
+// timed in rounds, packed into one blob per result (store/packed_rounds.h),
+// and their per-round per-op wall times. Runs are never
 // deleted; results, metrics, op summaries and confirmation samples stay as
 // they are, so a verdict on an old run is the one it had: only the op a
 // wall-time finding between two pruned runs names from its rounds is gone.
@@ -14,6 +15,7 @@
 #include "harness/case_result.h"
 #include "harness/detect/stats.h"
 #include "harness/store/store.h"
+#include "store/packed_rounds.h"
 #include "store/sql.h"
 
 namespace harness {
@@ -86,6 +88,24 @@ std::optional<std::vector<std::pair<double, double>>> FoldRounds(
     out.emplace_back(wall, wait);
   }
   return out;
+}
+
+// A result an earlier prune folded to one wall_samples row per round (the
+// round sizes all 1, what they were folded from recorded beside them).
+bool AlreadyFolded(const nlohmann::json& extra, int64_t stored) {
+  auto rounds = extra.find("rounds");
+  if (rounds == extra.end() || !rounds->is_object() || !rounds->contains("compacted_from")) {
+    return false;
+  }
+  auto sizes = rounds->find("samples");
+  if (sizes == rounds->end() || !sizes->is_array() ||
+      static_cast<int64_t>(sizes->size()) != stored || stored < 2) {
+    return false;
+  }
+  for (const nlohmann::json& s : *sizes) {
+    if (!s.is_number_integer() || s.get<int64_t>() != 1) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -163,14 +183,13 @@ StatusOr<PruneReport> Store::Prune(const PrunePolicy& policy) {
     Stmt results(db_,
                  "SELECT r.id, r.run_id, r.wall_samples, r.extra_json FROM results r"
                  " JOIN runs u ON u.id = r.run_id WHERE u.status != 'running'"
-                 " AND (SELECT count(*) FROM wall_samples w WHERE w.result_id = r.id) > 0"
+                 " AND r.rounds_packed IS NULL"
+                 " AND EXISTS (SELECT 1 FROM wall_samples w WHERE w.result_id = r.id)"
                  " ORDER BY r.id");
     Stmt samples(db_,
                  "SELECT wall_us, queue_us FROM wall_samples WHERE result_id = ? ORDER BY idx");
     Stmt drop(db_, "DELETE FROM wall_samples WHERE result_id = ?");
-    Stmt add(db_,
-             "INSERT INTO wall_samples (result_id, idx, wall_us, queue_us) VALUES (?, ?, ?, ?)");
-    Stmt extra(db_, "UPDATE results SET extra_json = ? WHERE id = ?");
+    Stmt pack(db_, "UPDATE results SET rounds_packed = ?, extra_json = ? WHERE id = ?");
     std::set<int64_t> compacted_runs;
     int rc;
     while ((rc = results.Step()) == SQLITE_ROW) {
@@ -190,36 +209,38 @@ StatusOr<PruneReport> Store::Prune(const PrunePolicy& policy) {
       }
       if (src != SQLITE_DONE) return Error(src, "reading wall samples to compact");
       if (!all_queued) raw.queue_us.clear();
-      const std::optional<std::vector<int64_t>> sizes =
-          FoldableRounds(doc, static_cast<int64_t>(raw.wall_us.size()));
-      if (!sizes) continue;
-      const std::optional<std::vector<std::pair<double, double>>> folded = FoldRounds(raw, *sizes);
-      if (!folded) continue;
+      store_internal::PackedRounds packed;
+      nlohmann::json& rounds = doc["rounds"];
+      if (const auto sizes = FoldableRounds(doc, static_cast<int64_t>(raw.wall_us.size()))) {
+        const std::optional<std::vector<std::pair<double, double>>> folded =
+            FoldRounds(raw, *sizes);
+        if (!folded) continue;
+        for (const auto& [wall, wait] : *folded) {
+          packed.wall_us.push_back(wall);
+          if (raw.HasQueueWait()) packed.queue_us.push_back(wait);
+        }
+        rounds["compacted_from"] = *sizes;
+      } else if (AlreadyFolded(doc, static_cast<int64_t>(raw.wall_us.size()))) {
+        // Folded by an earlier prune into one row per round: packed as they are.
+        packed.wall_us = raw.wall_us;
+        packed.queue_us = raw.queue_us;
+      } else {
+        continue;
+      }
       drop.Reset();
       drop.Bind(1, result_id);
       if (int d = drop.Run(); d != SQLITE_DONE) return Error(d, "compacting wall samples");
-      for (size_t i = 0; i < folded->size(); ++i) {
-        add.Reset();
-        add.Bind(1, result_id).Bind(2, static_cast<int64_t>(i)).Bind(3, (*folded)[i].first);
-        if (raw.HasQueueWait()) {
-          add.Bind(4, (*folded)[i].second);
-        } else {
-          add.BindNull(4);
-        }
-        if (int a = add.Run(); a != SQLITE_DONE) return Error(a, "compacting wall samples");
-      }
-      nlohmann::json& rounds = doc["rounds"];
-      rounds["samples"] = std::vector<int64_t>(folded->size(), 1);
-      rounds["compacted_from"] = *sizes;
+      // One value per round: the sizes follow from the blob when it is read.
+      rounds.erase("samples");
       // Per-round per-op wall times are most of an old result's size; what
       // remains names an op through the op summaries and history.
       if (rounds.erase("op_wall_us") != 0) rounds["op_wall_dropped"] = true;
-      extra.Reset();
-      extra.Bind(1, doc.dump()).Bind(2, result_id);
-      if (int e = extra.Run(); e != SQLITE_DONE) return Error(e, "compacting wall samples");
+      pack.Reset();
+      pack.BindBlob(1, store_internal::PackRounds(packed)).Bind(2, doc.dump()).Bind(3, result_id);
+      if (int e = pack.Run(); e != SQLITE_DONE) return Error(e, "compacting wall samples");
       ++report.results_compacted;
       report.samples_before += static_cast<int64_t>(raw.wall_us.size());
-      report.samples_after += static_cast<int64_t>(folded->size());
+      report.samples_after += static_cast<int64_t>(packed.wall_us.size());
       compacted_runs.insert(run_id);
     }
     if (rc != SQLITE_DONE) return Error(rc, "reading results to compact");

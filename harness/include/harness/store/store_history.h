@@ -84,6 +84,28 @@ StatusOr<std::map<std::string, std::vector<SeriesPoint>>> LoadSuiteSeries(
     Store& store, const std::string& suite, const std::string& case_name, const std::string& metric,
     int64_t through_run_id = 0);
 
+// The same values for every case at once, each run's details held once:
+// `runs` are the completed runs that recorded `suite` (up to
+// `through_run_id` when > 0), in run order, and each case's values are
+// (index into runs, value) in run order. What LoadSuiteSeries returns, without
+// a copy of a run's environment in every point (a year of a 300-case suite
+// is 100,000 points).
+struct SeriesRun {
+  int64_t run_id = 0;
+  std::string started_at;
+  std::string label;
+  nlohmann::json env = nlohmann::json::object();
+};
+struct SeriesTable {
+  std::vector<SeriesRun> runs;
+  std::map<std::string, std::vector<std::pair<size_t, double>>> cases;
+  // The point of `value` at runs[run_index], as LoadSeries gives it.
+  SeriesPoint Point(size_t run_index, double value) const;
+};
+StatusOr<SeriesTable> LoadSeriesTable(Store& store, const std::string& suite,
+                                      const std::string& case_name, const std::string& metric,
+                                      int64_t through_run_id = 0);
+
 // Per-op wall time of `suite`'s cases in `run_id`: case -> op -> value,
 // added to `out`.
 Status LoadOpWall(Store& store, const std::string& suite, int64_t run_id,
