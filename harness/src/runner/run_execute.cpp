@@ -11,6 +11,7 @@
 #include "harness/runner/run.h"
 #include "runner/confirm.h"
 #include "runner/timing_rounds.h"
+#include "runner/zygote.h"
 
 namespace harness {
 namespace {
@@ -21,6 +22,8 @@ nlohmann::json OptionsJson(const RunPlan& plan, int threads) {
           {"warmup", r.warmup},
           {"repeat", r.repeat},
           {"rounds", r.rounds},
+          {"latency", r.latency},
+          {"timed_cases", plan.timed},
           {"min_sample_us", r.min_sample_us},
           {"jobs", plan.jobs},
           {"threads_per_worker", threads},
@@ -68,7 +71,11 @@ StatusOr<SupervisorOutcome> RunTimingRounds(const RunPlan& plan, const Superviso
   SupervisorOptions timing = options;
   timing.jobs = 1;
   SupervisorOutcome total;
-  std::vector<WorkItem> items = plan.items;
+  // Parity-only cases have no timing to repeat.
+  std::vector<WorkItem> items;
+  for (const WorkItem& item : plan.items) {
+    if (item.timed) items.push_back(item);
+  }
   const int n = plan.request.rounds;
   for (int round = 1; round < n && !items.empty(); ++round) {
     if (listener != nullptr) listener->OnTimingRound(round, n);
@@ -80,6 +87,8 @@ StatusOr<SupervisorOutcome> RunTimingRounds(const RunPlan& plan, const Superviso
     StatusOr<SupervisorOutcome> outcome = RunCases(items, timing, keep, nullptr);
     if (!outcome.ok()) return outcome.status();
     total.workers_started += outcome->workers_started;
+    total.startup_s.insert(total.startup_s.end(), outcome->startup_s.begin(),
+                           outcome->startup_s.end());
     if (outcome->interrupted) {
       total.interrupted = true;
       total.signal_number = outcome->signal_number;
@@ -176,6 +185,8 @@ StatusOr<RunSummary> ExecuteRun(const RunPlan& plan, RunListener* listener) {
   summary.jobs = plan.jobs;
   summary.threads_per_worker = *threads;
   summary.planned = plan.items.size();
+  summary.timed = plan.timed;
+  summary.latency_mode = r.latency;
   summary.env = *env;
   summary.fingerprint = FingerprintHash(*env);
   NewRun run;
@@ -199,18 +210,36 @@ StatusOr<RunSummary> ExecuteRun(const RunPlan& plan, RunListener* listener) {
   // once, with every round's samples in it.
   runner_internal::TimingRounds rounds;
   StatusOr<SupervisorOutcome> outcome = RunTimingRounds(plan, options, listener, &rounds);
+  std::set<std::pair<std::string, std::string>> parity_only;
+  for (const WorkItem& item : plan.items) {
+    if (!item.timed) parity_only.emplace(item.suite, item.case_id);
+  }
   RecordFn record = [&](const CaseResult& result) -> Status {
     CaseResult merged = result;
+    if (parity_only.count({result.suite, result.case_id}) > 0) {
+      // Said in the result itself, so that compare and the reports can tell
+      // "not judged" from "judged, no change" (a kind that timed its one run
+      // anyway, such as decode, gives that single sample up).
+      merged.wall_us.clear();
+      merged.queue_us.clear();
+      merged.extra["latency"] = "not judged: parity only, run once";
+    }
     if (r.rounds > 1) rounds.MergeInto(&merged, r.rounds, /*include_own=*/plan.jobs == 1);
     SPYRE_RETURN_IF_ERROR(store.RecordResult(*run_id, merged));
     summary.results.push_back(std::move(merged));
     return Status::Ok();
   };
   if (outcome.ok() && !outcome->interrupted) {
-    if (listener != nullptr && r.rounds > 1) listener->OnTimingRound(r.rounds, r.rounds);
+    if (listener != nullptr && r.rounds > 1 && plan.timed > 0) {
+      listener->OnTimingRound(r.rounds, r.rounds);
+    }
     const int started = outcome->workers_started;
+    const std::vector<double> startup = outcome->startup_s;
     outcome = RunCases(plan.items, options, record, listener);
-    if (outcome.ok()) outcome->workers_started += started;
+    if (outcome.ok()) {
+      outcome->workers_started += started;
+      outcome->startup_s.insert(outcome->startup_s.begin(), startup.begin(), startup.end());
+    }
   }
   // Wall-time suspects re-timed in fresh processes before the verdict.
   if (outcome.ok() && !outcome->interrupted) {
@@ -235,6 +264,8 @@ StatusOr<RunSummary> ExecuteRun(const RunPlan& plan, RunListener* listener) {
     return outcome.status().WithContext("run " + std::to_string(*run_id) + " aborted");
   }
   summary.workers_started = outcome->workers_started;
+  summary.worker_startup_s = outcome->startup_s;
+  summary.worker_spawn = runner_internal::WorkerZygoteRunning() ? "zygote" : "exec";
   if (outcome->interrupted) {
     summary.status = RunStatus::kAborted;
     summary.interrupted_by = outcome->signal_number;
@@ -242,7 +273,8 @@ StatusOr<RunSummary> ExecuteRun(const RunPlan& plan, RunListener* listener) {
         *run_id, RunStatus::kAborted, "interrupted by signal " + std::to_string(outcome->signal_number)));
     return summary;
   }
-  summary.warnings = UnmatchedFaults(*env, summary.results);
+  summary.warnings = plan.warnings;
+  for (std::string& w : UnmatchedFaults(*env, summary.results)) summary.warnings.push_back(std::move(w));
   std::string note;
   for (const std::string& w : summary.warnings)
     note += (note.empty() ? "warning: " : "; warning: ") + w;

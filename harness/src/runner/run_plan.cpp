@@ -1,4 +1,5 @@
 // PlanRun: everything checkable before a worker starts.
+#include <algorithm>
 #include <map>
 #include <regex>
 
@@ -98,6 +99,36 @@ Status CheckCaseFiles(const RunPlan& plan) {
   return Status::Ok();
 }
 
+// A timed case must collect what the judge needs (wall_min_samples per
+// process, or wall_min_rounds processes): a suite file marked for latency
+// with fewer repeats is refused, since every default run of it would time
+// its cases for nothing; fewer repeats asked for on the command line
+// (--repeat, or --latency all over a suite not made for timing) are a
+// warning (the user chose them).
+Status CheckEnoughSamples(const SuiteSpec& suite, const CaseSpec& c, const RunRequest& r,
+                          const Thresholds& thresholds, RunPlan* plan) {
+  const ThresholdValues v = thresholds.For(suite.name, c.id);
+  const int repeat = r.repeat > 0 ? r.repeat : suite.repeat;
+  if (repeat >= v.wall_min_samples || r.rounds >= v.wall_min_rounds) return Status::Ok();
+  const std::string need = std::to_string(v.wall_min_samples);
+  if (r.repeat <= 0 && (suite.latency || c.latency)) {
+    return InvalidInput(
+        (suite.path.empty() ? suite.name : suite.path) + ": /defaults/repeat: " +
+        std::to_string(repeat) + " samples per case, but its wall time is judged (" +
+        (suite.latency ? "a latency suite" : "case " + c.id + " is marked latency") +
+        ") and the judge needs " + need + "; set repeat to at least " + need);
+  }
+  const std::string w = (r.repeat > 0 ? "--repeat " : "repeat ") + std::to_string(repeat) +
+                        " gives " + suite.name + " fewer samples than the " + need +
+                        " the wall-time judge needs: its timed cases get no latency verdict "
+                        "(use --repeat " + need + " or more, or --rounds " +
+                        std::to_string(v.wall_min_rounds) + ")";
+  if (std::find(plan->warnings.begin(), plan->warnings.end(), w) == plan->warnings.end()) {
+    plan->warnings.push_back(w);
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 StatusOr<RunPlan> PlanRun(const RunRequest& request) {
@@ -107,6 +138,11 @@ StatusOr<RunPlan> PlanRun(const RunRequest& request) {
   if (request.jobs < 1) return UsageError("--jobs must be at least 1");
   if (request.warmup < -1 || request.repeat == 0 || request.repeat < -1) {
     return UsageError("--warmup must be >= 0 and --repeat >= 1");
+  }
+  if (request.latency != "marked" && request.latency != "all" && request.latency != "none") {
+    return UsageError("--latency '" + request.latency +
+                      "' is not a choice: use marked (the suites and cases marked for latency), "
+                      "all or none");
   }
   SPYRE_RETURN_IF_ERROR(CheckDeviceSettings(plan.request));
   // Detection reads the thresholds only after the run; a missing or malformed
@@ -129,13 +165,16 @@ StatusOr<RunPlan> PlanRun(const RunRequest& request) {
     }
     StatusOr<SuiteSpec> suite = LoadSuite(request.suites_dir, name);
     if (!suite.ok()) return suite.status();
-    plan.latency = plan.latency || suite->latency;
     for (const CaseSpec& c : suite->cases) {
       if (!request.filter.empty() && !std::regex_search(suite->name + "/" + c.id, filter)) continue;
       ++matched;
       if (!InShard(suite->name, c.id, request.shard)) continue;
-      plan.items.push_back(
-          {suite->name, c.id, request.timeout_s > 0 ? request.timeout_s : suite->timeout_s});
+      const bool timed = request.latency == "all" ||
+                         (request.latency == "marked" && (suite->latency || c.latency));
+      if (timed) SPYRE_RETURN_IF_ERROR(CheckEnoughSamples(*suite, c, request, *thresholds, &plan));
+      plan.items.push_back({suite->name, c.id,
+                            request.timeout_s > 0 ? request.timeout_s : suite->timeout_s, timed});
+      plan.timed += timed ? 1 : 0;
     }
     plan.suites.push_back(std::move(*suite));
   }
@@ -158,6 +197,7 @@ StatusOr<RunPlan> PlanRun(const RunRequest& request) {
                       (request.suites.empty() ? "" : " --suite " + request.suites.front()) + "`)");
   }
   SPYRE_RETURN_IF_ERROR(CheckCaseFiles(plan));
+  plan.latency = plan.timed > 0;
   plan.jobs = plan.latency ? 1 : request.jobs;
   plan.suite_key = Join(request.suites, ",");
   return plan;
