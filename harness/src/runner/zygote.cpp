@@ -8,6 +8,7 @@
 #include "runner/zygote.h"
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -177,7 +178,14 @@ bool StartWorkerZygote(const std::string& exe, WorkerEntry entry) {
     return false;
   }
   // A fork copies only the calling thread: a process with others may hold
-  // locks that no thread of the copy would ever release.
+  // locks that no thread of the copy would ever release. OpenBLAS starts
+  // its thread pool when it is loaded; its own shutdown joins those threads
+  // (the pool restarts at the next BLAS call, in whichever process makes
+  // it), as OpenBLAS does itself before any fork.
+  using BlasShutdown = int (*)();
+  if (auto shutdown = reinterpret_cast<BlasShutdown>(::dlsym(RTLD_DEFAULT, "blas_thread_shutdown_"))) {
+    shutdown();
+  }
   if (exe.empty() || ThreadCount() != 1) return false;
   if (::prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) return false;
   int sv[2];
