@@ -16,6 +16,7 @@
 #include <torch/csrc/api/include/torch/version.h>
 
 #include "cli.h"
+#include "command_line.h"
 #include "harness/build_info.h"
 #include "harness/suggest.h"
 
@@ -189,9 +190,8 @@ void ResolvePaths(CLI::App& app, const std::string& db_flag, harness::cli::Globa
   g->golden_dir = harness::cli::AbsolutePath(g->golden_dir);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// The program: main, and what a worker forked from the run's zygote runs.
+int Main(int argc, char** argv) {
   using harness::cli::GlobalOptions;
   CLI::App app{"spyre-regress: regression and parity testing for PyTorch accelerator backends, "
                "on an emulated IBM Spyre device.",
@@ -288,3 +288,15 @@ int main(int argc, char** argv) {
     return Fail("unexpected failure: " + FirstLine(e.what()));
   }
 }
+
+}  // namespace
+
+int harness::cli::RunCommandLine(const std::vector<std::string>& argv) {
+  std::vector<std::string> copy = argv;
+  std::vector<char*> args;
+  for (std::string& a : copy) args.push_back(a.data());
+  args.push_back(nullptr);
+  return Main(static_cast<int>(copy.size()), args.data());
+}
+
+int main(int argc, char** argv) { return Main(argc, argv); }

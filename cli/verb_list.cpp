@@ -16,9 +16,15 @@ struct ListOptions {
   bool json = false;
 };
 
-nlohmann::json CaseJson(const CaseSpec& c) {
-  nlohmann::json j = {{"id", c.id}, {"kind", c.kind}, {"tags", c.tags}};
-  if (c.body.contains("op")) j["op"] = c.body["op"];
+// An op case also shows what it runs (its expanded inputs and attributes),
+// so that other tools can run the same cases; `latency` is whether `run`
+// times it by default (its own mark or its suite's).
+nlohmann::json CaseJson(const SuiteSpec& s, const CaseSpec& c) {
+  nlohmann::json j = {{"id", c.id}, {"kind", c.kind}, {"tags", c.tags},
+                      {"latency", s.latency || c.latency}};
+  for (const char* key : {"op", "dtype", "attrs", "inputs", "seed"}) {
+    if (c.body.contains(key)) j[key] = c.body[key];
+  }
   return j;
 }
 
@@ -39,7 +45,7 @@ StatusOr<int> RunList(const ListOptions& opts, const GlobalOptions& global) {
                         {"description", suite.description},
                         {"latency", suite.latency},
                         {"cases", nlohmann::json::array()}};
-    for (const CaseSpec& c : suite.cases) s["cases"].push_back(CaseJson(c));
+    for (const CaseSpec& c : suite.cases) s["cases"].push_back(CaseJson(suite, c));
     if (!opts.json) {
       std::cout << suite.name << " (" << suite.cases.size()
                 << (suite.cases.size() == 1 ? " case)" : " cases)")

@@ -10,8 +10,10 @@
 #include <sstream>
 
 #include "cli.h"
+#include "command_line.h"
 #include "harness/runner/progress.h"
 #include "harness/runner/run.h"
+#include "harness/runner/zygote.h"
 #include "harness/store/store.h"
 #include "reports/reporter.h"
 
@@ -21,6 +23,7 @@ namespace {
 struct RunFlags {
   std::vector<std::string> suites;
   std::string filter, shard = "1/1", profile, inject, label, baseline = "auto", report;
+  std::string latency = "marked";
   int warmup = -1, repeat = -1, rounds = 1, jobs = 1, confirm_rounds = 7, confirm_max_rounds = 11;
   double confirm_budget_s = 120;
   double min_sample_us = -1;
@@ -62,6 +65,11 @@ nlohmann::json SummaryJson(const RunSummary& s, const std::string& db) {
       {"jobs", s.jobs},
       {"threads_per_worker", s.threads_per_worker},
       {"workers_started", s.workers_started},
+      {"worker_spawn", s.worker_spawn},
+      {"worker_startup_s", s.worker_startup_s},
+      {"latency", {{"mode", s.latency_mode},
+                   {"timed", s.timed},
+                   {"not_judged", s.planned - s.timed}}},
       {"elapsed_s", s.elapsed_s},
       {"fingerprint", s.fingerprint},
       {"env", s.env},
@@ -91,6 +99,14 @@ void PrintHumanSummary(std::ostream& out, const RunSummary& s, const std::string
     if (s.Count(st) > 0) breakdown << (breakdown.tellp() > 0 ? ", " : "") << s.Count(st) << " " << CaseStatusName(st);
   }
   if (s.Failed() > 0) out << "not passed: " << breakdown.str() << "\n";
+  if (s.timed < s.planned) {
+    // Never a silent gap: the cases whose wall time got no verdict, and why.
+    out << "wall time not judged for " << (s.planned - s.timed) << " of " << s.planned
+        << " case(s): parity only, each run once ("
+        << (s.latency_mode == "none" ? std::string("--latency none")
+                                     : std::string("not marked for latency; --latency all times them"))
+        << ")\n";
+  }
   for (const std::string& w : s.warnings) out << "warning: " << w << "\n";
   if (s.baseline.baseline_run_id) {
     out << "baseline: run " << *s.baseline.baseline_run_id << ", " << s.baseline.reason << "\n";
@@ -116,6 +132,13 @@ Status WriteRunReports(const std::string& db, int64_t run_id, const std::string&
 }
 
 StatusOr<int> Run(const RunFlags& f, const GlobalOptions& g) {
+  // First, while this process has one thread and has loaded nothing but its
+  // libraries: every worker is then a fork of it (harness/runner/zygote.h).
+  const std::string self = SelfExe();
+  StartWorkerZygote(self, [](const std::vector<std::string>& argv) { return RunCommandLine(argv); });
+  struct ZygoteEnd {
+    ~ZygoteEnd() { StopWorkerZygote(); }
+  } zygote_end;
   RunRequest request;
   for (const std::string& list : f.suites) {
     std::stringstream in(list);
@@ -141,6 +164,7 @@ StatusOr<int> Run(const RunFlags& f, const GlobalOptions& g) {
   request.rounds = f.rounds;
   request.min_sample_us = f.min_sample_us;
   request.jobs = f.jobs;
+  request.latency = f.latency;
   request.shard = shard;
   request.timeout_s = f.timeout_s;
   request.profile = f.profile;
@@ -155,10 +179,11 @@ StatusOr<int> Run(const RunFlags& f, const GlobalOptions& g) {
   request.suites_dir = g.suites_dir;
   request.golden_dir = g.golden_dir;
   request.threads = g.threads;
-  request.worker_exe = SelfExe();
+  request.worker_exe = self;
   if (request.worker_exe.empty()) return InternalError("cannot find this executable (/proc/self/exe)");
 
   SPYRE_ASSIGN_OR_RETURN(auto plan, PlanRun(request));
+  for (const std::string& w : plan.warnings) std::cerr << "spyre-regress: warning: " << w << "\n";
   ProgressPrinter progress(stderr, ChooseProgressStyle(stderr, g.quiet), UseColor(stderr),
                            plan.items.size());
   StatusOr<RunSummary> finished = ExecuteRun(plan, &progress);
@@ -196,6 +221,11 @@ void AddRunVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
                   "time every case in N fresh worker processes; its wall samples are one value per "
                   "round (default 1; the nightly uses 20)")
       ->check(CLI::Range(1, 1000));
+  cmd->add_option("--latency", f->latency,
+                  "which cases are timed and get a wall-time verdict: marked (default: the suites "
+                  "and cases marked latency in their suite file), all, or none; the others are "
+                  "parity only, run once")
+      ->check(CLI::IsMember({"marked", "all", "none"}));
   cmd->add_option(
          "--confirm-rounds", f->confirm_rounds,
          "re-time a case whose wall time looks changed in at least N fresh processes per side "

@@ -29,7 +29,7 @@ class SuiteCache {
     options_.min_sample_us = w.min_sample_us;
   }
 
-  CaseResult Execute(const std::string& suite_name, const std::string& case_id) {
+  CaseResult Execute(const std::string& suite_name, const std::string& case_id, bool timed) {
     auto it = suites_.find(suite_name);
     if (it == suites_.end()) {
       StatusOr<SuiteSpec> loaded = LoadSuite(options_.suites_dir, suite_name);
@@ -37,7 +37,10 @@ class SuiteCache {
       it = suites_.emplace(suite_name, std::move(*loaded)).first;
     }
     for (const CaseSpec& c : it->second.cases) {
-      if (c.id == case_id) return ExecuteCase(it->second, c, options_);
+      if (c.id != case_id) continue;
+      ExecOptions options = options_;
+      options.timed = timed;
+      return ExecuteCase(it->second, c, options);
     }
     return CaseResult::Error("no case '" + case_id + "' in suite " + suite_name, suite_name,
                              case_id);
@@ -66,8 +69,8 @@ void AddWorkerVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
       (void)LoadDeviceUnderTest();
       SuiteCache cache(global, *opts);
       return ServeWorker(kWorkerRequestFd, kWorkerResultFd, threads,
-                         [&cache](const std::string& suite, const std::string& id) {
-                           return cache.Execute(suite, id);
+                         [&cache](const std::string& suite, const std::string& id, bool timed) {
+                           return cache.Execute(suite, id, timed);
                          });
     };
   });

@@ -3,7 +3,7 @@
 
 int main() {
   return harness::ServeWorker(harness::kWorkerRequestFd, harness::kWorkerResultFd, 1,
-                              [](const std::string& suite, const std::string& id) {
+                              [](const std::string& suite, const std::string& id, bool /*timed*/) {
                                 harness::CaseResult r;
                                 r.suite = suite;
                                 r.case_id = id;

@@ -431,11 +431,14 @@ DeviceProfile MergeProfiles(const DeviceProfile& a, const DeviceProfile& b) {
   return out;
 }
 
+// A parity-only case (not timed) decodes once, with no warm-up.
 int WarmupCount(const harness::SuiteSpec& suite, const harness::ExecOptions& o) {
+  if (!o.timed) return 0;
   return o.warmup >= 0 ? o.warmup : suite.warmup;
 }
 
 int RepeatCount(const harness::SuiteSpec& suite, const harness::ExecOptions& o) {
+  if (!o.timed) return 1;
   return std::max(1, o.repeat >= 0 ? o.repeat : suite.repeat);
 }
 

@@ -111,6 +111,7 @@ const std::vector<Entry>& Catalogue() {
     {"jobs_zero", {"run", "--suite", "smoke", "--jobs", "0"}, {}, {"--jobs"}},
     {"repeat_zero", {"run", "--suite", "smoke", "--repeat", "0"}, {}, {"--repeat"}},
     {"rounds_zero", {"run", "--suite", "smoke", "--rounds", "0"}, {}, {"--rounds"}},
+    {"latency_not_a_mode", {"run", "--suite", "smoke", "--latency", "some"}, {}, {"--latency", "some"}},
     {"min_sample_negative", {"run", "--suite", "smoke", "--min-sample-us", "-5"}, {}, {"--min-sample-us"}},
     {"threads_zero", {"run", "--suite", "smoke", "--threads", "0"}, {}, {"--threads"}},
     {"timeout_not_a_number", {"run", "--suite", "smoke", "--timeout", "soon"}, {}, {"--timeout", "soon"}},

@@ -95,5 +95,23 @@ TEST(WallSamplerTest, TheRunOverridesTheSuiteDefaults) {
   EXPECT_EQ(p.min_sample_us, 0);
 }
 
+TEST(WallSamplerTest, AParityOnlyCaseIsNotTimedAtAll) {
+  SuiteSpec suite;
+  suite.warmup = 3;
+  suite.repeat = 7;
+  ExecOptions o;
+  o.timed = false;
+  const SamplingPlan p = SamplingFor(suite, o);
+  EXPECT_FALSE(p.timed);
+  int calls = 0;
+  CaseResult r;
+  TakeWallSamples(
+      p, [&] { ++calls; }, &r);
+  EXPECT_EQ(calls, 0);  // the kind's traced pass is the case's one run
+  EXPECT_TRUE(r.wall_us.empty());
+  EXPECT_TRUE(r.queue_us.empty());
+  EXPECT_FALSE(r.extra.contains("wall_batch"));
+}
+
 }  // namespace
 }  // namespace harness

@@ -1,5 +1,6 @@
 // End-to-end tests of `spyre-regress run` and `merge` on the smoke suite,
 // running the built binary.
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -37,8 +38,21 @@ TEST(RunE2E, CleanSmokeRunPassesAndRecordsEverything) {
   std::set<std::string> expected;
   for (const auto& [id, op] : cases) expected.insert(id);
   EXPECT_EQ(CaseNames(db), expected);
-  // Every timed repeat is stored (smoke: repeat 5), and the run has its fingerprint.
-  EXPECT_EQ(One(db, "SELECT count(*) FROM wall_samples"), std::to_string(5 * cases.size()));
+  // smoke is a parity suite: each case ran once, no wall sample, and both
+  // the summary and every result say that its wall time was not judged.
+  EXPECT_EQ(One(db, "SELECT count(*) FROM wall_samples"), "0");
+  EXPECT_EQ(One(db, "SELECT count(*) FROM results WHERE json_extract(extra_json, '$.latency') = "
+                    "'not judged: parity only, run once'"),
+            std::to_string(cases.size()));
+  const std::string n = std::to_string(cases.size());
+  EXPECT_NE(r.out.find("wall time not judged for " + n + " of " + n +
+                       " case(s): parity only, each run once (not marked for latency; --latency "
+                       "all times them)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(One(db, "SELECT json_extract(options_json, '$.latency') || '|' || "
+                    "json_extract(options_json, '$.timed_cases') FROM runs"),
+            "marked|0");
   EXPECT_EQ(One(db, "SELECT json_extract(env_json, '$.tags.ci') FROM v_runs"), "yes");
   EXPECT_EQ(One(db, "SELECT json_extract(env_json, '$.jobs') FROM v_runs"), "2");
   EXPECT_EQ(One(db, "SELECT length(fingerprint) FROM v_runs"), "16");
@@ -47,7 +61,7 @@ TEST(RunE2E, CleanSmokeRunPassesAndRecordsEverything) {
 TEST(RunE2E, JsonIsOneDocumentOnStdout) {
   TempDir dir;
   auto r = RunCli({"run", "--suite", "smoke", "--filter", "^smoke/mm\\.", "--json", "--repeat", "2",
-                   "--db", dir.File("s.db"), "--baseline", "none"});
+                   "--latency", "all", "--db", dir.File("s.db"), "--baseline", "none"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["status"], "completed");
@@ -57,13 +71,103 @@ TEST(RunE2E, JsonIsOneDocumentOnStdout) {
   EXPECT_TRUE(j["comparison"].is_null());
   EXPECT_NE(r.err.find("regressions: none (no baseline)"), std::string::npos);  // human text on stderr
   EXPECT_EQ(One(dir.File("s.db"), "SELECT max(wall_samples) FROM results"), "2");
+  EXPECT_EQ(j["latency"]["mode"], "all");
+  EXPECT_EQ(j["latency"]["timed"], j["results"].size());
+  EXPECT_EQ(j["latency"]["not_judged"], 0);
+  // Two samples cannot be judged: said before the run starts.
+  EXPECT_NE(r.err.find("warning: --repeat 2 gives smoke fewer samples than the 5"), std::string::npos)
+      << r.err;
+}
+
+// Workers are forks of the run's zygote: each is its own process (a crash
+// costs one case), and the start-up of libtorch is paid once.
+TEST(RunE2E, WorkersComeFromTheZygoteUnlessItIsTurnedOff) {
+  TempDir dir;
+  const std::vector<std::string> args = {"run", "--suite", "smoke", "--filter", "^smoke/(mm|add)\\.",
+                                         "--inject", "mm:segv", "--json", "--baseline", "none"};
+  for (const std::string spawn : {"zygote", "exec"}) {
+    std::vector<std::string> full = args;
+    full.insert(full.end(), {"--db", dir.File(spawn + ".db")});
+    auto r = RunCli(full, spawn == "exec" ? std::map<std::string, std::string>{{"SPYRE_REGRESS_ZYGOTE", "0"}}
+                                          : std::map<std::string, std::string>{});
+    ASSERT_EQ(r.exit_code, 1) << r.err;
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["worker_spawn"], spawn);
+    // Every crash replaced its worker, and every worker said hello.
+    EXPECT_GT(j["workers_started"].get<int>(), 1);
+    EXPECT_EQ(j["worker_startup_s"].size(), j["workers_started"].get<size_t>());
+    int crashed = 0, passed = 0;
+    for (const auto& c : j["results"]) {
+      const bool mm = c["case"].get<std::string>().rfind("mm.", 0) == 0;
+      EXPECT_EQ(c["status"], mm ? "crashed" : "passed") << c;
+      crashed += mm ? 1 : 0;
+      passed += mm ? 0 : 1;
+      if (mm) {
+        EXPECT_NE(c["message"].get<std::string>().find("SIGSEGV"), std::string::npos) << c;
+      }
+    }
+    EXPECT_GT(crashed, 0);
+    EXPECT_GT(passed, 0);
+  }
+  // Both ways give the same verdicts and values (parity only: no wall time).
+  const std::string q =
+      "SELECT group_concat(case_name || ':' || status || ':' || ifnull(max_ulp, '-'), ',') FROM "
+      "(SELECT * FROM v_results ORDER BY case_name)";
+  EXPECT_EQ(One(dir.File("zygote.db"), q), One(dir.File("exec.db"), q));
+}
+
+// A case marked latency in a parity suite is the only one timed; a latency
+// suite that cannot collect enough samples is refused before anything runs.
+TEST(RunE2E, OnlyCasesMarkedForLatencyAreTimed) {
+  TempDir dir;
+  const std::string suites = dir.File("suites");
+  const std::string golden = dir.File("golden");
+  std::filesystem::create_directories(suites);
+  auto write_suite = [&](const std::string& text) {
+    std::ofstream(suites + "/mine.json") << text;
+  };
+  const std::string cases =
+      R"("cases": [{"id": "a", "op": "add", "inputs": [{"shape": [4, 8], "dtype": "float32"},
+                                                    {"shape": [4, 8], "dtype": "float32"}]},
+                   {"id": "b", "op": "mul", "latency": true,
+                    "inputs": [{"shape": [4, 8], "dtype": "float32"}, {"shape": [4, 8], "dtype": "float32"}]}])";
+  write_suite(R"({"name": "mine", "defaults": {"repeat": 5}, )" + cases + "}");
+  auto gen = RunCli({"golden", "generate", "--suite", "mine", "--suites", suites, "--golden", golden});
+  ASSERT_EQ(gen.exit_code, 0) << gen.err;
+  const std::string db = dir.File("s.db");
+  auto r = RunCli({"run", "--suite", "mine", "--suites", suites, "--golden", golden, "--db", db,
+                   "--baseline", "none", "--jobs", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(Query(db, "SELECT case_name || ':' || wall_samples FROM results ORDER BY case_name"),
+            (std::vector<std::string>{"a:0", "b:5"}));
+  EXPECT_NE(r.out.find("wall time not judged for 1 of 2 case(s)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 worker(s)"), std::string::npos) << r.out;  // a timed case: one worker
+  // --latency none: nothing timed, and --jobs is honoured.
+  auto none = RunCli({"run", "--suite", "mine", "--suites", suites, "--golden", golden, "--db", db,
+                      "--baseline", "none", "--jobs", "2", "--latency", "none"});
+  ASSERT_EQ(none.exit_code, 0) << none.err;
+  EXPECT_EQ(One(db, "SELECT sum(wall_samples) FROM results WHERE run_id = 2"), "0");
+  EXPECT_NE(none.out.find("--latency none"), std::string::npos) << none.out;
+  EXPECT_NE(none.out.find("2 worker(s)"), std::string::npos) << none.out;
+  // A latency suite with 3 repeats: refused, exit 2, one line naming the fix.
+  write_suite(R"({"name": "mine", "latency": true, "defaults": {"repeat": 3}, )" + cases + "}");
+  auto bad = RunCli({"run", "--suite", "mine", "--suites", suites, "--golden", golden, "--db", db});
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_EQ(spyre_test::LineCount(bad.err), 1) << bad.err;
+  EXPECT_NE(bad.err.find("/defaults/repeat: 3 samples per case"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("set repeat to at least 5"), std::string::npos) << bad.err;
+  EXPECT_EQ(One(db, "SELECT count(*) FROM runs"), "2");  // nothing recorded
+  // ... unless the rounds give the judge its values.
+  auto rounds = RunCli({"run", "--suite", "mine", "--suites", suites, "--golden", golden, "--db", db,
+                        "--rounds", "10", "--min-sample-us", "0", "--baseline", "none"});
+  EXPECT_EQ(rounds.exit_code, 0) << rounds.err;
 }
 
 TEST(RunE2E, RoundsTimeEveryCaseInFreshWorkersAndStoreOneValuePerRound) {
   TempDir dir;
   const std::string db = dir.File("s.db");
   auto r = RunCli({"run", "--suite", "smoke", "--filter", "^smoke/mm\\.", "--rounds", "3", "--repeat", "2",
-                   "--min-sample-us", "200", "--db", db, "--baseline", "none"});
+                   "--latency", "all", "--min-sample-us", "200", "--db", db, "--baseline", "none"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.err.find("timing round 2/3"), std::string::npos) << r.err;
   const std::string cases = One(db, "SELECT count(*) FROM results");
@@ -88,7 +192,7 @@ TEST(RunE2E, SuspectsAreReTimedInFreshProcessesBesideTheBaselinesConfiguration) 
   // clear of the outliers a busy host throws into single samples.
   const std::vector<std::string> common = {
       "run", "--suite",          "smoke", "--filter", "^smoke/mm\\.128x256", "--db", db, "--repeat",
-      "9",   "--confirm-rounds", "7"};
+      "9",   "--confirm-rounds", "7", "--latency", "all"};
   auto base = RunCli(common);
   ASSERT_EQ(base.exit_code, 0) << base.out << base.err;
   std::vector<std::string> slow = common;
@@ -160,7 +264,8 @@ TEST(RunE2E, ACaseThatGaveNoTimingInRoundOneIsLeftToTheMainPass) {
   const int per_pass = nlohmann::json::parse(once.out)["workers_started"].get<int>();
   ASSERT_GT(per_pass, 1);  // the crashes replaced workers
   auto four = RunCli({"run", "--suite", "smoke", "--filter", "^smoke/(mm|add)\\.", "--inject", "mm:segv", "--json",
-                      "--rounds", "4", "--min-sample-us", "0", "--db", dir.File("b.db"), "--baseline", "none"});
+                      "--rounds", "4", "--min-sample-us", "0", "--latency", "all", "--db", dir.File("b.db"),
+                      "--baseline", "none"});
   ASSERT_EQ(four.exit_code, 1) << four.err;
   const nlohmann::json j = nlohmann::json::parse(four.out);
   // Round 1 and the main pass meet the crashes; rounds 2 and 3 time only the

@@ -21,7 +21,7 @@ namespace {
 
 bool Starts(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
-harness::CaseResult Execute(const std::string& suite, const std::string& id) {
+harness::CaseResult Execute(const std::string& suite, const std::string& id, bool timed) {
   if (Starts(id, "segv")) std::raise(SIGSEGV);
   if (Starts(id, "abort")) {
     std::fprintf(stderr, "fake worker: aborting on %s\n", id.c_str());
@@ -42,7 +42,7 @@ harness::CaseResult Execute(const std::string& suite, const std::string& id) {
   r.suite = suite;
   r.case_id = id;
   r.status = Starts(id, "fail") ? harness::CaseStatus::kFailed : harness::CaseStatus::kPassed;
-  r.wall_us = {1.0, 2.0, 3.0};
+  if (timed) r.wall_us = {1.0, 2.0, 3.0};
   return r;
 }
 

@@ -71,7 +71,7 @@ TEST(StoreCliTest, PruneAndExportOnARecordedRun) {
   TempDir dir;
   const std::string db = dir.File("s.db");
   auto run = RunCli({"--db", db, "run", "--suite", "smoke", "--filter", "add", "--baseline", "none",
-                     "--rounds", "2"});
+                     "--rounds", "2", "--latency", "all"});
   ASSERT_LE(run.exit_code, 1) << run.err;
   auto dry = RunCli({"--db", db, "prune", "--dry-run", "--json"});
   ASSERT_EQ(dry.exit_code, 0) << dry.err;

@@ -41,12 +41,15 @@ struct SamplingPlan {
   int warmup = 1;
   int repeat = 5;
   double min_sample_us = kDefaultMinSampleUs;  // <= 0: one call per sample
+  bool timed = true;  // false: TakeWallSamples takes nothing (a parity-only case)
 };
 
 // The suite's warm-up, repeat and minimum sample time unless the run
-// overrides them; kDefaultMinSampleUs when neither sets the last.
+// overrides them; kDefaultMinSampleUs when neither sets the last. A
+// parity-only case (ExecOptions::timed false) is not timed at all.
 inline SamplingPlan SamplingFor(const SuiteSpec& suite, const ExecOptions& o) {
   SamplingPlan p;
+  p.timed = o.timed;
   p.warmup = o.warmup >= 0 ? o.warmup : suite.warmup;
   p.repeat = std::max(1, o.repeat >= 0 ? o.repeat : suite.repeat);
   p.min_sample_us = o.min_sample_us >= 0       ? o.min_sample_us
@@ -94,6 +97,8 @@ int SizeBatch(double min_sample_us, Call&& call, int* calls_made = nullptr) {
 template <typename Call>
 void TakeWallSamples(const SamplingPlan& plan, Call&& call, CaseResult* r) {
   using Clock = std::chrono::steady_clock;
+  // A parity-only case: the kind's own traced pass is its one run.
+  if (!plan.timed) return;
   for (int i = 0; i < plan.warmup; ++i) call();
   const int batch = SizeBatch(plan.min_sample_us, call);
   HostProbe probe;

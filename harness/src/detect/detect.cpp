@@ -110,6 +110,17 @@ nlohmann::json WallConfirmationJson(const WallConfirmation& c) {
           {"baseline_op_wall_us", c.baseline_op_wall}};
 }
 
+namespace {
+
+// A result `run` did not time (a parity-only case: runner/run.h).
+bool ParityOnly(const CaseResult& r) {
+  const auto it = r.extra.find("latency");
+  return r.wall_us.empty() && it != r.extra.end() && it->is_string() &&
+         it->get<std::string>().rfind("not judged", 0) == 0;
+}
+
+}  // namespace
+
 Comparison CompareRuns(const RunRecord& baseline, const RunRecord& candidate,
                        const Thresholds& thresholds) {
   Comparison c;
@@ -120,6 +131,7 @@ Comparison CompareRuns(const RunRecord& baseline, const RunRecord& candidate,
   c.env_diff = DiffEnvironments(baseline.env, candidate.env);
   std::map<std::pair<std::string, std::string>, const CaseResult*> base_cases;
   for (const CaseResult& r : baseline.cases) base_cases[{r.suite, r.case_id}] = &r;
+  size_t parity_only = 0;
   for (const CaseResult& cand : candidate.cases) {
     auto it = base_cases.find({cand.suite, cand.case_id});
     if (it == base_cases.end()) continue;
@@ -140,6 +152,14 @@ Comparison CompareRuns(const RunRecord& baseline, const RunRecord& candidate,
     auto unq = baseline.unqueued_run_medians.find(key);
     if (unq != baseline.unqueued_run_medians.end()) h.unqueued_medians = &unq->second;
     detect_rules::CompareCase(*it->second, cand, thresholds.For(cand.suite, cand.case_id), h, &c);
+    if (ParityOnly(cand) || ParityOnly(*it->second)) ++parity_only;
+  }
+  // Never a silent gap: cases whose wall time was not measured on a side
+  // got no latency verdict, and the comparison says so.
+  if (parity_only > 0) {
+    c.notes.push_back("wall time not judged for " + std::to_string(parity_only) +
+                      " case(s): parity only, run once in the candidate or the baseline "
+                      "(not marked for latency; run --latency all times them)");
   }
   auto order = [](const Finding& a, const Finding& b) {
     return std::tie(a.suite, a.case_id, a.kind) < std::tie(b.suite, b.case_id, b.kind);

@@ -11,6 +11,7 @@
 #include "harness/runner/run.h"
 #include "runner/confirm.h"
 #include "runner/timing_rounds.h"
+#include "runner/zygote.h"
 
 namespace harness {
 namespace {
@@ -21,6 +22,8 @@ nlohmann::json OptionsJson(const RunPlan& plan, int threads) {
           {"warmup", r.warmup},
           {"repeat", r.repeat},
           {"rounds", r.rounds},
+          {"latency", r.latency},
+          {"timed_cases", plan.timed},
           {"min_sample_us", r.min_sample_us},
           {"jobs", plan.jobs},
           {"threads_per_worker", threads},
@@ -68,7 +71,11 @@ StatusOr<SupervisorOutcome> RunTimingRounds(const RunPlan& plan, const Superviso
   SupervisorOptions timing = options;
   timing.jobs = 1;
   SupervisorOutcome total;
-  std::vector<WorkItem> items = plan.items;
+  // Parity-only cases have no timing to repeat.
+  std::vector<WorkItem> items;
+  for (const WorkItem& item : plan.items) {
+    if (item.timed) items.push_back(item);
+  }
   const int n = plan.request.rounds;
   for (int round = 1; round < n && !items.empty(); ++round) {
     if (listener != nullptr) listener->OnTimingRound(round, n);
@@ -77,11 +84,14 @@ StatusOr<SupervisorOutcome> RunTimingRounds(const RunPlan& plan, const Superviso
       if (rounds->Add(result)) timed.emplace(result.suite, result.case_id);
       return Status::Ok();
     };
-    SPYRE_ASSIGN_OR_RETURN(const SupervisorOutcome outcome, RunCases(items, timing, keep, nullptr));
-    total.workers_started += outcome.workers_started;
-    if (outcome.interrupted) {
+    StatusOr<SupervisorOutcome> outcome = RunCases(items, timing, keep, nullptr);
+    if (!outcome.ok()) return outcome.status();
+    total.workers_started += outcome->workers_started;
+    total.startup_s.insert(total.startup_s.end(), outcome->startup_s.begin(),
+                           outcome->startup_s.end());
+    if (outcome->interrupted) {
       total.interrupted = true;
-      total.signal_number = outcome.signal_number;
+      total.signal_number = outcome->signal_number;
       return total;
     }
     if (round == 1) {
@@ -159,58 +169,82 @@ StatusOr<RunSummary> ExecuteRun(const RunPlan& plan, RunListener* listener) {
   // load average 8), a spread no judge can see a 2x change through.
   int total = r.threads > 0 ? r.threads : 1;
   const int per_worker = std::max(1, total / plan.jobs);
-  SPYRE_ASSIGN_OR_RETURN(const int threads, ConfigureThreads(per_worker));
-  SPYRE_ASSIGN_OR_RETURN(nlohmann::json env, CollectFingerprint(r.tags));
-  env["jobs"] = plan.jobs;
+  StatusOr<int> threads = ConfigureThreads(per_worker);
+  if (!threads.ok()) return threads.status();
+  StatusOr<nlohmann::json> env = CollectFingerprint(r.tags);
+  if (!env.ok()) return env.status();
+  (*env)["jobs"] = plan.jobs;
 
-  SPYRE_ASSIGN_OR_RETURN(std::unique_ptr<Store> opened, Store::Open(r.db));
-  Store& store = *opened;
+  StatusOr<std::unique_ptr<Store>> opened = Store::Open(r.db);
+  if (!opened.ok()) return opened.status();
+  Store& store = **opened;
   SPYRE_RETURN_IF_ERROR(CheckBaselineExists(store, r.baseline));
 
   RunSummary summary;
   summary.suite = plan.suite_key;
   summary.jobs = plan.jobs;
-  summary.threads_per_worker = threads;
+  summary.threads_per_worker = *threads;
   summary.planned = plan.items.size();
-  summary.env = env;
-  summary.fingerprint = FingerprintHash(env);
+  summary.timed = plan.timed;
+  summary.latency_mode = r.latency;
+  summary.env = *env;
+  summary.fingerprint = FingerprintHash(*env);
   NewRun run;
   run.suite = plan.suite_key;
   run.label = r.label;
   run.fingerprint = summary.fingerprint;
-  run.env_json = env.dump();
+  run.env_json = env->dump();
   run.shard = r.shard.all() ? "" : r.shard.ToString();
-  run.options_json = OptionsJson(plan, threads).dump();
+  run.options_json = OptionsJson(plan, *threads).dump();
   run.jobs = plan.jobs;
-  run.threads = threads;
-  SPYRE_ASSIGN_OR_RETURN(const int64_t run_id, store.BeginRun(run));
-  summary.run_id = run_id;
+  run.threads = *threads;
+  StatusOr<int64_t> run_id = store.BeginRun(run);
+  if (!run_id.ok()) return run_id.status();
+  summary.run_id = *run_id;
 
   SupervisorOptions options;
-  options.worker_argv = WorkerArgv(plan, threads);
+  options.worker_argv = WorkerArgv(plan, *threads);
   options.jobs = plan.jobs;
-  options.expected_threads = threads;
+  options.expected_threads = *threads;
   // Timing rounds first, kept in memory: the main pass records each case
   // once, with every round's samples in it.
   runner_internal::TimingRounds rounds;
   StatusOr<SupervisorOutcome> outcome = RunTimingRounds(plan, options, listener, &rounds);
+  std::set<std::pair<std::string, std::string>> parity_only;
+  for (const WorkItem& item : plan.items) {
+    if (!item.timed) parity_only.emplace(item.suite, item.case_id);
+  }
   RecordFn record = [&](const CaseResult& result) -> Status {
     CaseResult merged = result;
+    if (parity_only.count({result.suite, result.case_id}) > 0) {
+      // Said in the result itself, so that compare and the reports can tell
+      // "not judged" from "judged, no change" (a kind that timed its one run
+      // anyway, such as decode, gives that single sample up).
+      merged.wall_us.clear();
+      merged.queue_us.clear();
+      merged.extra["latency"] = "not judged: parity only, run once";
+    }
     if (r.rounds > 1) rounds.MergeInto(&merged, r.rounds, /*include_own=*/plan.jobs == 1);
-    SPYRE_RETURN_IF_ERROR(store.RecordResult(run_id, merged));
+    SPYRE_RETURN_IF_ERROR(store.RecordResult(*run_id, merged));
     summary.results.push_back(std::move(merged));
     return Status::Ok();
   };
   if (outcome.ok() && !outcome->interrupted) {
-    if (listener != nullptr && r.rounds > 1) listener->OnTimingRound(r.rounds, r.rounds);
+    if (listener != nullptr && r.rounds > 1 && plan.timed > 0) {
+      listener->OnTimingRound(r.rounds, r.rounds);
+    }
     const int started = outcome->workers_started;
+    const std::vector<double> startup = outcome->startup_s;
     outcome = RunCases(plan.items, options, record, listener);
-    if (outcome.ok()) outcome->workers_started += started;
+    if (outcome.ok()) {
+      outcome->workers_started += started;
+      outcome->startup_s.insert(outcome->startup_s.begin(), startup.begin(), startup.end());
+    }
   }
   // Wall-time suspects re-timed in fresh processes before the verdict.
   if (outcome.ok() && !outcome->interrupted) {
     StatusOr<runner_internal::ConfirmOutcome> confirmed =
-        runner_internal::ConfirmWallSuspects(plan, options, store, run_id, env, &summary.results,
+        runner_internal::ConfirmWallSuspects(plan, options, store, *run_id, *env, &summary.results,
                                              listener != nullptr ? stderr : nullptr);
     if (!confirmed.ok()) {
       outcome = confirmed.status();
@@ -226,24 +260,28 @@ StatusOr<RunSummary> ExecuteRun(const RunPlan& plan, RunListener* listener) {
   summary.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!outcome.ok()) {
     // Best effort: the store may be the thing that failed.
-    (void)store.FinishRun(run_id, RunStatus::kAborted, outcome.status().message());
-    return outcome.status().WithContext("run " + std::to_string(run_id) + " aborted");
+    (void)store.FinishRun(*run_id, RunStatus::kAborted, outcome.status().message());
+    return outcome.status().WithContext("run " + std::to_string(*run_id) + " aborted");
   }
   summary.workers_started = outcome->workers_started;
+  summary.worker_startup_s = outcome->startup_s;
+  summary.worker_spawn = runner_internal::WorkerZygoteRunning() ? "zygote" : "exec";
   if (outcome->interrupted) {
     summary.status = RunStatus::kAborted;
     summary.interrupted_by = outcome->signal_number;
     SPYRE_RETURN_IF_ERROR(store.FinishRun(
-        run_id, RunStatus::kAborted, "interrupted by signal " + std::to_string(outcome->signal_number)));
+        *run_id, RunStatus::kAborted, "interrupted by signal " + std::to_string(outcome->signal_number)));
     return summary;
   }
-  summary.warnings = UnmatchedFaults(env, summary.results);
+  summary.warnings = plan.warnings;
+  for (std::string& w : UnmatchedFaults(*env, summary.results)) summary.warnings.push_back(std::move(w));
   std::string note;
   for (const std::string& w : summary.warnings)
     note += (note.empty() ? "warning: " : "; warning: ") + w;
-  SPYRE_RETURN_IF_ERROR(store.FinishRun(run_id, RunStatus::kCompleted, note));
-  SPYRE_ASSIGN_OR_RETURN(summary.baseline,
-                         DetectRegressionsForRun(store, run_id, plan.suite_key, r.baseline));
+  SPYRE_RETURN_IF_ERROR(store.FinishRun(*run_id, RunStatus::kCompleted, note));
+  StatusOr<BaselineOutcome> baseline = DetectRegressionsForRun(store, *run_id, plan.suite_key, r.baseline);
+  if (!baseline.ok()) return baseline.status();
+  summary.baseline = std::move(*baseline);
   return summary;
 }
 

@@ -1,4 +1,5 @@
 // PlanRun: everything checkable before a worker starts.
+#include <algorithm>
 #include <map>
 #include <regex>
 
@@ -34,8 +35,9 @@ Status CheckDeviceSettings(RunRequest& r) {
   if (!r.profile.empty() && r.profile != "inductor" && r.profile != "sendnn") {
     return UsageError("--profile '" + r.profile + "' is not a profile: use inductor or sendnn");
   }
-  SPYRE_ASSIGN_OR_RETURN(const DeviceUnderTest* loaded, LoadDeviceUnderTest());
-  const DeviceUnderTest& device = *loaded;
+  StatusOr<const DeviceUnderTest*> loaded = LoadDeviceUnderTest();
+  if (!loaded.ok()) return loaded.status();
+  const DeviceUnderTest& device = **loaded;
   if (!r.inject.empty()) {
     Status parsed = device.InjectFaults(r.inject);
     if (!parsed.ok()) return UsageError("--inject: " + parsed.message());
@@ -46,10 +48,10 @@ Status CheckDeviceSettings(RunRequest& r) {
   const std::string spec =
       from_flag ? r.inject : settings.value("faults", nlohmann::json("")).get<std::string>();
   if (Trim(spec).empty()) return Status::Ok();
-  SPYRE_ASSIGN_OR_RETURN(
-      std::string mapped,
-      runner_internal::CheckInjectOps(spec, from_flag ? "--inject" : "SPYRE_EMU_FAULTS"));
-  if (mapped != spec) r.inject = mapped;
+  StatusOr<std::string> mapped =
+      runner_internal::CheckInjectOps(spec, from_flag ? "--inject" : "SPYRE_EMU_FAULTS");
+  if (!mapped.ok()) return mapped.status();
+  if (*mapped != spec) r.inject = *mapped;
   if (!r.inject.empty()) {
     Status applied = device.InjectFaults(r.inject);
     if (!applied.ok()) return UsageError("--inject: " + applied.message());
@@ -81,17 +83,48 @@ Status CheckCaseFiles(const RunPlan& plan) {
     const bool imported = kind->UsesImportedGolden(*c);
     const std::string path = imported ? kind->ImportedGoldenPath(*suite, *c)
                                       : GoldenPath(plan.request.golden_dir, suite->name, c->id);
-    SPYRE_ASSIGN_OR_RETURN(const SafetensorsHeader golden, LoadGoldenHeader(path, *suite, *c));
+    StatusOr<SafetensorsHeader> golden = LoadGoldenHeader(path, *suite, *c);
+    if (!golden.ok()) return golden.status();
     for (const auto& [key, want] : {std::pair{"suite", suite->name}, std::pair{"case", c->id}}) {
       if (imported) break;
-      auto it = golden.metadata.find(key);
-      if (it != golden.metadata.end() && it->second != want) {
+      auto it = golden->metadata.find(key);
+      if (it != golden->metadata.end() && it->second != want) {
         return InvalidInput(path + ": written for " + key + " '" + it->second + "', not '" + want +
                             "'; regenerate it with 'spyre-regress golden generate --suite " +
                             suite->name + "'");
       }
     }
-    SPYRE_RETURN_IF_ERROR(kind->CheckGolden(*suite, *c, golden, path));
+    SPYRE_RETURN_IF_ERROR(kind->CheckGolden(*suite, *c, *golden, path));
+  }
+  return Status::Ok();
+}
+
+// A timed case must collect what the judge needs (wall_min_samples per
+// process, or wall_min_rounds processes): a suite file marked for latency
+// with fewer repeats is refused, since every default run of it would time
+// its cases for nothing; fewer repeats asked for on the command line
+// (--repeat, or --latency all over a suite not made for timing) are a
+// warning (the user chose them).
+Status CheckEnoughSamples(const SuiteSpec& suite, const CaseSpec& c, const RunRequest& r,
+                          const Thresholds& thresholds, RunPlan* plan) {
+  const ThresholdValues v = thresholds.For(suite.name, c.id);
+  const int repeat = r.repeat > 0 ? r.repeat : suite.repeat;
+  if (repeat >= v.wall_min_samples || r.rounds >= v.wall_min_rounds) return Status::Ok();
+  const std::string need = std::to_string(v.wall_min_samples);
+  if (r.repeat <= 0 && (suite.latency || c.latency)) {
+    return InvalidInput(
+        (suite.path.empty() ? suite.name : suite.path) + ": /defaults/repeat: " +
+        std::to_string(repeat) + " samples per case, but its wall time is judged (" +
+        (suite.latency ? "a latency suite" : "case " + c.id + " is marked latency") +
+        ") and the judge needs " + need + "; set repeat to at least " + need);
+  }
+  const std::string w = (r.repeat > 0 ? "--repeat " : "repeat ") + std::to_string(repeat) +
+                        " gives " + suite.name + " fewer samples than the " + need +
+                        " the wall-time judge needs: its timed cases get no latency verdict "
+                        "(use --repeat " + need + " or more, or --rounds " +
+                        std::to_string(v.wall_min_rounds) + ")";
+  if (std::find(plan->warnings.begin(), plan->warnings.end(), w) == plan->warnings.end()) {
+    plan->warnings.push_back(w);
   }
   return Status::Ok();
 }
@@ -106,10 +139,16 @@ StatusOr<RunPlan> PlanRun(const RunRequest& request) {
   if (request.warmup < -1 || request.repeat == 0 || request.repeat < -1) {
     return UsageError("--warmup must be >= 0 and --repeat >= 1");
   }
+  if (request.latency != "marked" && request.latency != "all" && request.latency != "none") {
+    return UsageError("--latency '" + request.latency +
+                      "' is not a choice: use marked (the suites and cases marked for latency), "
+                      "all or none");
+  }
   SPYRE_RETURN_IF_ERROR(CheckDeviceSettings(plan.request));
   // Detection reads the thresholds only after the run; a missing or malformed
   // file must fail before anything is recorded.
-  SPYRE_RETURN_IF_ERROR(Thresholds::Configured().status());
+  StatusOr<Thresholds> thresholds = Thresholds::Configured();
+  if (!thresholds.ok()) return thresholds.status();
   std::regex filter;
   if (!request.filter.empty()) {
     try {
@@ -124,16 +163,20 @@ StatusOr<RunPlan> PlanRun(const RunRequest& request) {
     for (const SuiteSpec& s : plan.suites) {
       if (s.name == name) return UsageError("--suite names '" + name + "' twice: give it once");
     }
-    SPYRE_ASSIGN_OR_RETURN(SuiteSpec suite, LoadSuite(request.suites_dir, name));
-    plan.latency = plan.latency || suite.latency;
-    for (const CaseSpec& c : suite.cases) {
-      if (!request.filter.empty() && !std::regex_search(suite.name + "/" + c.id, filter)) continue;
+    StatusOr<SuiteSpec> suite = LoadSuite(request.suites_dir, name);
+    if (!suite.ok()) return suite.status();
+    for (const CaseSpec& c : suite->cases) {
+      if (!request.filter.empty() && !std::regex_search(suite->name + "/" + c.id, filter)) continue;
       ++matched;
-      if (!InShard(suite.name, c.id, request.shard)) continue;
-      plan.items.push_back(
-          {suite.name, c.id, request.timeout_s > 0 ? request.timeout_s : suite.timeout_s});
+      if (!InShard(suite->name, c.id, request.shard)) continue;
+      const bool timed = request.latency == "all" ||
+                         (request.latency == "marked" && (suite->latency || c.latency));
+      if (timed) SPYRE_RETURN_IF_ERROR(CheckEnoughSamples(*suite, c, request, *thresholds, &plan));
+      plan.items.push_back({suite->name, c.id,
+                            request.timeout_s > 0 ? request.timeout_s : suite->timeout_s, timed});
+      plan.timed += timed ? 1 : 0;
     }
-    plan.suites.push_back(std::move(suite));
+    plan.suites.push_back(std::move(*suite));
   }
   if (matched == 0) {
     // A filter that is a mistyped case id gets the closest one.
@@ -154,6 +197,7 @@ StatusOr<RunPlan> PlanRun(const RunRequest& request) {
                       (request.suites.empty() ? "" : " --suite " + request.suites.front()) + "`)");
   }
   SPYRE_RETURN_IF_ERROR(CheckCaseFiles(plan));
+  plan.latency = plan.timed > 0;
   plan.jobs = plan.latency ? 1 : request.jobs;
   plan.suite_key = Join(request.suites, ",");
   return plan;

@@ -25,6 +25,7 @@ struct Slot {
   std::optional<size_t> item;         // the case in flight
   Clock::time_point deadline;         // of the case in flight, or of the hello
   Clock::time_point case_started;
+  Clock::time_point spawned;
 };
 
 Clock::time_point After(double seconds) {
@@ -75,12 +76,14 @@ class Supervisor {
     for (const Slot& s : slots_) idle_or_starting += (s.worker && !s.item) ? 1 : 0;
     for (Slot& slot : slots_) {
       if (slot.worker || idle_or_starting >= pending_.size()) continue;
+      const Clock::time_point spawned = Clock::now();
       SPYRE_ASSIGN_OR_RETURN(auto w,
                              WorkerProcess::Spawn(options_.worker_argv, options_.worker_env));
       slot.worker = std::move(w);
       slot.decoder = FrameDecoder();
       slot.ready = false;
       slot.deadline = After(options_.start_timeout_s);
+      slot.spawned = spawned;
       ++outcome_.workers_started;
       ++idle_or_starting;
     }
@@ -95,7 +98,8 @@ class Supervisor {
       if (listener_ != nullptr) listener_->OnCaseStarted(item);
       // A failed send means the worker is already gone; its end-of-file is
       // handled by the poll below and blames this case, which it was given.
-      (void)slot.worker->Send({{"suite", item.suite}, {"case", item.case_id}});
+      (void)slot.worker->Send(
+          {{"suite", item.suite}, {"case", item.case_id}, {"timed", item.timed}});
     }
     return Status::Ok();
   }
@@ -145,6 +149,8 @@ class Supervisor {
         }
         slot.ready = true;
         start_failures_ = 0;
+        outcome_.startup_s.push_back(
+            std::chrono::duration<double>(Clock::now() - slot.spawned).count());
       } else if (type == "result" && slot.item) {
         const WorkItem& item = items_[*slot.item];
         StatusOr<CaseResult> r = CaseResultFromJson(msg.value("result", nlohmann::json()));

@@ -12,9 +12,9 @@ namespace harness {
 namespace {
 
 CaseResult ExecuteGuarded(const CaseExecutor& execute, const std::string& suite,
-                          const std::string& case_id) {
+                          const std::string& case_id, bool timed) {
   try {
-    CaseResult r = execute(suite, case_id);
+    CaseResult r = execute(suite, case_id, timed);
     // The supervisor files the record under what it asked for.
     r.suite = suite;
     r.case_id = case_id;
@@ -45,8 +45,9 @@ int ServeWorker(int request_fd, int result_fd, int threads, const CaseExecutor& 
     const nlohmann::json& req = **request;
     const std::string suite = req.value("suite", "");
     const std::string case_id = req.value("case", "");
+    const bool timed = req.value("timed", true);
     const auto start = std::chrono::steady_clock::now();
-    CaseResult result = ExecuteGuarded(execute, suite, case_id);
+    CaseResult result = ExecuteGuarded(execute, suite, case_id, timed);
     // Time inside the case (inputs, device, reference, comparison): the
     // supervisor's elapsed time minus this is the harness's own overhead.
     result.extra["harness"]["execute_us"] =

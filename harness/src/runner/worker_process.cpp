@@ -1,5 +1,7 @@
 #include "runner/worker_process.h"
 
+#include "runner/zygote.h"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -59,13 +61,18 @@ StatusOr<std::unique_ptr<WorkerProcess>> WorkerProcess::Spawn(
     ::close(req[0]), ::close(req[1]), ::close(res[0]), ::close(res[1]);
     return IoError(std::string("pipe: ") + std::strerror(errno));
   }
+  // The zygote (runner/zygote.h) starts a worker of this program without
+  // paying its start-up again; a worker of another program, or one the
+  // zygote could not start, is exec'd.
+  const int child_fds[3] = {req[0], res[1], out[1]};
+  const pid_t forked = SpawnThroughZygote(argv, env_strings, child_fds);
   const pid_t parent = ::getpid();
-  pid_t pid = ::fork();
+  pid_t pid = forked > 0 ? forked : ::fork();
   if (pid < 0) {
     for (int fd : {req[0], req[1], res[0], res[1], out[0], out[1]}) ::close(fd);
     return IoError(std::string("cannot start a worker: fork: ") + std::strerror(errno));
   }
-  if (pid == 0) {
+  if (pid == 0 && forked <= 0) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) ::_exit(127);  // the supervisor died before prctl
     ::setpgid(0, 0);

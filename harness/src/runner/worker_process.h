@@ -1,7 +1,8 @@
 #pragma once
 // One worker child process and its three pipes (RAII: the destructor kills
-// and reaps a worker still alive). Spawned with fork + immediate exec, so no
-// libtorch state of the supervisor is ever inherited.
+// and reaps a worker still alive). Forked from the worker zygote
+// (runner/zygote.h) or spawned with fork + immediate exec, so no libtorch
+// state of the supervisor is ever inherited either way.
 #include <sys/types.h>
 
 #include <map>

@@ -275,6 +275,7 @@ StatusOr<SuiteSpec> LoadSuite(const std::string& suites_dir, const std::string& 
       c.id = body["id"].get<std::string>();
       c.kind = body["kind"].get<std::string>();
       c.tags = Tags(doc, body);
+      c.latency = body.value("latency", false);
       if (!std::regex_match(c.id, kId)) {
         return Bad(file, pointer + "/id",
                    "'" + c.id + "' is not a usable case id (letters, digits, _ . + -)");

@@ -2,8 +2,9 @@
 // The pipe protocol between a worker and its supervisor (the worker loop:
 // worker_loop.h).
 //
-// A worker is a fresh exec of spyre-regress (`spyre-regress __worker ...`),
-// never a bare fork of a process that may have started libtorch threads. It
+// A worker is a fresh process running `spyre-regress __worker ...`: forked
+// from the run's single-threaded zygote (zygote.h) or exec'd, never a bare
+// fork of a process that may have started libtorch threads. It
 // reads requests on fd 3 and writes records on fd 4; its stdout and stderr go
 // to the supervisor, which keeps their tail for crash messages, so nothing a
 // library prints can corrupt the protocol.
@@ -11,7 +12,8 @@
 // Frames: a 4-byte little-endian length, then that many bytes of JSON.
 //   worker -> supervisor  {"type": "hello", "pid": P, "threads": T}   once, when ready
 //                         {"type": "result", "result": <CaseResult JSON>}  one per request
-//   supervisor -> worker  {"suite": S, "case": C}                    one case at a time
+//   supervisor -> worker  {"suite": S, "case": C, "timed": B}        one case at a time
+//                         (timed: the wall-time protocol, or run once; default true)
 // The supervisor closes the request pipe to stop a worker; a worker that dies
 // mid-case is detected by end-of-file on fd 4 plus its wait status.
 #include <cstdint>

@@ -37,7 +37,11 @@ struct RunRequest {
   // and its wall samples are one value per round (runner/timing_rounds.h).
   int rounds = 1;
   double min_sample_us = -1;  // -1: the workers' default (harness/wall_sampler.h)
-  int jobs = 1;             // latency suites always run one worker
+  int jobs = 1;             // a run with a timed case uses one worker
+  // Which cases get the wall-time protocol and a latency verdict: "marked"
+  // (the suites and cases marked `latency` in their suite file), "all" or
+  // "none". The others are parity only: run once, wall time not judged.
+  std::string latency = "marked";
   Shard shard;
   double timeout_s = 0;     // > 0: overrides every suite's per-case timeout
   std::string profile;      // non-empty: SPYRE_EMU_PROFILE for the workers and fingerprint
@@ -61,8 +65,12 @@ struct RunPlan {
   std::vector<SuiteSpec> suites;
   std::vector<WorkItem> items;  // the selected cases of this shard, in suite order
   int jobs = 1;                 // after the latency rule
-  bool latency = false;         // some suite is a latency suite
+  bool latency = false;         // some case is timed (WorkItem::timed)
+  size_t timed = 0;             // items timed; the others are parity only
   std::string suite_key;        // the suite names joined with ','
+  // Said before the run and in its summary: e.g. timed cases that cannot
+  // collect enough samples for a verdict with the repeats asked for.
+  std::vector<std::string> warnings;
 };
 
 // Loads and validates the suites, the filter, the shard, --profile and
@@ -78,6 +86,12 @@ struct RunSummary {
   int workers_started = 0;
   double elapsed_s = 0;
   size_t planned = 0;
+  size_t timed = 0;             // planned cases timed for a latency verdict
+  std::string latency_mode;     // RunRequest::latency
+  // Worker start-up (spawn to its hello), seconds, in start order: the
+  // first pays what the later ones are spared (runner/zygote.h).
+  std::vector<double> worker_startup_s;
+  std::string worker_spawn;     // "zygote" or "exec": how workers were started
   std::vector<CaseResult> results;  // in the order they finished
   nlohmann::json env;
   std::string fingerprint;

@@ -30,6 +30,9 @@ struct WorkItem {
   std::string suite;
   std::string case_id;
   double timeout_s = 120;
+  // The wall-time protocol (warm-up, repeats, batches) for a latency case;
+  // false: a parity-only case, run once, its wall time not judged.
+  bool timed = true;
 };
 
 struct SupervisorOptions {
@@ -58,6 +61,7 @@ struct SupervisorOutcome {
   bool interrupted = false;  // Ctrl-C / SIGTERM
   int signal_number = 0;
   int workers_started = 0;
+  std::vector<double> startup_s;  // each worker's spawn-to-hello time, in seconds
 };
 
 // Records one result (the store write); a non-OK status stops the run.

@@ -1,5 +1,5 @@
 #pragma once
-// The worker side of `spyre-regress run`: a fresh exec of spyre-regress that
+// The worker side of `spyre-regress run`: a fresh spyre-regress process that
 // answers case requests over the pipes of frames.h until its supervisor
 // closes the request pipe.
 #include <functional>
@@ -11,8 +11,11 @@
 namespace harness {
 
 // Runs one case in the worker. Must return a result for every request; a
-// throw is caught by ServeWorker and becomes status `error`.
-using CaseExecutor = std::function<CaseResult(const std::string& suite, const std::string& case_id)>;
+// throw is caught by ServeWorker and becomes status `error`. `timed`: the
+// case's wall time is measured (a latency case) or it runs once (parity
+// only; WorkItem::timed).
+using CaseExecutor =
+    std::function<CaseResult(const std::string& suite, const std::string& case_id, bool timed)>;
 
 // The worker loop: sends hello (with `threads`, the libtorch thread count the
 // caller set), then answers requests until the request pipe closes. Returns

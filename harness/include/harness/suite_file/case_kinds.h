@@ -26,6 +26,9 @@ struct ExecOptions {
   // A wall sample times a batch of calls lasting at least this long
   // (harness/wall_sampler.h); -1: kDefaultMinSampleUs, 0: one call.
   double min_sample_us = -1;
+  // false: a parity-only case (`run` without a latency verdict for it):
+  // the device runs once, no warm-up, no wall samples.
+  bool timed = true;
 };
 
 class CaseKind;

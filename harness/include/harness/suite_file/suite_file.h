@@ -21,6 +21,7 @@ struct CaseSpec {
   std::string id;                 // stable, readable, unique within the suite
   std::string kind;               // case kind, e.g. "op", "decode", "prefill", "embed"
   std::vector<std::string> tags;  // e.g. "smoke", "nightly", "perf"
+  bool latency = false;           // marked for a latency verdict (else the suite's mark)
   nlohmann::json body;            // the expanded, validated case (kind-specific)
   std::shared_ptr<const ParsedCase> parsed;  // the body as its kind parsed it (LoadSuite)
 };
@@ -30,7 +31,10 @@ struct SuiteSpec {
   std::string path;      // the file it came from
   std::string root;      // the suites directory; files a case names stay inside it
   std::string description;
-  bool latency = false;  // a latency suite: run with one worker so timings do not interfere
+  // A latency suite: its cases are timed (warm-up, repeats, rounds) and
+  // their wall time judged; the others are parity only, run once (`run
+  // --latency` overrides). A run with a timed case uses one worker.
+  bool latency = false;
   int warmup = 1;        // defaults; `run --warmup/--repeat` override
   int repeat = 5;
   double min_sample_us = -1;  // -1: kDefaultMinSampleUs (harness/wall_sampler.h)
