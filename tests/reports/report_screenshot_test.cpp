@@ -87,8 +87,10 @@ class ReportScreenshotTest : public ::testing::Test {
 };
 
 TEST_F(ReportScreenshotTest, ACleanRun) {
-  Run({"--suite", "smoke", "--label", "first"}, "", 0);
-  const std::string html = Run({"--suite", "smoke", "--baseline", "label:first"}, "clean", 0);
+  // Timed (smoke is parity-only by default), so the progress lines carry times.
+  Run({"--suite", "smoke", "--latency", "all", "--label", "first"}, "", 0);
+  const std::string html =
+      Run({"--suite", "smoke", "--latency", "all", "--baseline", "label:first"}, "clean", 0);
   ASSERT_FALSE(html.empty());
   ExpectTimesInUnits(last_.err);
   const nlohmann::json j = Json("clean");
