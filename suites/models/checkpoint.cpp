@@ -6,7 +6,7 @@
 
 #include "harness/golden/safetensors.h"
 #include "harness/input_file.h"
-#include "suites/checkpoint.h"
+#include "suites/models/checkpoint.h"
 
 namespace suites {
 namespace {

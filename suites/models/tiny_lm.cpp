@@ -1,5 +1,5 @@
 // The trained model's byte tokenizer and its training loop (suites/tiny_lm.h).
-#include "suites/tiny_lm.h"
+#include "suites/models/tiny_lm.h"
 
 #include <c10/core/GradMode.h>
 
@@ -13,7 +13,7 @@
 #include "harness/golden/safetensors.h"
 #include "harness/input_file.h"
 #include "harness/inputs/generator.h"
-#include "suites/decoder.h"
+#include "suites/models/decoder.h"
 
 namespace suites {
 namespace {
