@@ -11,8 +11,9 @@
 //   anything else: libtorch's "could not run ... PrivateUse1" error
 //
 // TOY_BACKEND_CRASH=OP makes OP (add, mul or mm) die of SIGSEGV, for the
-// crash isolation test. Built with TOY_ABI_VERSION, it also exports a device
-// ABI table of that version (the version check's test library).
+// crash isolation test. Linked with toy_abi.cpp (toy_backend_abi99), it also
+// exports a device ABI table of another version (the version check's test
+// library).
 #include <cmath>
 #include <csignal>
 #include <cstdlib>
@@ -26,9 +27,6 @@
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <torch/library.h>
 
-#ifdef TOY_ABI_VERSION
-#include "spyre_regress/device_abi.h"
-#endif
 
 namespace toy {
 namespace {
@@ -188,27 +186,6 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("mm", TORCH_FN(Mm));
 }
 
-#ifdef TOY_ABI_VERSION
-const char* Name() { return "toy_backend"; }
-const char* Version() { return "0.0.1"; }
-spyre_device_abi MakeAbi() {
-  spyre_device_abi abi{};
-  abi.struct_size = sizeof(spyre_device_abi);
-  abi.abi_version = TOY_ABI_VERSION;
-  abi.name = &Name;
-  abi.version = &Version;
-  abi.build_id = &Version;
-  return abi;
-}
-const spyre_device_abi g_abi = MakeAbi();
-#endif
-
 }  // namespace
 }  // namespace toy
 
-#ifdef TOY_ABI_VERSION
-extern "C" __attribute__((visibility("default"))) const spyre_device_abi*
-spyre_regress_device_abi() {
-  return &toy::g_abi;
-}
-#endif
