@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "command_line.h"
+#include "harness/device/device.h"
 #include "harness/runner/progress.h"
 #include "harness/runner/run.h"
 #include "harness/runner/zygote.h"
@@ -66,6 +67,7 @@ nlohmann::json SummaryJson(const RunSummary& s, const std::string& db) {
       {"threads_per_worker", s.threads_per_worker},
       {"workers_started", s.workers_started},
       {"worker_spawn", s.worker_spawn},
+      {"workers_device_preloaded", s.workers_preloaded},
       {"worker_startup_s", s.worker_startup_s},
       {"latency", {{"mode", s.latency_mode},
                    {"timed", s.timed},
@@ -135,7 +137,10 @@ StatusOr<int> Run(const RunFlags& f, const GlobalOptions& g) {
   // First, while this process has one thread and has loaded nothing but its
   // libraries: every worker is then a fork of it (harness/runner/zygote.h).
   const std::string self = SelfExe();
-  StartWorkerZygote(self, [](const std::vector<std::string>& argv) { return RunCommandLine(argv); });
+  // The zygote maps the device library once, so no worker loads it again.
+  StartWorkerZygote(
+      self, [](const std::vector<std::string>& argv) { return RunCommandLine(argv); },
+      [] { (void)PreloadDeviceLibrary(); });
   struct ZygoteEnd {
     ~ZygoteEnd() { StopWorkerZygote(); }
   } zygote_end;

@@ -29,7 +29,8 @@ class SuiteCache {
     options_.min_sample_us = w.min_sample_us;
   }
 
-  CaseResult Execute(const std::string& suite_name, const std::string& case_id, bool timed) {
+  CaseResult Execute(const std::string& suite_name, const std::string& case_id, bool timed,
+                     bool judged) {
     auto it = suites_.find(suite_name);
     if (it == suites_.end()) {
       StatusOr<SuiteSpec> loaded = LoadSuite(options_.suites_dir, suite_name);
@@ -40,6 +41,7 @@ class SuiteCache {
       if (c.id != case_id) continue;
       ExecOptions options = options_;
       options.timed = timed;
+      options.judged = judged;
       return ExecuteCase(it->second, c, options);
     }
     return CaseResult::Error("no case '" + case_id + "' in suite " + suite_name, suite_name,
@@ -63,15 +65,20 @@ void AddWorkerVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
   cmd->callback([opts, &global, action] {
     *action = [opts, &global]() -> StatusOr<int> {
       SPYRE_ASSIGN_OR_RETURN(auto threads, ConfigureThreads(global.threads));
+      // Mapped already in a worker forked from the run's zygote, which loaded
+      // it (runner/zygote.h); said in the hello.
+      const bool preloaded = DeviceLibraryMapped();
       // The device first, so the judge's yardstick follows its storage
       // format from the first case on; a device that cannot be loaded makes
       // every case an error naming why (the run checked it already).
       (void)LoadDeviceUnderTest();
       SuiteCache cache(global, *opts);
-      return ServeWorker(kWorkerRequestFd, kWorkerResultFd, threads,
-                         [&cache](const std::string& suite, const std::string& id, bool timed) {
-                           return cache.Execute(suite, id, timed);
-                         });
+      return ServeWorker(
+          kWorkerRequestFd, kWorkerResultFd, threads,
+          [&cache](const std::string& suite, const std::string& id, bool timed, bool judged) {
+            return cache.Execute(suite, id, timed, judged);
+          },
+          preloaded);
     };
   });
 }

@@ -3,7 +3,8 @@
 
 int main() {
   return harness::ServeWorker(harness::kWorkerRequestFd, harness::kWorkerResultFd, 1,
-                              [](const std::string& suite, const std::string& id, bool /*timed*/) {
+                              [](const std::string& suite, const std::string& id, bool /*timed*/,
+                                 bool /*judged*/) {
                                 harness::CaseResult r;
                                 r.suite = suite;
                                 r.case_id = id;

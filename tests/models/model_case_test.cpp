@@ -114,6 +114,27 @@ TEST(ModelCaseTest, CommittedEmbedGoldenPasses) { ExpectEveryCasePasses("embed")
 TEST(ModelCaseTest, CommittedPrefillGoldenPasses) { ExpectEveryCasePasses("prefill", ".b2."); }
 TEST(ModelCaseTest, CommittedDecodeGoldenPasses) { ExpectEveryCasePasses("decode", ".b1"); }
 
+// A timing round (all but the main pass of run --rounds N) runs the model on
+// the device, timed and traced, and judges nothing: prefill and embed read
+// no golden file (none exists here), decode reads only the golden tokens it
+// is taught with and runs no CPU yardstick.
+TEST(ModelCaseTest, ATimingRoundOfEachModelKindJudgesNothing) {
+  for (const std::string name : {"prefill", "embed", "decode"}) {
+    auto suite = harness::LoadSuite(SPYRE_SOURCE_DIR "/suites", name);
+    ASSERT_TRUE(suite.ok()) << suite.status().message();
+    auto options = Options(SPYRE_SOURCE_DIR "/suites",
+                           name == "decode" ? SPYRE_SOURCE_DIR "/golden" : "/nonexistent-golden");
+    options.judged = false;
+    const harness::CaseSpec& c = suite->cases.front();
+    const harness::CaseResult r = harness::ExecuteCase(*suite, c, options);
+    EXPECT_EQ(r.status, harness::CaseStatus::kPassed) << c.id << ": " << r.message;
+    EXPECT_EQ(r.wall_us.size(), 1u) << c.id;
+    EXPECT_TRUE(r.metrics.empty()) << c.id;
+    EXPECT_FALSE(r.ops.empty()) << c.id;
+    EXPECT_GT(r.modeled_us, 0) << c.id;
+  }
+}
+
 TEST(MergeProfilesTest, ACountTheDeviceDoesNotProvideStaysNotProvided) {
   suites::DeviceProfile given, missing;
   given.fallback_ops = 3;

@@ -95,6 +95,10 @@ TEST(RunE2E, WorkersComeFromTheZygoteUnlessItIsTurnedOff) {
     EXPECT_EQ(j["worker_spawn"], spawn);
     // Every crash replaced its worker, and every worker said hello.
     EXPECT_GT(j["workers_started"].get<int>(), 1);
+    // A forked worker finds the device library mapped (the zygote loaded
+    // it, once); an exec'd one loads it itself.
+    EXPECT_EQ(j["workers_device_preloaded"].get<int>(),
+              spawn == "zygote" ? j["workers_started"].get<int>() : 0);
     EXPECT_EQ(j["worker_startup_s"].size(), j["workers_started"].get<size_t>());
     int crashed = 0, passed = 0;
     for (const auto& c : j["results"]) {
@@ -114,6 +118,27 @@ TEST(RunE2E, WorkersComeFromTheZygoteUnlessItIsTurnedOff) {
       "SELECT group_concat(case_name || ':' || status || ':' || ifnull(max_ulp, '-'), ',') FROM "
       "(SELECT * FROM v_results ORDER BY case_name)";
   EXPECT_EQ(One(dir.File("zygote.db"), q), One(dir.File("exec.db"), q));
+}
+
+// The zygote loads the device library before the run sets the device's
+// settings (--profile here): a forked worker still reads them from its own
+// environment, as an exec'd one does.
+TEST(RunE2E, AForkedWorkerTakesTheDeviceSettingsOfItsRun) {
+  TempDir dir;
+  auto modeled = [&](const std::string& profile, const std::string& spawn) {
+    const std::string db = dir.File(profile + "-" + spawn + ".db");
+    auto r = RunCli({"run", "--suite", "smoke", "--filter", "^smoke/mm\\.", "--profile", profile,
+                     "--db", db, "--baseline", "none", "--quiet"},
+                    spawn == "exec" ? std::map<std::string, std::string>{{"SPYRE_REGRESS_ZYGOTE", "0"}}
+                                    : std::map<std::string, std::string>{});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return One(db, "SELECT group_concat(case_name || ':' || modeled_us, ',') FROM "
+                   "(SELECT * FROM v_results ORDER BY case_name)");
+  };
+  const std::string sendnn = modeled("sendnn", "zygote");
+  EXPECT_FALSE(sendnn.empty());
+  EXPECT_EQ(sendnn, modeled("sendnn", "exec"));
+  EXPECT_NE(sendnn, modeled("inductor", "zygote"));
 }
 
 // A case marked latency in a parity suite is the only one timed; a latency
@@ -182,6 +207,41 @@ TEST(RunE2E, RoundsTimeEveryCaseInFreshWorkersAndStoreOneValuePerRound) {
   // A round count out of range is a usage error.
   auto bad = RunCli({"run", "--suite", "smoke", "--rounds", "0", "--db", db});
   EXPECT_EQ(bad.exit_code, 2) << bad.err;
+}
+
+// Timing rounds only time: the verdicts, metrics and messages of a run with
+// rounds are those of the same run in one round (the main pass judges), and
+// every round's samples are kept.
+TEST(RunE2E, TimingRoundsLeaveTheVerdictsToTheMainPass) {
+  TempDir dir;
+  // clang-format off
+  const std::vector<std::string> args = {
+      "run", "--suite", "smoke", "--filter", "^smoke/(mm|add)\\.", "--inject", "mm:error=1e-2",
+      "--latency", "all", "--repeat", "2", "--min-sample-us", "0", "--baseline", "none",
+      "--confirm-rounds", "0"};
+  // clang-format on
+  for (const std::string rounds : {"1", "3"}) {
+    std::vector<std::string> full = args;
+    full.insert(full.end(), {"--rounds", rounds, "--db", dir.File(rounds + ".db")});
+    auto r = RunCli(full);
+    ASSERT_EQ(r.exit_code, 1) << r.err;  // mm fails on its accuracy
+  }
+  const std::string verdicts =
+      "SELECT group_concat(case_name || ':' || status || ':' || message || ':' || "
+      "ifnull(max_ulp, '-') || ':' || ifnull(cosine, '-') || ':' || ifnull(modeled_us, '-'), ',') "
+      "FROM (SELECT * FROM v_results ORDER BY case_name)";
+  EXPECT_EQ(One(dir.File("1.db"), verdicts), One(dir.File("3.db"), verdicts));
+  const std::string metric_rows =
+      "SELECT group_concat(x, ',') FROM (SELECT r.case_name || ':' || m.output || ':' || m.name || "
+      "':' || ifnull(m.value, '-') || ':' || ifnull(m.limit_value, '-') || ':' || m.failed AS x "
+      "FROM metrics m JOIN results r ON r.id = m.result_id ORDER BY x)";
+  EXPECT_EQ(One(dir.File("1.db"), metric_rows), One(dir.File("3.db"), metric_rows));
+  EXPECT_NE(One(dir.File("3.db"), "SELECT count(*) FROM results WHERE status = 'failed'"), "0");
+  const std::string cases = One(dir.File("3.db"), "SELECT count(*) FROM results");
+  EXPECT_EQ(One(dir.File("3.db"),
+                "SELECT count(*) FROM results WHERE wall_samples = 6 AND "
+                "json_extract(extra_json, '$.rounds.samples') = '[2,2,2]'"),
+            cases);
 }
 
 TEST(RunE2E, SuspectsAreReTimedInFreshProcessesBesideTheBaselinesConfiguration) {

@@ -21,7 +21,8 @@ namespace {
 
 bool Starts(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
-harness::CaseResult Execute(const std::string& suite, const std::string& id, bool timed) {
+harness::CaseResult Execute(const std::string& suite, const std::string& id, bool timed,
+                            bool judged) {
   if (Starts(id, "segv")) std::raise(SIGSEGV);
   if (Starts(id, "abort")) {
     std::fprintf(stderr, "fake worker: aborting on %s\n", id.c_str());
@@ -43,6 +44,7 @@ harness::CaseResult Execute(const std::string& suite, const std::string& id, boo
   r.case_id = id;
   r.status = Starts(id, "fail") ? harness::CaseStatus::kFailed : harness::CaseStatus::kPassed;
   if (timed) r.wall_us = {1.0, 2.0, 3.0};
+  if (!judged) r.extra["judged"] = false;  // what the request said, for the tests to see
   return r;
 }
 

@@ -131,6 +131,19 @@ TEST(SupervisorTest, SigtermStopsTheRunKeepingFinishedResults) {
   EXPECT_EQ(c.by_case.size(), 2u);
 }
 
+// A timing round's item reaches the worker as one that judges nothing; an
+// ordinary item as one that does.
+TEST(SupervisorTest, AnItemThatIsNotJudgedIsSentAsSuch) {
+  Collected c;
+  auto items = Items({"pass1", "pass2"});
+  items[1].judged = false;
+  auto out = RunCases(items, Options(1), Collect(&c), nullptr);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_FALSE(c.by_case["pass1"].extra.contains("judged"));
+  EXPECT_EQ(c.by_case["pass2"].extra.value("judged", true), false);
+  EXPECT_EQ(out->workers_preloaded, 0);  // an exec'd program of its own
+}
+
 TEST(SupervisorTest, NoItemsStartsNoWorker) {
   Collected c;
   auto out = RunCases({}, Options(4), Collect(&c), nullptr);

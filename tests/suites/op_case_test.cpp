@@ -63,6 +63,31 @@ TEST(OpCaseTest, MissingGoldenIsAnErrorThatSaysWhatToRun) {
   EXPECT_NE(r.message.find("golden generate --suite smoke"), std::string::npos) << r.message;
 }
 
+// A timing round (run --rounds N, all but the main pass) times and traces
+// the device and judges nothing: it reads no golden file (none exists here)
+// and computes no reference, so it carries samples and op times only.
+TEST(OpCaseTest, ATimingRoundReadsNoGoldenAndJudgesNothing) {
+  auto suite = harness::LoadSuite(SPYRE_SOURCE_DIR "/suites", "smoke");
+  ASSERT_TRUE(suite.ok()) << suite.status().message();
+  harness::ExecOptions o = Options();
+  o.golden_dir = "/nonexistent-golden";
+  o.judged = false;
+  harness::CaseResult r = harness::ExecuteCase(*suite, suite->cases.front(), o);
+  EXPECT_EQ(r.status, harness::CaseStatus::kPassed) << r.message;
+  EXPECT_EQ(r.wall_us.size(), 2u);
+  EXPECT_FALSE(r.ops.empty());
+  EXPECT_TRUE(r.metrics.empty());
+  // The judged pass of the same case, with its golden file, judges as before.
+  harness::CaseResult judged = harness::ExecuteCase(*suite, suite->cases.front(), Options());
+  EXPECT_EQ(judged.status, harness::CaseStatus::kPassed) << judged.message;
+  EXPECT_FALSE(judged.metrics.empty());
+  ASSERT_EQ(judged.ops.size(), r.ops.size());
+  for (size_t i = 0; i < r.ops.size(); ++i) {
+    EXPECT_EQ(judged.ops[i].op, r.ops[i].op);
+    EXPECT_EQ(judged.ops[i].calls, r.ops[i].calls);
+  }
+}
+
 TEST(OpCaseTest, AnUnknownKindIsAnError) {
   harness::SuiteSpec suite;
   harness::CaseSpec c;

@@ -222,6 +222,17 @@ Loaded*& LoadedDevice() {
   return loaded;
 }
 
+// A library opened by PreloadDeviceLibrary, waiting for LoadDeviceUnderTest
+// to apply its settings.
+Loaded*& PreloadedDevice() {
+  static Loaded* preloaded = nullptr;
+  return preloaded;
+}
+
+std::string LibraryPath(const DeviceChoice& choice) {
+  return choice.device == "emulator" ? DefaultEmulatorLibrary() : choice.lib;
+}
+
 }  // namespace
 
 nlohmann::json DeviceUnderTest::Describe() const {
@@ -304,11 +315,16 @@ StatusOr<const DeviceUnderTest*> LoadDeviceUnderTest(const DeviceChoice& choice)
     return static_cast<const DeviceUnderTest*>(loaded->device.get());
   }
   std::unique_ptr<DeviceUnderTest> device;
-  if (choice.device == "cpu") {
+  Loaded*& preloaded = PreloadedDevice();
+  if (preloaded != nullptr && preloaded->choice.device == choice.device &&
+      preloaded->choice.lib == choice.lib) {
+    device = std::move(preloaded->device);
+    delete preloaded;
+    preloaded = nullptr;
+  } else if (choice.device == "cpu") {
     device = std::make_unique<CpuDevice>();
   } else {
-    const std::string path = choice.device == "emulator" ? DefaultEmulatorLibrary() : choice.lib;
-    SPYRE_ASSIGN_OR_RETURN(device, OpenLibrary(choice.device, path));
+    SPYRE_ASSIGN_OR_RETURN(device, OpenLibrary(choice.device, LibraryPath(choice)));
   }
   // Faults given to the run (--inject) reach every worker this way.
   if (const char* spec = std::getenv("SPYRE_REGRESS_INJECT"); spec != nullptr && *spec != '\0') {
@@ -318,6 +334,34 @@ StatusOr<const DeviceUnderTest*> LoadDeviceUnderTest(const DeviceChoice& choice)
   SetDeviceStorage(device->StoresDl16(at::kHalf), device->StoresDl16(at::kBFloat16));
   loaded = new Loaded{choice, std::move(device)};
   return static_cast<const DeviceUnderTest*>(loaded->device.get());
+}
+
+bool PreloadDeviceLibrary() {
+  StatusOr<DeviceChoice> choice = DeviceChoiceFromEnvironment();
+  if (!choice.ok() || choice->device == "cpu") return false;
+  std::lock_guard<std::mutex> lock(LoadMutex());
+  if (LoadedDevice() != nullptr || PreloadedDevice() != nullptr) return false;
+  // Opening it runs the library's static initialisers (its kernel
+  // registrations) and reads its ABI table; nothing here runs a kernel or
+  // reads the device's settings, which a worker's own environment sets.
+  StatusOr<std::unique_ptr<DeviceUnderTest>> device =
+      OpenLibrary(choice->device, LibraryPath(*choice));
+  if (!device.ok()) return false;  // the worker reports it when it loads the device
+  PreloadedDevice() = new Loaded{*choice, std::move(*device)};
+  return true;
+}
+
+bool DeviceLibraryMapped() {
+  StatusOr<DeviceChoice> choice = DeviceChoiceFromEnvironment();
+  if (!choice.ok() || choice->device == "cpu") return false;
+  std::error_code ec;
+  const std::string path =
+      std::filesystem::weakly_canonical(std::filesystem::absolute(LibraryPath(*choice), ec), ec)
+          .string();
+  void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_NOLOAD | RTLD_LOCAL);
+  if (handle == nullptr) return false;
+  ::dlclose(handle);  // drops only the reference RTLD_NOLOAD took
+  return true;
 }
 
 StatusOr<const DeviceUnderTest*> LoadDeviceUnderTest() {

@@ -39,6 +39,7 @@ Status TimeOnce(const std::vector<WorkItem>& items, const SupervisorOptions& opt
   };
   SPYRE_ASSIGN_OR_RETURN(auto outcome, RunCases(items, options, keep, nullptr));
   out->workers_started += outcome.workers_started;
+  out->workers_preloaded += outcome.workers_preloaded;
   if (outcome.interrupted) {
     out->interrupted = true;
     out->signal_number = outcome.signal_number;
@@ -109,7 +110,10 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
         static_cast<int>(WallRoundValues(*b->second).size()) >= v.wall_min_rounds) {
       continue;
     }
-    if (WallSuspect(*b->second, *cand->second, v)) items.push_back(item);
+    if (WallSuspect(*b->second, *cand->second, v)) {
+      items.push_back(item);
+      items.back().judged = false;  // re-timed only: the verdicts stand
+    }
   }
   out.suspects = static_cast<int>(items.size());
   if (items.empty()) return out;

@@ -39,6 +39,7 @@ struct ConfirmOutcome {
   bool interrupted = false;
   int signal_number = 0;
   int workers_started = 0;
+  int workers_preloaded = 0;
   std::string summary;  // one line for the output; "" without suspects
 };
 

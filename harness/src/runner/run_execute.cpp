@@ -72,9 +72,12 @@ StatusOr<SupervisorOutcome> RunTimingRounds(const RunPlan& plan, const Superviso
   timing.jobs = 1;
   SupervisorOutcome total;
   // Parity-only cases have no timing to repeat.
+  // The parity verdict is the main pass's: a timing round only times.
   std::vector<WorkItem> items;
   for (const WorkItem& item : plan.items) {
-    if (item.timed) items.push_back(item);
+    if (!item.timed) continue;
+    items.push_back(item);
+    items.back().judged = false;
   }
   const int n = plan.request.rounds;
   for (int round = 1; round < n && !items.empty(); ++round) {
@@ -87,6 +90,7 @@ StatusOr<SupervisorOutcome> RunTimingRounds(const RunPlan& plan, const Superviso
     StatusOr<SupervisorOutcome> outcome = RunCases(items, timing, keep, nullptr);
     if (!outcome.ok()) return outcome.status();
     total.workers_started += outcome->workers_started;
+    total.workers_preloaded += outcome->workers_preloaded;
     total.startup_s.insert(total.startup_s.end(), outcome->startup_s.begin(),
                            outcome->startup_s.end());
     if (outcome->interrupted) {
@@ -234,10 +238,12 @@ StatusOr<RunSummary> ExecuteRun(const RunPlan& plan, RunListener* listener) {
       listener->OnTimingRound(r.rounds, r.rounds);
     }
     const int started = outcome->workers_started;
+    const int preloaded = outcome->workers_preloaded;
     const std::vector<double> startup = outcome->startup_s;
     outcome = RunCases(plan.items, options, record, listener);
     if (outcome.ok()) {
       outcome->workers_started += started;
+      outcome->workers_preloaded += preloaded;
       outcome->startup_s.insert(outcome->startup_s.begin(), startup.begin(), startup.end());
     }
   }
@@ -250,6 +256,7 @@ StatusOr<RunSummary> ExecuteRun(const RunPlan& plan, RunListener* listener) {
       outcome = confirmed.status();
     } else {
       outcome->workers_started += confirmed->workers_started;
+      outcome->workers_preloaded += confirmed->workers_preloaded;
       summary.confirmation = confirmed->summary;
       if (confirmed->interrupted) {
         outcome->interrupted = true;
@@ -264,6 +271,7 @@ StatusOr<RunSummary> ExecuteRun(const RunPlan& plan, RunListener* listener) {
     return outcome.status().WithContext("run " + std::to_string(*run_id) + " aborted");
   }
   summary.workers_started = outcome->workers_started;
+  summary.workers_preloaded = outcome->workers_preloaded;
   summary.worker_startup_s = outcome->startup_s;
   summary.worker_spawn = runner_internal::WorkerZygoteRunning() ? "zygote" : "exec";
   if (outcome->interrupted) {

@@ -98,8 +98,10 @@ class Supervisor {
       if (listener_ != nullptr) listener_->OnCaseStarted(item);
       // A failed send means the worker is already gone; its end-of-file is
       // handled by the poll below and blames this case, which it was given.
-      (void)slot.worker->Send(
-          {{"suite", item.suite}, {"case", item.case_id}, {"timed", item.timed}});
+      nlohmann::json request = {
+          {"suite", item.suite}, {"case", item.case_id}, {"timed", item.timed}};
+      if (!item.judged) request["judged"] = false;
+      (void)slot.worker->Send(request);
     }
     return Status::Ok();
   }
@@ -149,6 +151,7 @@ class Supervisor {
         }
         slot.ready = true;
         start_failures_ = 0;
+        if (msg.value("device_preloaded", false)) ++outcome_.workers_preloaded;
         outcome_.startup_s.push_back(
             std::chrono::duration<double>(Clock::now() - slot.spawned).count());
       } else if (type == "result" && slot.item) {

@@ -12,9 +12,9 @@ namespace harness {
 namespace {
 
 CaseResult ExecuteGuarded(const CaseExecutor& execute, const std::string& suite,
-                          const std::string& case_id, bool timed) {
+                          const std::string& case_id, bool timed, bool judged) {
   try {
-    CaseResult r = execute(suite, case_id, timed);
+    CaseResult r = execute(suite, case_id, timed, judged);
     // The supervisor files the record under what it asked for.
     r.suite = suite;
     r.case_id = case_id;
@@ -29,8 +29,12 @@ CaseResult ExecuteGuarded(const CaseExecutor& execute, const std::string& suite,
 
 }  // namespace
 
-int ServeWorker(int request_fd, int result_fd, int threads, const CaseExecutor& execute) {
-  if (Status s = WriteFrame(result_fd, {{"type", "hello"}, {"pid", ::getpid()}, {"threads", threads}});
+int ServeWorker(int request_fd, int result_fd, int threads, const CaseExecutor& execute,
+                bool device_preloaded) {
+  if (Status s = WriteFrame(result_fd, {{"type", "hello"},
+                                        {"pid", ::getpid()},
+                                        {"threads", threads},
+                                        {"device_preloaded", device_preloaded}});
       !s.ok()) {
     std::cerr << "spyre-regress worker: " << s.message() << "\n";
     return 2;
@@ -46,8 +50,9 @@ int ServeWorker(int request_fd, int result_fd, int threads, const CaseExecutor& 
     const std::string suite = req.value("suite", "");
     const std::string case_id = req.value("case", "");
     const bool timed = req.value("timed", true);
+    const bool judged = req.value("judged", true);
     const auto start = std::chrono::steady_clock::now();
-    CaseResult result = ExecuteGuarded(execute, suite, case_id, timed);
+    CaseResult result = ExecuteGuarded(execute, suite, case_id, timed, judged);
     // Time inside the case (inputs, device, reference, comparison): the
     // supervisor's elapsed time minus this is the harness's own overhead.
     result.extra["harness"]["execute_us"] =

@@ -42,7 +42,9 @@ ZygoteState& State() {
 }
 
 constexpr size_t kMaxRequestBytes = 1 << 20;
-constexpr int kReplyTimeoutMs = 10000;
+// The first reply waits for the zygote's `prepare` (loading the device
+// library: seconds on a loaded host), later ones for two forks.
+constexpr int kReplyTimeoutMs = 30000;
 
 // Threads of this process (/proc/self/task); -1 when unknown.
 int ThreadCount() {
@@ -171,7 +173,7 @@ std::vector<std::string> SplitNul(const char* data, size_t size) {
 
 }  // namespace
 
-bool StartWorkerZygote(const std::string& exe, WorkerEntry entry) {
+bool StartWorkerZygote(const std::string& exe, WorkerEntry entry, std::function<void()> prepare) {
   ZygoteState& z = State();
   if (z.pid > 0) return true;
   if (const char* v = std::getenv("SPYRE_REGRESS_ZYGOTE"); v != nullptr && std::string(v) == "0") {
@@ -207,6 +209,11 @@ bool StartWorkerZygote(const std::string& exe, WorkerEntry entry) {
     ::signal(SIGINT, SIG_IGN);
     ::signal(SIGPIPE, SIG_IGN);
     ::close(sv[0]);
+    if (prepare) prepare();
+    // What `prepare` loaded must not have started a thread: a fork of a
+    // process with more than one may inherit a lock nobody releases. The
+    // supervisor's first request then finds no zygote and execs workers.
+    if (ThreadCount() != 1) ::_exit(0);
     ServeZygote(sv[1], supervisor, entry);
   }
   ::close(sv[1]);

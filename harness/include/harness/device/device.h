@@ -104,6 +104,18 @@ class DeviceUnderTest {
 StatusOr<const DeviceUnderTest*> LoadDeviceUnderTest();
 StatusOr<const DeviceUnderTest*> LoadDeviceUnderTest(const DeviceChoice& choice);
 
+// Opens the environment's device library (its kernels registered, its ABI
+// read) ahead of LoadDeviceUnderTest, which then takes it and applies the
+// settings and faults of the environment it finds. For a process that forks
+// workers: the library is then mapped in each of them already. Runs no
+// kernel and starts no thread. False (nothing kept) for the cpu device or
+// when the library cannot be opened; LoadDeviceUnderTest then reports why.
+bool PreloadDeviceLibrary();
+
+// True when the environment's device library is already mapped in this
+// process (it is then not loaded again); false for the cpu device.
+bool DeviceLibraryMapped();
+
 // The loaded device, loading the environment's choice if none is; throws
 // c10::Error with the load error (for code that cannot return a Status).
 const DeviceUnderTest& CurrentDevice();

@@ -10,10 +10,16 @@
 // library prints can corrupt the protocol.
 //
 // Frames: a 4-byte little-endian length, then that many bytes of JSON.
-//   worker -> supervisor  {"type": "hello", "pid": P, "threads": T}   once, when ready
+//   worker -> supervisor  {"type": "hello", "pid": P, "threads": T,   once, when ready
+//                          "device_preloaded": B}
+//                         (device_preloaded: the device library was mapped
+//                         before the worker started, by the zygote)
 //                         {"type": "result", "result": <CaseResult JSON>}  one per request
-//   supervisor -> worker  {"suite": S, "case": C, "timed": B}        one case at a time
-//                         (timed: the wall-time protocol, or run once; default true)
+//   supervisor -> worker  {"suite": S, "case": C, "timed": B,        one case at a time
+//                          "judged": B}
+//                         (timed: the wall-time protocol, or run once; default true.
+//                         judged: false for a timing round, which runs and times
+//                         the device and judges nothing; default true)
 // The supervisor closes the request pipe to stop a worker; a worker that dies
 // mid-case is detected by end-of-file on fd 4 plus its wait status.
 #include <cstdint>

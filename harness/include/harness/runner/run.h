@@ -92,6 +92,7 @@ struct RunSummary {
   // first pays what the later ones are spared (runner/zygote.h).
   std::vector<double> worker_startup_s;
   std::string worker_spawn;     // "zygote" or "exec": how workers were started
+  int workers_preloaded = 0;    // workers that found the device library already mapped
   std::vector<CaseResult> results;  // in the order they finished
   nlohmann::json env;
   std::string fingerprint;

@@ -33,6 +33,10 @@ struct WorkItem {
   // The wall-time protocol (warm-up, repeats, batches) for a latency case;
   // false: a parity-only case, run once, its wall time not judged.
   bool timed = true;
+  // false: a timing round (runner/timing_rounds.h): the device runs, timed
+  // and traced, and nothing is judged (no golden reference, no comparison);
+  // the result carries wall samples and op times only.
+  bool judged = true;
 };
 
 struct SupervisorOptions {
@@ -61,6 +65,7 @@ struct SupervisorOutcome {
   bool interrupted = false;  // Ctrl-C / SIGTERM
   int signal_number = 0;
   int workers_started = 0;
+  int workers_preloaded = 0;      // workers that found the device library mapped at their start
   std::vector<double> startup_s;  // each worker's spawn-to-hello time, in seconds
 };
 

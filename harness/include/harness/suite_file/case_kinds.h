@@ -29,6 +29,11 @@ struct ExecOptions {
   // false: a parity-only case (`run` without a latency verdict for it):
   // the device runs once, no warm-up, no wall samples.
   bool timed = true;
+  // false: a timing round of `run --rounds N` (all but the run's main pass).
+  // Only the device's timed and traced runs are needed; a kind skips what
+  // only judges (golden files, reference runs, comparison). The result's
+  // status and metrics then mean nothing and are not recorded.
+  bool judged = true;
 };
 
 class CaseKind;
