@@ -9,8 +9,8 @@
 
 #include "fuzz_check.h"
 #include "scratch_dir.h"
-#include "suites/checkpoint.h"
-#include "suites/model_config.h"
+#include "suites/models/checkpoint.h"
+#include "suites/models/model_config.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string& dir = spyre_fuzz::ScratchDir();

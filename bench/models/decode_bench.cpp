@@ -8,7 +8,7 @@
 
 #include <ATen/Parallel.h>
 
-#include "suites/decoder.h"
+#include "suites/models/decoder.h"
 #include "suites/device_under_test.h"
 
 namespace {

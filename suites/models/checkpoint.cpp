@@ -6,7 +6,7 @@
 
 #include "harness/golden/safetensors.h"
 #include "harness/input_file.h"
-#include "suites/checkpoint.h"
+#include "suites/models/checkpoint.h"
 
 namespace suites {
 namespace {
@@ -84,9 +84,8 @@ StatusOr<ModelConfig> LoadCheckpointConfig(const std::string& dir_text) {
   const fs::path dir(dir_text);
   if (!fs::is_directory(dir)) return NotFound(dir_text + ": not a checkpoint directory");
   SPYRE_ASSIGN_OR_RETURN(auto config_json, ReadJson(dir / "config.json"));
-  auto config = ConfigFromHfJson(config_json, (dir / "config.json").string());
-  if (!config.ok()) return config.status();
-  config->name = dir.filename().string();
+  SPYRE_ASSIGN_OR_RETURN(auto config, ConfigFromHfJson(config_json, (dir / "config.json").string()));
+  config.name = dir.filename().string();
   return config;
 }
 

@@ -1,10 +1,10 @@
 // DecoderModel: Llama / Granite forward with a KV cache (suites/decoder.h).
-#include "suites/decoder.h"
+#include "suites/models/decoder.h"
 
 #include <cmath>
 
-#include "suites/fused_ops.h"
-#include "suites/model_layers.h"
+#include "suites/models/fused_ops.h"
+#include "suites/models/model_layers.h"
 
 namespace suites {
 namespace {

@@ -1,7 +1,7 @@
 // EncoderModel: BERT / RoBERTa forward and mean pooling (suites/encoder.h).
-#include "suites/encoder.h"
+#include "suites/models/encoder.h"
 
-#include "suites/model_layers.h"
+#include "suites/models/model_layers.h"
 
 namespace suites {
 

@@ -2,12 +2,12 @@
 // the grouped form of each layer (one gate+up matmul; the query heads of a
 // K/V head in one batched matmul) built from device kernels; the CPU
 // implementation is the same code, so golden parity covers both.
-#include "suites/fused_ops.h"
+#include "suites/models/fused_ops.h"
 
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <torch/library.h>
 
-#include "suites/model_layers.h"
+#include "suites/models/model_layers.h"
 
 namespace suites {
 namespace {

@@ -22,11 +22,11 @@
 #include "harness/status.h"
 #include "harness/suite_file/case_kinds.h"
 #include "harness/suite_file/suite_file.h"
-#include "suites/checkpoint.h"
-#include "suites/decoder.h"
+#include "suites/models/checkpoint.h"
+#include "suites/models/decoder.h"
 #include "suites/device_under_test.h"
-#include "suites/model_config.h"
-#include "suites/tiny_lm.h"
+#include "suites/models/model_config.h"
+#include "suites/models/tiny_lm.h"
 
 namespace suites {
 

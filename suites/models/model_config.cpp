@@ -1,4 +1,4 @@
-#include "suites/model_config.h"
+#include "suites/models/model_config.h"
 
 #include <cmath>
 #include <map>

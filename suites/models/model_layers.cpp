@@ -1,4 +1,4 @@
-#include "suites/model_layers.h"
+#include "suites/models/model_layers.h"
 
 namespace suites {
 

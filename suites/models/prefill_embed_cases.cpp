@@ -8,7 +8,7 @@
 #include "harness/suite_file/case_kinds.h"
 #include "harness/wall_sampler.h"
 #include "model_case.h"
-#include "suites/encoder.h"
+#include "suites/models/encoder.h"
 
 namespace suites {
 namespace {

@@ -23,7 +23,7 @@
 
 #include "harness/suite_file/case_kinds.h"
 #include "model_case.h"
-#include "suites/timing_model.h"
+#include "suites/models/timing_model.h"
 
 namespace suites {
 namespace {

@@ -1,5 +1,5 @@
 // ModelDecoderTime: walk one decoder pass through the cost model.
-#include "suites/timing_model.h"
+#include "suites/models/timing_model.h"
 
 #include <algorithm>
 #include <map>

@@ -1,5 +1,5 @@
 // The trained model's byte tokenizer and its training loop (suites/tiny_lm.h).
-#include "suites/tiny_lm.h"
+#include "suites/models/tiny_lm.h"
 
 #include <c10/core/GradMode.h>
 
@@ -13,7 +13,7 @@
 #include "harness/golden/safetensors.h"
 #include "harness/input_file.h"
 #include "harness/inputs/generator.h"
-#include "suites/decoder.h"
+#include "suites/models/decoder.h"
 
 namespace suites {
 namespace {
@@ -57,9 +57,9 @@ nlohmann::json ByteTokenizer::Describe() const {
 
 harness::StatusOr<ByteTokenizer> LoadTokenizer(const std::string& dir) {
   const std::string path = (std::filesystem::path(dir) / "tokenizer.json").string();
-  auto text = harness::ReadInputFile(path, kMaxTokenizerBytes, "tokenizer description");
-  if (!text.ok()) return text.status();
-  const nlohmann::json j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  SPYRE_ASSIGN_OR_RETURN(const std::string text,
+                         harness::ReadInputFile(path, kMaxTokenizerBytes, "tokenizer description"));
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   const ByteTokenizer tok;
   const nlohmann::json want = tok.Describe();
   if (!j.is_object() || j.value("type", std::string()) != "bytes") {

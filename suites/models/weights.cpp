@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "harness/inputs/generator.h"
-#include "suites/checkpoint.h"
+#include "suites/models/checkpoint.h"
 
 namespace suites {
 namespace {

@@ -13,7 +13,7 @@
 #include "harness/inputs/generator.h"
 #include "harness/status.h"
 #include "harness/suite_file/suite_file.h"
-#include "suites/op_registry.h"
+#include "suites/ops/op_registry.h"
 
 namespace suites {
 

@@ -1,4 +1,4 @@
-#include "suites/op_registry.h"
+#include "suites/ops/op_registry.h"
 
 #include <algorithm>
 #include <map>

@@ -1,6 +1,6 @@
 // Data movement: cat, embedding, index_select, and materialising strided
 // views (contiguous of a permute / transpose).
-#include "suites/op_registry.h"
+#include "suites/ops/op_registry.h"
 
 namespace suites {
 namespace {

@@ -1,6 +1,6 @@
 // Element-wise ops: arithmetic with broadcasting and scalars, unary math and
 // activations, where / clamp / masked_fill.
-#include "suites/op_registry.h"
+#include "suites/ops/op_registry.h"
 
 namespace suites {
 namespace {

@@ -1,6 +1,6 @@
 // Matrix products: mm, bmm, addmm, baddbmm, matmul (broadcasting), linear.
 // Transposed operands come from inputs with "permute" (strided views).
-#include "suites/op_registry.h"
+#include "suites/ops/op_registry.h"
 
 namespace suites {
 namespace {

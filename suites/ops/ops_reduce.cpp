@@ -1,6 +1,6 @@
 // Reductions and normalisations: sum, mean, amax, max, any, var along dims;
 // softmax, log_softmax, layer_norm.
-#include "suites/op_registry.h"
+#include "suites/ops/op_registry.h"
 
 namespace suites {
 namespace {

@@ -13,8 +13,8 @@
 #include <ATen/ATen.h>
 
 #include "harness/golden/safetensors.h"
-#include "suites/checkpoint.h"
-#include "suites/model_config.h"
+#include "suites/models/checkpoint.h"
+#include "suites/models/model_config.h"
 #include "support/run_command.h"
 #include "support/temp_dir.h"
 

@@ -17,7 +17,7 @@ cases=(
   'device/src/core/memory.cpp|#include <ATen/ATen.h>|the device core is torch-free'
   'device/include/spyre_emu/dl16.h|#include <c10/util/Half.h>|torch-free'
   'harness/src/detect/stats.cpp|#include "reports/report_model.h"|the engine does not know the report writers'
-  'harness/src/runner/run_plan.cpp|#include "suites/op_registry.h"|the engine does not know the report writers or the case kinds'
+  'harness/src/runner/run_plan.cpp|#include "suites/ops/op_registry.h"|the engine does not know the report writers or the case kinds'
   'reports/src/escape.cpp|#include "runner/confirm.h"|reports read the store'
   'suites/ops/op_case.cpp|#include "store/sql.h"|case kinds use the engine'
   'harness/src/detect/changepoint.cpp|#include "store/sql.h"|SQL stays inside the store'
@@ -31,7 +31,11 @@ cases=(
   'suites/models/timing_case.cpp|#include <spyre_emu/runtime.h>|case kinds see only the cost-model library'
   'harness/src/env.cpp|#include "spyre_regress/device_abi.h"|only the device adapter'
   'device/include/spyre_emu/config.h|#include "core/bits.h"|public device headers do not expose its private sources'
-  'reports/src/escape.cpp|#include "suites/op_registry.h"|reports read the store'
+  'reports/src/escape.cpp|#include "suites/ops/op_registry.h"|reports read the store'
+  'suites/ops/op_case.cpp|#include "suites/models/decoder.h"|the op kind does not know the model kinds'
+  'suites/models/decoder.cpp|#include "suites/ops/op_registry.h"|the model kinds do not know the op kind'
+  'suites/models/decode_case.cpp|#include "../ops/op_case.h"|the op kind'"'"'s private header'
+  'cli/verb_run.cpp|#include "model_case.h"|the model kinds'"'"' private headers'
 )
 mkdir "$work/tree"
 cp -r "$src/device" "$src/harness" "$src/suites" "$src/reports" "$src/cli" "$work/tree/"

@@ -8,7 +8,7 @@
 
 #include "harness/golden/safetensors.h"
 #include "harness/suite_file/case_kinds.h"
-#include "suites/checkpoint.h"
+#include "suites/models/checkpoint.h"
 #include "support/temp_dir.h"
 
 namespace {

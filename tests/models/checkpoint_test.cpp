@@ -6,7 +6,7 @@
 #include <filesystem>
 
 #include "harness/golden/safetensors.h"
-#include "suites/checkpoint.h"
+#include "suites/models/checkpoint.h"
 #include "support/temp_dir.h"
 
 namespace {

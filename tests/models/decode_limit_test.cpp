@@ -13,7 +13,7 @@
 #include "harness/inputs/generator.h"
 #include "harness/suite_file/case_kinds.h"
 #include "model_case.h"
-#include "suites/checkpoint.h"
+#include "suites/models/checkpoint.h"
 #include "support/temp_dir.h"
 
 namespace {

@@ -3,9 +3,9 @@
 // portable ones; the KV cache gives the same logits as a full recompute.
 #include <gtest/gtest.h>
 
-#include "suites/decoder.h"
+#include "suites/models/decoder.h"
 #include "suites/device_under_test.h"
-#include "suites/encoder.h"
+#include "suites/models/encoder.h"
 
 namespace {
 

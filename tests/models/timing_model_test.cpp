@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/suite_file/case_kinds.h"
-#include "suites/timing_model.h"
+#include "suites/models/timing_model.h"
 
 namespace {
 

@@ -9,9 +9,9 @@
 
 #include "harness/golden/golden.h"
 #include "harness/suite_file/case_kinds.h"
-#include "suites/checkpoint.h"
-#include "suites/decoder.h"
-#include "suites/tiny_lm.h"
+#include "suites/models/checkpoint.h"
+#include "suites/models/decoder.h"
+#include "suites/models/tiny_lm.h"
 #include "support/temp_dir.h"
 
 namespace {

@@ -9,7 +9,7 @@
 #include "harness/golden/golden.h"
 #include "harness/suite_file/case_kinds.h"
 #include "suites/device_under_test.h"
-#include "suites/op_registry.h"
+#include "suites/ops/op_registry.h"
 
 namespace {
 

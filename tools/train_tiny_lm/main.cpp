@@ -18,7 +18,7 @@
 
 #include <ATen/Parallel.h>
 
-#include "suites/tiny_lm.h"
+#include "suites/models/tiny_lm.h"
 
 namespace {
 

@@ -47,7 +47,7 @@
 // host callback computes the corrections, an H2D DMA copies them into the
 // program, the kernel's prologue applies them; torch-spyre docs, "Program
 // correction"; the coverage of IBM's announcement describes the same steps). End-to-end figures
-// (the timing walk, suites/timing_model.h) add it per kernel; the per-op trace does not.
+// (the timing walk, suites/models/timing_model.h) add it per kernel; the per-op trace does not.
 //
 // Parameters, what each is calibrated on and what it predicts:
 //   12.01 us overhead   softmax [512,1024] fp16, 1 core, sendnn: 32.51 us

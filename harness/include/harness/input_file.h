@@ -19,7 +19,7 @@ namespace harness {
 // under 100 KB; a sweep expands in memory, not in the file).
 constexpr uint64_t kMaxJsonFileBytes = uint64_t{64} << 20;
 // Golden and input tensor files: 256 MiB. Checkpoint weights are bounded by
-// the case memory budget instead (suites/model_case.h).
+// the case memory budget instead (suites/models/model_case.h).
 constexpr uint64_t kMaxTensorFileBytes = uint64_t{256} << 20;
 
 // The host memory one case may plan to use, checked before anything is

@@ -52,16 +52,14 @@ Status WriteFrame(int fd, const nlohmann::json& message) {
 
 StatusOr<std::optional<nlohmann::json>> ReadFrame(int fd) {
   unsigned char header[4];
-  StatusOr<size_t> got = ReadFull(fd, reinterpret_cast<char*>(header), 4);
-  if (!got.ok()) return got.status();
-  if (*got == 0) return std::optional<nlohmann::json>();
-  if (*got < 4) return InvalidInput("worker pipe: truncated frame header");
+  SPYRE_ASSIGN_OR_RETURN(const size_t got_header, ReadFull(fd, reinterpret_cast<char*>(header), 4));
+  if (got_header == 0) return std::optional<nlohmann::json>();
+  if (got_header < 4) return InvalidInput("worker pipe: truncated frame header");
   const uint32_t size = DecodeLength(header);
   if (size > kMaxFrameBytes) return InvalidInput("worker pipe: frame length out of range");
   std::string payload(size, '\0');
-  got = ReadFull(fd, payload.data(), size);
-  if (!got.ok()) return got.status();
-  if (*got < size) return InvalidInput("worker pipe: truncated frame");
+  SPYRE_ASSIGN_OR_RETURN(const size_t got_payload, ReadFull(fd, payload.data(), size));
+  if (got_payload < size) return InvalidInput("worker pipe: truncated frame");
   SPYRE_ASSIGN_OR_RETURN(auto j, ParsePayload(payload.data(), payload.size()));
   return std::optional<nlohmann::json>(std::move(j));
 }
@@ -73,8 +71,8 @@ StatusOr<std::optional<nlohmann::json>> FrameDecoder::Next() {
   if (buffer_.size() < 4 + size_t{size}) return std::optional<nlohmann::json>();
   StatusOr<nlohmann::json> j = ParsePayload(buffer_.data() + 4, size);
   buffer_.erase(0, 4 + size_t{size});  // the frame is consumed, parsed or not
-  if (!j.ok()) return j.status();
-  return std::optional<nlohmann::json>(std::move(*j));
+  SPYRE_ASSIGN_OR_RETURN(nlohmann::json parsed, std::move(j));
+  return std::optional<nlohmann::json>(std::move(parsed));
 }
 
 }  // namespace harness

@@ -15,7 +15,7 @@
 
 #include <spyre_emu/cost_model.h>
 
-#include "suites/model_config.h"
+#include "suites/models/model_config.h"
 
 namespace suites {
 

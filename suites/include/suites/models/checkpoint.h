@@ -13,7 +13,7 @@
 #include <ATen/ATen.h>
 
 #include "harness/status.h"
-#include "suites/model_config.h"
+#include "suites/models/model_config.h"
 
 namespace suites {
 

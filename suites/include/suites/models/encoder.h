@@ -9,8 +9,8 @@
 #include <ATen/ATen.h>
 #include <c10/core/Device.h>
 
-#include "suites/checkpoint.h"
-#include "suites/model_config.h"
+#include "suites/models/checkpoint.h"
+#include "suites/models/model_config.h"
 
 namespace suites {
 

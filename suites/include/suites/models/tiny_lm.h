@@ -18,8 +18,8 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/status.h"
-#include "suites/checkpoint.h"
-#include "suites/model_config.h"
+#include "suites/models/checkpoint.h"
+#include "suites/models/model_config.h"
 
 namespace suites {
 
