@@ -1,5 +1,6 @@
 #include "harness/detect/changepoint.h"
 
+#include <cmath>
 #include <random>
 
 #include <gtest/gtest.h>
@@ -83,3 +84,46 @@ TEST(ChangePointTest, EDivisivePeaksAtTheTrueSplit) {
 }
 
 }  // namespace
+
+// Wall-time options as `history` sets them: logs, at least a 5% shift.
+harness::ChangePointOptions WallOptions() {
+  harness::ChangePointOptions o;
+  o.log_scale = true;
+  o.min_relative_shift = 0.05;
+  return o;
+}
+
+std::vector<double> Logs(std::vector<double> v) {
+  for (double& x : v) x = std::log(x);
+  return v;
+}
+
+TEST(ChangePointTest, AFourRunPulseWithSpreadIsFoundAtBothEdges) {
+  // The shape of a smoke case's history (us, unqueued): thirteen clean runs
+  // at 3.3-4.0 us, four with mm slowed 2x whose medians spread 7.3-9.8 us,
+  // three clean runs.
+  const std::vector<double> us = {3.5, 3.3, 3.6, 3.4, 3.8, 4.0, 3.5, 3.7, 3.4, 3.6,
+                                  3.9, 3.5, 3.6, 7.3, 7.6, 9.8, 9.4, 3.8, 3.5, 3.6};
+  auto cps = harness::DetectChangePoints(Logs(us), WallOptions());
+  ASSERT_EQ(cps.size(), 2u);
+  EXPECT_EQ(cps[0].index, 13u);
+  EXPECT_EQ(cps[1].index, 17u);
+  EXPECT_GT(cps[0].relative, 0.9);
+  EXPECT_LT(cps[1].relative, -0.45);
+  EXPECT_LT(cps[0].p_value, 0.001);
+}
+
+TEST(ChangePointTest, ThreeRunPulsesAreNotFoundAndStaircasesOnlyRise) {
+  // Three runs of a pulse: Welch at either edge has 2 degrees of freedom.
+  std::vector<double> us(20, 3.6);
+  for (size_t i = 0; i < us.size(); ++i) us[i] *= 1 + 0.03 * static_cast<double>(i % 5) / 4;
+  std::vector<double> three = us;
+  for (size_t i = 13; i < 16; ++i) three[i] = 8 + 0.7 * static_cast<double>(i % 3);
+  three[14] = 9.9;
+  EXPECT_TRUE(harness::DetectChangePoints(Logs(three), WallOptions()).empty());
+  std::vector<double> stairs = us;
+  for (size_t i = 10; i < 20; ++i) stairs[i] *= i < 14 ? 2 : 4;
+  auto cps = harness::DetectChangePoints(Logs(stairs), WallOptions());
+  ASSERT_FALSE(cps.empty());
+  for (const auto& cp : cps) EXPECT_GT(cp.relative, 0) << "a staircase has no way back";
+}

@@ -56,5 +56,14 @@ TEST(ConfirmStepTest, FromTheMinimumOnlyCasesNearTheLineGoOn) {
   EXPECT_EQ(NextConfirmStep(wide_b, wide_c, 5, 7, v), ConfirmStep::kMore);
 }
 
+TEST(ConfirmBudgetTest, TheBudgetCoversTheRoundsAnUndecidedCaseMayNeed) {
+  // A quiet host: eleven rounds of 5 s fit in 120 s, which stays.
+  EXPECT_DOUBLE_EQ(ConfirmBudget(120, 5, 11), 120);
+  // A loaded one: 14 s a round, 11 rounds with a 15% margin.
+  EXPECT_NEAR(ConfirmBudget(120, 14, 11), 14 * 11 * 1.15, 1e-9);
+  // Never beyond four times the configured budget.
+  EXPECT_DOUBLE_EQ(ConfirmBudget(120, 200, 11), 480);
+}
+
 }  // namespace
 }  // namespace harness::runner_internal

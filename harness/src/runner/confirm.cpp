@@ -1,5 +1,6 @@
 #include "runner/confirm.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -57,6 +58,12 @@ std::vector<double> Logs(const std::vector<double>& v) {
 
 }  // namespace
 
+double ConfirmBudget(double budget_s, double first_round_s, int rounds) {
+  constexpr double kMargin = 1.15, kMaxFactor = 4;
+  const double needed = first_round_s * rounds * kMargin;
+  return std::min(std::max(budget_s, needed), budget_s * kMaxFactor);
+}
+
 // Futile: after kFutilityRounds pairs the two sets overlap so much (p >= 0.5)
 // and the estimate is so far inside the minimum effect that no reachable
 // number of processes would confirm the case; most unchanged suspects stop
@@ -99,8 +106,8 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
   // The suspects, in plan order.
   std::map<CaseKey, CaseResult*> cand_cases;
   for (CaseResult& c : *results) cand_cases[{c.suite, c.case_id}] = &c;
-  std::vector<WorkItem> items;
-  for (const WorkItem& item : plan.items) {
+  std::vector<WorkItem> items, timed;
+  for (WorkItem item : plan.items) {
     auto cand = cand_cases.find({item.suite, item.case_id});
     auto b = base_cases.find({item.suite, item.case_id});
     if (cand == cand_cases.end() || b == base_cases.end()) continue;
@@ -110,10 +117,23 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
         static_cast<int>(WallRoundValues(*b->second).size()) >= v.wall_min_rounds) {
       continue;
     }
-    if (WallSuspect(*b->second, *cand->second, v)) {
-      items.push_back(item);
-      items.back().judged = false;  // re-timed only: the verdicts stand
+    if (static_cast<int>(cand->second->wall_us.size()) < v.wall_min_samples ||
+        static_cast<int>(b->second->wall_us.size()) < v.wall_min_samples) {
+      continue;  // not timed (parity only) or too few samples for any verdict
     }
+    item.judged = false;  // re-timed only: the verdicts stand
+    timed.push_back(item);
+    if (WallSuspect(*b->second, *cand->second, v)) items.push_back(item);
+  }
+  // When the main pass calls most timed cases suspects, its one process per
+  // side cannot tell the changed ones from the rest (on a loaded host a case
+  // slowed by a third went unflagged beside unchanged ones that were): every
+  // timed case is confirmed, and the plainly unchanged stop after four pairs.
+  std::string screen;
+  if (items.size() < timed.size() && 2 * items.size() > timed.size()) {
+    screen = " (the main pass flagged " + std::to_string(items.size()) + " of " +
+             std::to_string(timed.size()) + " timed cases, too many to screen by: all are re-timed)";
+    items = timed;
   }
   out.suspects = static_cast<int>(items.size());
   if (items.empty()) return out;
@@ -128,11 +148,11 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
   }
   const int min_rounds = r.confirm_rounds,
             max_rounds = std::max(r.confirm_rounds, r.confirm_max_rounds);
-  char plan_line[512];
+  char plan_line[768];
   std::snprintf(
       plan_line, sizeof(plan_line),
-      "confirming %d wall-time suspect(s) in fresh processes, %s: %d-%d rounds, budget %.0f s\n",
-      out.suspects,
+      "confirming %d wall-time suspect(s)%s in fresh processes, %s: %d-%d rounds, budget %.0f s\n",
+      out.suspects, screen.c_str(),
       settings ? ("interleaved with baseline run " + std::to_string(*choice.run_id) +
                   "'s configuration")
                      .c_str()
@@ -147,10 +167,28 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
   std::map<CaseKey, Side> cand_sides, base_sides;
   std::vector<WorkItem> pending = items;
   bool over_budget = false;
+  // Undecided interleaved cases may go on to max_rounds pairs; a budget that
+  // ends long before that (a loaded host, a long case) turns real changes
+  // into notes at p just above the level. Against history, min_rounds.
+  const int wanted_rounds = settings ? max_rounds : min_rounds;
+  double budget = r.confirm_budget_s;
+  const auto rounds_start = std::chrono::steady_clock::now();
   for (int round = 1; round <= max_rounds && !pending.empty(); ++round) {
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (round > 1 && elapsed > r.confirm_budget_s) {
+    if (round == 2) {
+      const double first_round =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - rounds_start).count();
+      budget = ConfirmBudget(r.confirm_budget_s, first_round, wanted_rounds);
+      if (budget > r.confirm_budget_s && log != nullptr) {
+        std::fprintf(log,
+                     "confirmation budget raised to %.0f s: one round took %.1f s and undecided "
+                     "cases may need %d\n",
+                     budget, first_round, wanted_rounds);
+        std::fflush(log);
+      }
+    }
+    if (round > 1 && elapsed > budget) {
       over_budget = true;
       break;
     }
@@ -207,7 +245,7 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
       out.futile > 0
           ? (" (" + std::to_string(out.futile) + " stopped early, plainly unchanged)").c_str()
           : "",
-      out.elapsed_s, r.confirm_budget_s, over_budget ? " (budget spent: fewer rounds)" : "");
+      out.elapsed_s, budget, over_budget ? " (budget spent: fewer rounds)" : "");
   out.summary = line;
   return out;
 }

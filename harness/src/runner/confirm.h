@@ -17,7 +17,8 @@
 //
 // confirm_rounds processes per side at least; while a case is undecided
 // (interleaved Mann-Whitney p between wall_confirm_alpha and 0.1) more pairs
-// follow, up to confirm_max_rounds, as long as the time budget lasts. A case
+// follow, up to confirm_max_rounds, as long as the time budget lasts
+// (ConfirmBudget). A case
 // whose sets plainly overlap after four pairs (p >= 0.5, estimate inside the
 // minimum effect) stops there: it cannot be confirmed, and most suspects of
 // an unchanged run are such cases. The values are stored in the result's
@@ -51,6 +52,14 @@ enum class ConfirmStep { kMore, kDecided, kFutile };
 ConfirmStep NextConfirmStep(const std::vector<double>& base_values,
                             const std::vector<double>& cand_values, int round, int min_rounds,
                             const ThresholdValues& v);
+
+// The confirmation's time budget once its first round took first_round_s:
+// the configured budget_s, raised to what `rounds` rounds take at that pace
+// (with a 15% margin; later rounds re-time only the undecided cases, so they
+// are shorter) but never beyond four times budget_s. On a loaded host a fixed
+// budget otherwise ends the rounds while changed cases sit at p just above
+// the level, and real changes become notes.
+double ConfirmBudget(double budget_s, double first_round_s, int rounds);
 
 // Re-times the suspects among `results` (the main pass of run `run_id`,
 // already recorded) and stores their confirmation values. `log` (may be
