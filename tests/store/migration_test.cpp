@@ -6,6 +6,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <map>
 
@@ -149,6 +150,45 @@ TEST(MigrationTest, EveryFixtureMigratesToTheLatestWithEveryRowAndComparesAcross
                      (f.kind == FindingKind::kStatus && f.case_id == old_run->cases[0].case_id);
     }
     EXPECT_TRUE(status_found) << FormatComparison(worse);
+
+    // Pruned under this build, the old runs keep what they held: the same
+    // metrics (now in shared sets), the same round values for the judge,
+    // and the same verdict against the run recorded now.
+    std::map<int64_t, std::vector<std::vector<Metric>>> metrics;
+    std::map<int64_t, std::vector<std::vector<double>>> rounds;
+    for (int64_t id : ids) {
+      StatusOr<RunRecord> run = LoadRunRecord(store, id);
+      ASSERT_TRUE(run.ok());
+      for (const CaseResult& c : run->cases) {
+        metrics[id].push_back(c.metrics);
+        rounds[id].push_back(WallRoundValues(c));
+      }
+    }
+    const RunRecord now = record(1.0);
+    PrunePolicy policy;
+    policy.keep_runs = 1;
+    StatusOr<PruneReport> pruned = store.Prune(policy);
+    ASSERT_TRUE(pruned.ok()) << pruned.status().message();
+    EXPECT_GT(pruned->metric_rows_shared, 0);
+    for (int64_t id : ids) {
+      StatusOr<RunRecord> run = LoadRunRecord(store, id);
+      ASSERT_TRUE(run.ok());
+      ASSERT_EQ(run->cases.size(), metrics[id].size());
+      for (size_t i = 0; i < run->cases.size(); ++i) {
+        const std::vector<Metric>& a = run->cases[i].metrics;
+        const std::vector<Metric>& b = metrics[id][i];
+        ASSERT_EQ(a.size(), b.size()) << "run " << id;
+        for (size_t m = 0; m < a.size(); ++m) {
+          EXPECT_EQ(a[m].output + "/" + a[m].name, b[m].output + "/" + b[m].name);
+          EXPECT_TRUE(a[m].value == b[m].value || (std::isnan(a[m].value) && std::isnan(b[m].value)));
+        }
+        EXPECT_EQ(WallRoundValues(run->cases[i]), rounds[id][i]) << "run " << id;
+      }
+    }
+    StatusOr<RunRecord> old_pruned = LoadRunRecord(store, ids.back());
+    ASSERT_TRUE(old_pruned.ok());
+    Comparison after = CompareRuns(*old_pruned, now, Thresholds());
+    EXPECT_TRUE(after.regressions.empty()) << FormatComparison(after);
   }
 }
 

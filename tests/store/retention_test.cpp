@@ -49,6 +49,7 @@ CaseResult Timed(const std::string& id, int rounds, int per_round, double level)
   r.status = CaseStatus::kPassed;
   r.max_abs_err = 1e-3;
   r.metrics.push_back({"out0", "max_abs_err", 1e-3, 1e-2, false});
+  r.metrics.push_back({"out0", "fraction_outside", 0.0, 1e-3, false});
   r.modeled_us = level / 4;
   r.ops = {{"mm", 1, level / 5, level / 2, 0}};
   nlohmann::json sizes = nlohmann::json::array();
@@ -165,30 +166,25 @@ TEST(PruneTest, OldRunsKeepOneValuePerRoundAndTheJudgeSeesTheSameValues) {
   for (int64_t id : ids) {
     EXPECT_EQ(RoundValuesOf(*store, id), before[id]) << "run " << id;
   }
-  // The one-process case keeps its samples everywhere (no rounds to fold).
-  EXPECT_EQ(QueryInt(Db(*store),
-                     "SELECT count(*) FROM wall_samples w JOIN results r ON r.id = w.result_id"
-                     " WHERE r.case_name = 'single'"),
-            8 * 9);
-  // A compacted run: 12 values per rounds case, packed into one blob and no
-  // wall_samples row left; a kept one: 60 rows.
-  EXPECT_EQ(QueryInt(Db(*store),
-                     "SELECT count(*) FROM wall_samples w JOIN results r ON r.id = w.result_id"
-                     " WHERE r.case_name = 'rounds' AND r.run_id = " +
-                         std::to_string(ids[0])),
-            0);
+  // The one-process case keeps its samples everywhere (no rounds to fold),
+  // packed as recorded: 9 values read back in every run.
+  for (int64_t id : ids) EXPECT_EQ(SamplesOf(*store, id, "single"), 9u) << "run " << id;
+  // A compacted run: 12 values per rounds case; a kept one: all 60 samples.
+  // Either way in one blob per result and no wall_samples row left.
   EXPECT_EQ(SamplesOf(*store, ids[0], "rounds"), 12u);
+  EXPECT_EQ(SamplesOf(*store, ids[7], "rounds"), 60u);
+  EXPECT_EQ(QueryInt(Db(*store), "SELECT count(*) FROM wall_samples"), 0);
   EXPECT_EQ(QueryInt(Db(*store), "SELECT count(*) FROM results WHERE rounds_packed IS NOT NULL"),
-            10);
-  EXPECT_EQ(QueryInt(Db(*store),
-                     "SELECT count(*) FROM wall_samples w JOIN results r ON r.id = w.result_id"
-                     " WHERE r.case_name = 'rounds' AND r.run_id = " +
-                         std::to_string(ids[7])),
-            60);
-  // Nothing else moved: no run, result, metric or op summary deleted.
+            8 * 3);
+  EXPECT_EQ(report->results_packed_whole, 3 * 3 + 5);  // the kept runs' cases, 'single' elsewhere
+  // Nothing else moved: no run, result or op summary deleted; every metric
+  // is in a shared set (each case records the same metric every night: one
+  // set for the three cases).
   EXPECT_EQ(QueryInt(Db(*store), "SELECT count(*) FROM runs"), 8);
   EXPECT_EQ(QueryInt(Db(*store), "SELECT count(*) FROM results"), results);
-  EXPECT_EQ(QueryInt(Db(*store), "SELECT count(*) FROM metrics"), metrics);
+  EXPECT_EQ(QueryInt(Db(*store), "SELECT count(*) FROM metrics"), 0);
+  EXPECT_EQ(report->metric_rows_shared, metrics);
+  EXPECT_EQ(QueryInt(Db(*store), "SELECT count(DISTINCT set_id) FROM metric_set_rows"), 1);
   EXPECT_EQ(QueryInt(Db(*store), "SELECT count(*) FROM op_summaries"), ops);
   EXPECT_EQ(Findings(*store, ids[5], ids[6]), findings_before);
   // Comparing two compacted runs gives what it gave before as well.
@@ -197,6 +193,9 @@ TEST(PruneTest, OldRunsKeepOneValuePerRoundAndTheJudgeSeesTheSameValues) {
   StatusOr<PruneReport> again = store->Prune(policy);
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->results_compacted, 0);
+  EXPECT_EQ(again->results_packed_whole, 0);
+  EXPECT_EQ(again->metric_rows_shared, 0);
+  for (int64_t id : ids) EXPECT_EQ(RoundValuesOf(*store, id), before[id]) << "run " << id;
 }
 
 TEST(PruneTest, ACompareOfTwoCompactedRunsGivesTheSameFindings) {
@@ -233,6 +232,130 @@ TEST(PruneTest, ACompareOfTwoCompactedRunsGivesTheSameFindings) {
   ASSERT_FALSE(wall_blame(before).empty()) << before;
   EXPECT_EQ(wall_blame(before)[0].get<std::string>().rfind("mm", 0), 0u) << before;
   EXPECT_EQ(wall_blame(after), nlohmann::json::array()) << after;
+}
+
+// A suite's history of one metric as (run, value) pairs per case.
+std::map<std::string, std::vector<std::pair<int64_t, double>>> History(Store& store,
+                                                                       const std::string& metric) {
+  auto series = LoadSuiteSeries(store, "ops", "", metric, 0);
+  EXPECT_TRUE(series.ok()) << series.status().message();
+  std::map<std::string, std::vector<std::pair<int64_t, double>>> out;
+  for (const auto& [name, points] : *series) {
+    for (const SeriesPoint& p : points) out[name].emplace_back(p.run_id, p.value);
+  }
+  return out;
+}
+
+std::string ExportOf(Store& store, const std::string& table) {
+  ExportRequest request;
+  request.table = table;
+  std::ostringstream out;
+  EXPECT_TRUE(store.Export(request, out).ok());
+  return out.str();
+}
+
+// The oldest tier: runs older than the newest --keep-rounds of their suite
+// keep their run medians, spread, metrics and op summaries; history reads
+// those and gives what it gave, and a compare of two such runs gives the
+// accuracy verdicts and says their wall time was not judged.
+TEST(PruneTest, TheOldestRunsKeepMediansAndMetricsAndHistoryIsUnchanged) {
+  TempDir dir;
+  auto store = OpenStore(dir.File("s.db"));
+  const std::vector<int64_t> ids = RecordRuns(*store, 10, 2);
+  // A finding recorded on run 4 against run 3: both keep their rounds.
+  {
+    store_internal::Stmt add(Db(*store),
+                             "INSERT INTO regressions (run_id, baseline_run_id, suite, case_name,"
+                             " kind, metric) VALUES (?, ?, 'ops', 'rounds', 'latency', 'wall_us')");
+    add.Bind(1, ids[4]).Bind(2, ids[3]);
+    ASSERT_EQ(add.Run(), SQLITE_DONE);
+  }
+  const auto medians = History(*store, "wall_us_median");
+  const auto unqueued = History(*store, "unqueued_us_median");
+  const auto metric = History(*store, "fraction_outside");
+  ASSERT_FALSE(metric.empty());
+  const std::string metrics_csv = ExportOf(*store, "metrics");
+  const std::string results_csv = ExportOf(*store, "results");
+  StatusOr<RunRecord> old_before = LoadRunRecord(*store, ids[0]);
+  ASSERT_TRUE(old_before.ok());
+  const std::string shift_before = Findings(*store, ids[1], ids[2]);
+  ASSERT_NE(shift_before.find("shifted"), std::string::npos) << shift_before;
+
+  PrunePolicy policy;
+  policy.keep_runs = 2;
+  policy.keep_rounds = 4;
+  StatusOr<PruneReport> report = store->Prune(policy);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  // Round values: the newest four (ids 6-9) and the two a finding names
+  // (ids 3, 4); the rest (ids 0, 1, 2, 5) keep none.
+  EXPECT_EQ(report->results_rounds_dropped, 4 * 3);
+  for (int i : {0, 1, 2, 5}) EXPECT_EQ(SamplesOf(*store, ids[i], "rounds"), 0u) << i;
+  for (int i : {3, 4, 6}) EXPECT_EQ(SamplesOf(*store, ids[i], "rounds"), 12u) << i;
+  EXPECT_EQ(SamplesOf(*store, ids[9], "rounds"), 60u);
+
+  // What history reads is the same: medians, unqueued medians, metrics.
+  EXPECT_EQ(History(*store, "wall_us_median"), medians);
+  EXPECT_EQ(History(*store, "unqueued_us_median"), unqueued);
+  EXPECT_EQ(History(*store, "fraction_outside"), metric);
+  EXPECT_EQ(ExportOf(*store, "metrics"), metrics_csv);
+  EXPECT_EQ(ExportOf(*store, "results"), results_csv);
+  StatusOr<RunRecord> old_after = LoadRunRecord(*store, ids[0]);
+  ASSERT_TRUE(old_after.ok());
+  ASSERT_EQ(old_after->cases.size(), old_before->cases.size());
+  for (size_t i = 0; i < old_after->cases.size(); ++i) {
+    const CaseResult &a = old_after->cases[i], &b = old_before->cases[i];
+    ASSERT_EQ(a.metrics.size(), b.metrics.size());
+    for (size_t m = 0; m < a.metrics.size(); ++m) {
+      EXPECT_EQ(a.metrics[m].name, b.metrics[m].name);
+      EXPECT_EQ(a.metrics[m].value, b.metrics[m].value);
+      EXPECT_EQ(a.metrics[m].limit, b.metrics[m].limit);
+    }
+    EXPECT_EQ(a.ops.size(), b.ops.size());
+    EXPECT_TRUE(a.wall_us.empty());
+    if (b.extra.contains("rounds")) {
+      EXPECT_TRUE(a.extra.at("rounds").value("values_dropped", false)) << a.extra.dump();
+    }
+  }
+  // The compare of two such runs: the same verdicts but the wall-time one
+  // (the modeled time doubled too, and is still found), and it says why.
+  auto kinds = [](const nlohmann::json& c) {
+    std::set<std::string> out;
+    for (const nlohmann::json& f : c["regressions"]) {
+      out.insert(f["case"].get<std::string>() + "/" + f["kind"].get<std::string>());
+    }
+    return out;
+  };
+  EXPECT_EQ(kinds(nlohmann::json::parse(shift_before)),
+            (std::set<std::string>{"shifted/latency", "shifted/modeled_latency"}))
+      << shift_before;
+  const nlohmann::json shift_after = nlohmann::json::parse(Findings(*store, ids[1], ids[2]));
+  EXPECT_EQ(kinds(shift_after), std::set<std::string>{"shifted/modeled_latency"})
+      << shift_after.dump();
+  EXPECT_NE(shift_after.dump().find("timing rounds were pruned"), std::string::npos)
+      << shift_after.dump();
+  // A second prune leaves it as it is.
+  StatusOr<PruneReport> again = store->Prune(policy);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->results_rounds_dropped, 0);
+  EXPECT_EQ(again->results_compacted, 0);
+}
+
+// merge copies a pruned store's shared metrics as rows of its own.
+TEST(PruneTest, MergeFromAPrunedStoreCopiesItsMetrics) {
+  TempDir dir;
+  {
+    auto src = OpenStore(dir.File("src.db"));
+    RecordRuns(*src, 4, 100);
+    PrunePolicy policy;
+    policy.keep_runs = 1;
+    ASSERT_TRUE(src->Prune(policy).ok());
+    ASSERT_EQ(QueryInt(Db(*src), "SELECT count(*) FROM metrics"), 0);
+  }
+  auto dst = OpenStore(dir.File("dst.db"));
+  ASSERT_TRUE(dst->MergeFrom(dir.File("src.db")).ok());
+  EXPECT_EQ(QueryInt(Db(*dst), "SELECT count(*) FROM metrics"), 4 * 3 * 2);
+  auto src = OpenStore(dir.File("src.db"), Store::Mode::kReadOnly);
+  EXPECT_EQ(ExportOf(*dst, "metrics"), ExportOf(*src, "metrics"));
 }
 
 TEST(PruneTest, DryRunChangesNothingAndEstimatesTheSaving) {
@@ -281,6 +404,15 @@ TEST(PackedRoundsTest, EveryValueReadsBackBitForBit) {
   // Whole nanoseconds take at most 8 bytes where the raw double takes 9.
   in.wall_us.assign(20, 1234.567);
   EXPECT_LE(store_internal::PackRounds(in).size(), 3u + 20u * 4u);
+  // Raw samples with per-op times read back with both.
+  in.raw = true;
+  in.op_wall_us = {{"mm", {1.5, 0.1 + 0.2}}, {"add", {}}};
+  out = store_internal::UnpackRounds(store_internal::PackRounds(in));
+  ASSERT_TRUE(out.has_value());
+  EXPECT_TRUE(out->raw);
+  EXPECT_EQ(out->op_wall_us.size(), 2u);
+  EXPECT_EQ(bits(out->op_wall_us["mm"]), bits(in.op_wall_us["mm"]));
+  EXPECT_TRUE(out->op_wall_us["add"].empty());
   // A blob cut short, or of a format this build does not know, is refused.
   EXPECT_FALSE(store_internal::UnpackRounds(blob.substr(0, blob.size() - 1)).has_value());
   EXPECT_FALSE(store_internal::UnpackRounds("\x02" + blob.substr(1)).has_value());
@@ -304,8 +436,9 @@ TEST(PruneTest, RowsPerRoundFromAnEarlierPruneArePackedWithTheSameValues) {
     ASSERT_TRUE(run.ok());
     for (const CaseResult& r : run->cases) {
       if (QueryInt(db, "SELECT count(*) FROM results WHERE rounds_packed IS NOT NULL AND run_id = " +
-                           std::to_string(id) + " AND case_name = '" + r.case_id + "'") == 0) {
-        continue;
+                           std::to_string(id) + " AND case_name = '" + r.case_id +
+                           "' AND extra_json LIKE '%compacted_from%'") == 0) {
+        continue;  // not folded (samples packed as recorded)
       }
       const int64_t result_id =
           QueryInt(db, "SELECT id FROM results WHERE run_id = " + std::to_string(id) +
@@ -325,7 +458,10 @@ TEST(PruneTest, RowsPerRoundFromAnEarlierPruneArePackedWithTheSameValues) {
     }
   }
   ASSERT_GT(unpacked, 0);
-  ASSERT_EQ(QueryInt(db, "SELECT count(*) FROM results WHERE rounds_packed IS NOT NULL"), 0);
+  const std::string folded =
+      "SELECT count(*) FROM results WHERE rounds_packed IS NOT NULL AND extra_json LIKE "
+      "'%compacted_from%'";
+  ASSERT_EQ(QueryInt(db, folded), 0);
   std::map<int64_t, std::map<std::string, std::vector<double>>> before;
   for (int64_t id : ids) before[id] = RoundValuesOf(*store, id);
   const std::string findings_before = Findings(*store, ids[2], ids[3]);
@@ -334,7 +470,7 @@ TEST(PruneTest, RowsPerRoundFromAnEarlierPruneArePackedWithTheSameValues) {
   ASSERT_TRUE(again.ok()) << again.status().message();
   EXPECT_EQ(again->results_compacted, unpacked);
   EXPECT_EQ(again->samples_before, again->samples_after);
-  EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM results WHERE rounds_packed IS NOT NULL"), unpacked);
+  EXPECT_EQ(QueryInt(db, folded), unpacked);
   for (int64_t id : ids) EXPECT_EQ(RoundValuesOf(*store, id), before[id]) << "run " << id;
   EXPECT_EQ(Findings(*store, ids[2], ids[3]), findings_before);
 }
@@ -389,6 +525,11 @@ TEST(PruneTest, KeepRunsBelowOneIsRefused) {
   StatusOr<PruneReport> report = store->Prune(policy);
   ASSERT_FALSE(report.ok());
   EXPECT_NE(report.status().message().find("--keep-runs 0"), std::string::npos);
+  policy.keep_runs = 1;
+  policy.keep_rounds = 0;
+  report = store->Prune(policy);
+  ASSERT_FALSE(report.ok());
+  EXPECT_NE(report.status().message().find("--keep-rounds 0"), std::string::npos);
 }
 
 TEST(BackupTest, CopyTakenWhileAnotherConnectionWritesHoldsEveryCommittedRun) {
@@ -523,7 +664,7 @@ TEST(ExportTest, CsvAndJsonlReadBackToTheStoredValues) {
         EXPECT_EQ(*rows, 3);
       }
       if (table == "metrics") {
-        EXPECT_EQ(*rows, 7);
+        EXPECT_EQ(*rows, 7 * 2);
       }
       if (format == ExportFormat::kCsv) {
         auto parsed = ParseCsv(out.str());

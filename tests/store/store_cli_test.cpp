@@ -108,6 +108,7 @@ TEST(StoreCliTest, BadInputIsOneLineAndExitTwo) {
   };
   const std::vector<Case> cases = {
       {{"--db", db, "prune", "--keep-runs", "0"}, "--keep-runs"},
+      {{"--db", db, "prune", "--keep-rounds", "0"}, "--keep-rounds"},
       {{"--db", db, "export", "--format", "xml"}, "--format"},
       {{"--db", db, "export", "--format", "csv", "--table", "nosuch"}, "--table"},
       {{"--db", db, "export", "--format", "csv", "--run", "99"}, "99"},

@@ -47,24 +47,36 @@ std::vector<double> LatencySamples(const CaseResult& r, bool unqueued) {
   return unqueued && r.HasQueueWait() ? r.UnqueuedUs() : r.wall_us;
 }
 
-std::vector<double> RoundValuesOf(const CaseResult& r, const std::vector<double>& samples) {
-  auto rounds = r.extra.find("rounds");
-  if (rounds == r.extra.end() || !rounds->is_object()) return {};
+std::optional<std::vector<size_t>> RoundSizes(const nlohmann::json& extra, size_t samples) {
+  auto rounds = extra.find("rounds");
+  if (rounds == extra.end() || !rounds->is_object()) return std::nullopt;
   auto sizes = rounds->find("samples");
-  if (sizes == rounds->end() || !sizes->is_array()) return {};
-  std::vector<double> values;
-  size_t at = 0;
+  if (sizes == rounds->end() || !sizes->is_array()) return std::nullopt;
+  std::vector<size_t> out;
+  size_t total = 0;
   for (const nlohmann::json& size : *sizes) {
     if (!size.is_number_integer() || size.get<int64_t>() <= 0 ||
-        at + size.get<uint64_t>() > samples.size()) {
-      return {};
+        total + size.get<uint64_t>() > samples) {
+      return std::nullopt;
     }
-    const size_t n = size.get<size_t>();
-    values.push_back(
-        Median(std::vector<double>(samples.begin() + at, samples.begin() + at + n)));
+    out.push_back(size.get<size_t>());
+    total += out.back();
+  }
+  if (total != samples) return std::nullopt;
+  return out;
+}
+
+std::vector<double> RoundValuesOf(const CaseResult& r, const std::vector<double>& samples) {
+  const std::optional<std::vector<size_t>> sizes = RoundSizes(r.extra, samples.size());
+  if (!sizes) return {};
+  std::vector<double> values;
+  size_t at = 0;
+  for (size_t n : *sizes) {
+    const auto begin = samples.begin() + static_cast<long>(at);
+    values.push_back(Median(std::vector<double>(begin, begin + static_cast<long>(n))));
     at += n;
   }
-  return at == samples.size() ? values : std::vector<double>();
+  return values;
 }
 
 namespace {
@@ -119,6 +131,13 @@ bool ParityOnly(const CaseResult& r) {
          it->get<std::string>().rfind("not judged", 0) == 0;
 }
 
+// A result whose timing rounds `prune` dropped (its oldest tier).
+bool RoundsPruned(const CaseResult& r) {
+  const auto it = r.extra.find("rounds");
+  return r.wall_us.empty() && it != r.extra.end() && it->is_object() &&
+         it->value("values_dropped", false);
+}
+
 }  // namespace
 
 Comparison CompareRuns(const RunRecord& baseline, const RunRecord& candidate,
@@ -131,7 +150,7 @@ Comparison CompareRuns(const RunRecord& baseline, const RunRecord& candidate,
   c.env_diff = DiffEnvironments(baseline.env, candidate.env);
   std::map<std::pair<std::string, std::string>, const CaseResult*> base_cases;
   for (const CaseResult& r : baseline.cases) base_cases[{r.suite, r.case_id}] = &r;
-  size_t parity_only = 0;
+  size_t parity_only = 0, rounds_pruned = 0;
   for (const CaseResult& cand : candidate.cases) {
     auto it = base_cases.find({cand.suite, cand.case_id});
     if (it == base_cases.end()) continue;
@@ -153,9 +172,15 @@ Comparison CompareRuns(const RunRecord& baseline, const RunRecord& candidate,
     if (unq != baseline.unqueued_run_medians.end()) h.unqueued_medians = &unq->second;
     detect_rules::CompareCase(*it->second, cand, thresholds.For(cand.suite, cand.case_id), h, &c);
     if (ParityOnly(cand) || ParityOnly(*it->second)) ++parity_only;
+    if (RoundsPruned(cand) || RoundsPruned(*it->second)) ++rounds_pruned;
   }
   // Never a silent gap: cases whose wall time was not measured on a side
   // got no latency verdict, and the comparison says so.
+  if (rounds_pruned > 0) {
+    c.notes.push_back("wall time not judged for " + std::to_string(rounds_pruned) +
+                      " case(s): their timing rounds were pruned (older than prune "
+                      "--keep-rounds); their medians stay in history");
+  }
   if (parity_only > 0) {
     c.notes.push_back("wall time not judged for " + std::to_string(parity_only) +
                       " case(s): parity only, run once in the candidate or the baseline "

@@ -45,8 +45,12 @@ int CopyRunResults(sqlite3* src, sqlite3* dst, int64_t old_run, int64_t new_run)
   Stmt insert_result(
       dst,
       ("INSERT INTO results (run_id, " + cols + ") VALUES (" + Placeholders(20) + ")").c_str());
-  Stmt metrics(
-      src, "SELECT 0, output, name, value, limit_value, failed FROM metrics WHERE result_id = ?");
+  // A pruned result's metrics come from its shared set and arrive as rows.
+  Stmt metrics(src,
+               "SELECT 0, output, name, value, limit_value, failed FROM metrics WHERE result_id = ?1"
+               " UNION ALL SELECT 0, output, name, value, limit_value, failed FROM ("
+               "  SELECT s.seq, s.output, s.name, s.value, s.limit_value, s.failed FROM results r"
+               "  JOIN metric_set_rows s ON s.set_id = r.metric_set WHERE r.id = ?1 ORDER BY s.seq)");
   Stmt insert_metric(dst,
                      "INSERT INTO metrics (result_id, output, name, value, limit_value, failed)"
                      " VALUES (?, ?, ?, ?, ?, ?)");

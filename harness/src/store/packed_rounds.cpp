@@ -9,6 +9,8 @@ namespace {
 
 constexpr unsigned char kFormat = 1;
 constexpr unsigned char kHasWaits = 1;
+constexpr unsigned char kRaw = 2;
+constexpr unsigned char kHasOpWall = 4;
 
 void PutVarint(uint64_t v, std::string* out) {
   while (v >= 0x80) {
@@ -66,12 +68,23 @@ bool GetValue(const std::string& in, size_t* at, double* x) {
 std::string PackRounds(const PackedRounds& rounds) {
   std::string out;
   const bool waits = !rounds.queue_us.empty();
+  const bool ops = !rounds.op_wall_us.empty();
   out.push_back(static_cast<char>(kFormat));
-  out.push_back(static_cast<char>(waits ? kHasWaits : 0));
+  out.push_back(static_cast<char>((waits ? kHasWaits : 0) | (rounds.raw ? kRaw : 0) |
+                                  (ops ? kHasOpWall : 0)));
   PutVarint(rounds.wall_us.size(), &out);
   for (double x : rounds.wall_us) PutValue(x, &out);
   if (waits) {
     for (double x : rounds.queue_us) PutValue(x, &out);
+  }
+  if (ops) {
+    PutVarint(rounds.op_wall_us.size(), &out);
+    for (const auto& [op, values] : rounds.op_wall_us) {
+      PutVarint(op.size(), &out);
+      out += op;
+      PutVarint(values.size(), &out);
+      for (double x : values) PutValue(x, &out);
+    }
   }
   return out;
 }
@@ -79,11 +92,12 @@ std::string PackRounds(const PackedRounds& rounds) {
 std::optional<PackedRounds> UnpackRounds(const std::string& blob) {
   if (blob.size() < 3 || static_cast<unsigned char>(blob[0]) != kFormat) return std::nullopt;
   const auto flags = static_cast<unsigned char>(blob[1]);
-  if ((flags & ~kHasWaits) != 0) return std::nullopt;
+  if ((flags & ~(kHasWaits | kRaw | kHasOpWall)) != 0) return std::nullopt;
   size_t at = 2;
   uint64_t n;
   if (!GetVarint(blob, &at, &n) || n > blob.size()) return std::nullopt;
   PackedRounds out;
+  out.raw = (flags & kRaw) != 0;
   out.wall_us.resize(n);
   for (double& x : out.wall_us) {
     if (!GetValue(blob, &at, &x)) return std::nullopt;
@@ -92,6 +106,22 @@ std::optional<PackedRounds> UnpackRounds(const std::string& blob) {
     out.queue_us.resize(n);
     for (double& x : out.queue_us) {
       if (!GetValue(blob, &at, &x)) return std::nullopt;
+    }
+  }
+  if ((flags & kHasOpWall) != 0) {
+    uint64_t ops;
+    if (!GetVarint(blob, &at, &ops) || ops == 0 || ops > blob.size()) return std::nullopt;
+    for (uint64_t i = 0; i < ops; ++i) {
+      uint64_t len, count;
+      if (!GetVarint(blob, &at, &len) || len > blob.size() - at) return std::nullopt;
+      std::string op = blob.substr(at, len);
+      at += len;
+      if (!GetVarint(blob, &at, &count) || count > blob.size()) return std::nullopt;
+      std::vector<double>& values = out.op_wall_us[op];
+      values.resize(count);
+      for (double& x : values) {
+        if (!GetValue(blob, &at, &x)) return std::nullopt;
+      }
     }
   }
   if (at != blob.size()) return std::nullopt;

@@ -185,10 +185,31 @@ constexpr const char* kV5 = R"sql(
 ALTER TABLE results ADD COLUMN rounds_packed BLOB;
 )sql";
 
+// Version 6: shared metric sets. `prune` moves a compacted result's metrics
+// into a metric set (metric_set_rows: its metrics in the order they were
+// recorded) that every result with the very same metrics shares, and points
+// the result at it (results.metric_set); the result keeps no metrics rows.
+// A case's accuracy metrics are the same night after night, so a year of
+// them is stored about once per case. NULL: the metrics are in `metrics`,
+// as before. The views are unchanged.
+constexpr const char* kV6 = R"sql(
+ALTER TABLE results ADD COLUMN metric_set INTEGER;
+CREATE TABLE metric_set_rows (
+  set_id      INTEGER NOT NULL,
+  seq         INTEGER NOT NULL,
+  output      TEXT NOT NULL,
+  name        TEXT NOT NULL,
+  value       REAL,
+  limit_value REAL,
+  failed      INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (set_id, seq)
+) WITHOUT ROWID;
+)sql";
+
 }  // namespace
 
 const std::vector<const char*>& Migrations() {
-  static const std::vector<const char*> kMigrations = {kV1, kV2, kV3, kV4, kV5};
+  static const std::vector<const char*> kMigrations = {kV1, kV2, kV3, kV4, kV5, kV6};
   return kMigrations;
 }
 

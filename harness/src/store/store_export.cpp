@@ -34,11 +34,15 @@ constexpr TableSql kTables[] = {
      " WHERE (?1 IS NULL OR r.run_id = ?1) AND (?2 IS NULL OR r.suite = ?2)"
      " ORDER BY r.run_id, r.id"},
     {"metrics",
-     "SELECT r.run_id, r.suite, r.case_name, m.output, m.name, m.value, m.limit_value AS "
-     "limit_value,"
-     " m.failed FROM metrics m JOIN results r ON r.id = m.result_id"
-     " WHERE (?1 IS NULL OR r.run_id = ?1) AND (?2 IS NULL OR r.suite = ?2)"
-     " ORDER BY r.run_id, r.id, m.rowid"},
+     "SELECT run_id, suite, case_name, output, name, value, limit_value, failed FROM ("
+     " SELECT r.run_id, r.id AS result_id, m.rowid AS seq, r.suite, r.case_name, m.output,"
+     "  m.name, m.value, m.limit_value, m.failed FROM metrics m JOIN results r ON r.id ="
+     "  m.result_id WHERE (?1 IS NULL OR r.run_id = ?1) AND (?2 IS NULL OR r.suite = ?2)"
+     " UNION ALL"  // a pruned result's metrics: its shared metric set
+     " SELECT r.run_id, r.id, s.seq, r.suite, r.case_name, s.output, s.name, s.value,"
+     "  s.limit_value, s.failed FROM results r JOIN metric_set_rows s ON s.set_id ="
+     "  r.metric_set WHERE (?1 IS NULL OR r.run_id = ?1) AND (?2 IS NULL OR r.suite = ?2))"
+     " ORDER BY run_id, result_id, seq"},
     {"findings",
      "SELECT run_id, baseline_run_id, suite, case_name, kind, metric, baseline_value,"
      " candidate_value, ratio, detail FROM regressions"

@@ -127,7 +127,8 @@ StatusOr<RunRecord> LoadRunRecord(Store& store, int64_t run_id) {
     c.peak_device_bytes = r.Int(12);
     c.extra = ParseJson(r.Text(13));
     if (!r.IsNull(14)) {
-      // A compacted result (store/packed_rounds.h): one value per timing round.
+      // A pruned result (store/packed_rounds.h): its samples, or one value per
+      // timing round.
       std::optional<store_internal::PackedRounds> rounds = store_internal::UnpackRounds(r.Blob(14));
       if (!rounds) {
         return InvalidInput("run " + std::to_string(run_id) + ", case " + c.suite + "/" + c.case_id +
@@ -137,7 +138,9 @@ StatusOr<RunRecord> LoadRunRecord(Store& store, int64_t run_id) {
       c.wall_us = std::move(rounds->wall_us);
       c.queue_us = std::move(rounds->queue_us);
       if (c.extra.is_object()) {
-        c.extra["rounds"]["samples"] = std::vector<int64_t>(c.wall_us.size(), 1);
+        // Raw samples: the round sizes in the extra JSON stand.
+        if (!rounds->raw) c.extra["rounds"]["samples"] = std::vector<int64_t>(c.wall_us.size(), 1);
+        if (!rounds->op_wall_us.empty()) c.extra["rounds"]["op_wall_us"] = rounds->op_wall_us;
       }
     }
     index[r.Int(0)] = run.cases.size();
@@ -159,6 +162,14 @@ StatusOr<RunRecord> LoadRunRecord(Store& store, int64_t run_id) {
       "SELECT m.result_id, m.output, m.name, m.value, m.limit_value, m.failed FROM metrics m "
       "JOIN results r ON r.id = m.result_id WHERE r.run_id = ? ORDER BY m.rowid",
       "reading metrics", [](const Stmt& s, CaseResult& c) {
+        c.metrics.push_back({s.Text(1), s.Text(2), s.Real(3), s.Real(4), s.Int(5) != 0});
+      }));
+  // A pruned result's metrics are in the metric set it shares (schema 6).
+  SPYRE_RETURN_IF_ERROR(each_row(
+      "SELECT r.id, m.output, m.name, m.value, m.limit_value, m.failed FROM results r"
+      " JOIN metric_set_rows m ON m.set_id = r.metric_set WHERE r.run_id = ?"
+      " ORDER BY r.id, m.seq",
+      "reading shared metrics", [](const Stmt& s, CaseResult& c) {
         c.metrics.push_back({s.Text(1), s.Text(2), s.Real(3), s.Real(4), s.Int(5) != 0});
       }));
   SPYRE_RETURN_IF_ERROR(each_row(
@@ -229,8 +240,11 @@ StatusOr<SeriesTable> LoadSeriesTable(Store& store, const std::string& suite,
   } else if (metric == kNormalizedWall) {
     value_sql = kNormalizedWallSql;
   } else {
-    value_sql = std::string("(SELECT ") + (HigherIsBetter(metric) ? "MIN" : "MAX") +
-                "(m.value) FROM metrics m WHERE m.result_id = r.id AND m.name = ?3)";
+    // A result's metrics are its rows in `metrics` or, pruned, its shared set.
+    const std::string agg = HigherIsBetter(metric) ? "MIN" : "MAX";
+    value_sql = "coalesce((SELECT " + agg +
+                "(m.value) FROM metrics m WHERE m.result_id = r.id AND m.name = ?3), (SELECT " +
+                agg + "(s.value) FROM metric_set_rows s WHERE s.set_id = r.metric_set AND s.name = ?3))";
   }
   // One case: a separate condition so the (suite, case_name) index is used.
   const std::string sql = "SELECT r.case_name, r.run_id, " + value_sql +

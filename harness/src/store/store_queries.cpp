@@ -160,8 +160,9 @@ StatusOr<std::vector<std::string>> CasesWithResults(Store& store, const std::str
 
 StatusOr<std::vector<std::string>> RecordedMetricNames(Store& store, const std::string& suite) {
   return Names(store,
-               "SELECT DISTINCT m.name FROM metrics m JOIN results r ON r.id = m.result_id WHERE "
-               "r.suite = ?1",
+               "SELECT m.name FROM metrics m JOIN results r ON r.id = m.result_id WHERE "
+               "r.suite = ?1 UNION SELECT s.name FROM metric_set_rows s WHERE s.set_id IN"
+               " (SELECT DISTINCT metric_set FROM results WHERE suite = ?1)",
                &suite);
 }
 

@@ -103,6 +103,11 @@ bool IsAccuracyMetric(const std::string& output, const std::string& name);
 // rounds' sizes, in order). Empty when the result has no rounds or its
 // record does not add up (older runs, single-process samples).
 std::vector<double> WallRoundValues(const CaseResult& r);
+// The rounds' sizes recorded in `extra` (extra["rounds"]["samples"]) when
+// they add up to `samples` stored samples, every size a positive integer;
+// nullopt otherwise. What WallRoundValues folds by, and what `prune` checks
+// before it folds.
+std::optional<std::vector<size_t>> RoundSizes(const nlohmann::json& extra, size_t samples);
 // The same over other per-sample values of `r` (one per wall sample), e.g.
 // r.UnqueuedUs().
 std::vector<double> RoundValuesOf(const CaseResult& r, const std::vector<double>& samples);

@@ -117,6 +117,10 @@ StatusOr<RunState> ReadRunState(Store& store, int64_t run_id);
 // ever deleted.
 struct PrunePolicy {
   int keep_runs = 30;                    // per suite: the newest N runs, and their baselines
+  // Per suite: the newest N runs keep one value per timing round; older runs
+  // (unless kept whole or named by a recorded finding) keep their run
+  // medians, spread, metrics and op summaries only.
+  int keep_rounds = 90;
   std::vector<std::string> keep_labels;  // every run with one of these labels
   bool dry_run = false;                  // do it in a transaction, measure, roll back
   bool vacuum = true;                    // VACUUM afterwards so the file shrinks
@@ -124,7 +128,11 @@ struct PrunePolicy {
 // What a prune did (or, on a dry run, would do).
 struct PruneReport {
   int64_t runs_examined = 0, runs_kept = 0, runs_compacted = 0;
-  int64_t results_compacted = 0;
+  int64_t results_compacted = 0;       // folded to one value per round
+  int64_t results_rounds_dropped = 0;  // the oldest tier: round values dropped
+  int64_t results_packed_whole = 0;    // every sample kept, packed as recorded
+  int64_t metric_rows_shared = 0;      // metrics rows moved into shared metric sets
+  int64_t metric_sets_added = 0;       // distinct metric sets written
   int64_t samples_before = 0, samples_after = 0;  // wall_samples rows of the compacted results
   int64_t bytes_before = 0;                       // the file (and its -wal) before
   int64_t bytes_freed = 0;                        // pages the compaction freed
