@@ -173,43 +173,39 @@ StatusOr<RunSummary> ExecuteRun(const RunPlan& plan, RunListener* listener) {
   // load average 8), a spread no judge can see a 2x change through.
   int total = r.threads > 0 ? r.threads : 1;
   const int per_worker = std::max(1, total / plan.jobs);
-  StatusOr<int> threads = ConfigureThreads(per_worker);
-  if (!threads.ok()) return threads.status();
-  StatusOr<nlohmann::json> env = CollectFingerprint(r.tags);
-  if (!env.ok()) return env.status();
-  (*env)["jobs"] = plan.jobs;
+  SPYRE_ASSIGN_OR_RETURN(const int threads, ConfigureThreads(per_worker));
+  SPYRE_ASSIGN_OR_RETURN(nlohmann::json env, CollectFingerprint(r.tags));
+  env["jobs"] = plan.jobs;
 
-  StatusOr<std::unique_ptr<Store>> opened = Store::Open(r.db);
-  if (!opened.ok()) return opened.status();
-  Store& store = **opened;
+  SPYRE_ASSIGN_OR_RETURN(const std::unique_ptr<Store> opened, Store::Open(r.db));
+  Store& store = *opened;
   SPYRE_RETURN_IF_ERROR(CheckBaselineExists(store, r.baseline));
 
   RunSummary summary;
   summary.suite = plan.suite_key;
   summary.jobs = plan.jobs;
-  summary.threads_per_worker = *threads;
+  summary.threads_per_worker = threads;
   summary.planned = plan.items.size();
   summary.timed = plan.timed;
   summary.latency_mode = r.latency;
-  summary.env = *env;
-  summary.fingerprint = FingerprintHash(*env);
+  summary.env = env;
+  summary.fingerprint = FingerprintHash(env);
   NewRun run;
   run.suite = plan.suite_key;
   run.label = r.label;
   run.fingerprint = summary.fingerprint;
-  run.env_json = env->dump();
+  run.env_json = env.dump();
   run.shard = r.shard.all() ? "" : r.shard.ToString();
-  run.options_json = OptionsJson(plan, *threads).dump();
+  run.options_json = OptionsJson(plan, threads).dump();
   run.jobs = plan.jobs;
-  run.threads = *threads;
-  StatusOr<int64_t> run_id = store.BeginRun(run);
-  if (!run_id.ok()) return run_id.status();
-  summary.run_id = *run_id;
+  run.threads = threads;
+  SPYRE_ASSIGN_OR_RETURN(const int64_t run_id, store.BeginRun(run));
+  summary.run_id = run_id;
 
   SupervisorOptions options;
-  options.worker_argv = WorkerArgv(plan, *threads);
+  options.worker_argv = WorkerArgv(plan, threads);
   options.jobs = plan.jobs;
-  options.expected_threads = *threads;
+  options.expected_threads = threads;
   // Timing rounds first, kept in memory: the main pass records each case
   // once, with every round's samples in it.
   runner_internal::TimingRounds rounds;
@@ -229,7 +225,7 @@ StatusOr<RunSummary> ExecuteRun(const RunPlan& plan, RunListener* listener) {
       merged.extra["latency"] = "not judged: parity only, run once";
     }
     if (r.rounds > 1) rounds.MergeInto(&merged, r.rounds, /*include_own=*/plan.jobs == 1);
-    SPYRE_RETURN_IF_ERROR(store.RecordResult(*run_id, merged));
+    SPYRE_RETURN_IF_ERROR(store.RecordResult(run_id, merged));
     summary.results.push_back(std::move(merged));
     return Status::Ok();
   };
@@ -250,7 +246,7 @@ StatusOr<RunSummary> ExecuteRun(const RunPlan& plan, RunListener* listener) {
   // Wall-time suspects re-timed in fresh processes before the verdict.
   if (outcome.ok() && !outcome->interrupted) {
     StatusOr<runner_internal::ConfirmOutcome> confirmed =
-        runner_internal::ConfirmWallSuspects(plan, options, store, *run_id, *env, &summary.results,
+        runner_internal::ConfirmWallSuspects(plan, options, store, run_id, env, &summary.results,
                                              listener != nullptr ? stderr : nullptr);
     if (!confirmed.ok()) {
       outcome = confirmed.status();
@@ -267,8 +263,8 @@ StatusOr<RunSummary> ExecuteRun(const RunPlan& plan, RunListener* listener) {
   summary.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!outcome.ok()) {
     // Best effort: the store may be the thing that failed.
-    (void)store.FinishRun(*run_id, RunStatus::kAborted, outcome.status().message());
-    return outcome.status().WithContext("run " + std::to_string(*run_id) + " aborted");
+    (void)store.FinishRun(run_id, RunStatus::kAborted, outcome.status().message());
+    return outcome.status().WithContext("run " + std::to_string(run_id) + " aborted");
   }
   summary.workers_started = outcome->workers_started;
   summary.workers_preloaded = outcome->workers_preloaded;
@@ -278,18 +274,17 @@ StatusOr<RunSummary> ExecuteRun(const RunPlan& plan, RunListener* listener) {
     summary.status = RunStatus::kAborted;
     summary.interrupted_by = outcome->signal_number;
     SPYRE_RETURN_IF_ERROR(store.FinishRun(
-        *run_id, RunStatus::kAborted, "interrupted by signal " + std::to_string(outcome->signal_number)));
+        run_id, RunStatus::kAborted, "interrupted by signal " + std::to_string(outcome->signal_number)));
     return summary;
   }
   summary.warnings = plan.warnings;
-  for (std::string& w : UnmatchedFaults(*env, summary.results)) summary.warnings.push_back(std::move(w));
+  for (std::string& w : UnmatchedFaults(env, summary.results)) summary.warnings.push_back(std::move(w));
   std::string note;
   for (const std::string& w : summary.warnings)
     note += (note.empty() ? "warning: " : "; warning: ") + w;
-  SPYRE_RETURN_IF_ERROR(store.FinishRun(*run_id, RunStatus::kCompleted, note));
-  StatusOr<BaselineOutcome> baseline = DetectRegressionsForRun(store, *run_id, plan.suite_key, r.baseline);
-  if (!baseline.ok()) return baseline.status();
-  summary.baseline = std::move(*baseline);
+  SPYRE_RETURN_IF_ERROR(store.FinishRun(run_id, RunStatus::kCompleted, note));
+  SPYRE_ASSIGN_OR_RETURN(summary.baseline,
+                         DetectRegressionsForRun(store, run_id, plan.suite_key, r.baseline));
   return summary;
 }
 

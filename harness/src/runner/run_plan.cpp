@@ -35,9 +35,8 @@ Status CheckDeviceSettings(RunRequest& r) {
   if (!r.profile.empty() && r.profile != "inductor" && r.profile != "sendnn") {
     return UsageError("--profile '" + r.profile + "' is not a profile: use inductor or sendnn");
   }
-  StatusOr<const DeviceUnderTest*> loaded = LoadDeviceUnderTest();
-  if (!loaded.ok()) return loaded.status();
-  const DeviceUnderTest& device = **loaded;
+  SPYRE_ASSIGN_OR_RETURN(const DeviceUnderTest* loaded, LoadDeviceUnderTest());
+  const DeviceUnderTest& device = *loaded;
   if (!r.inject.empty()) {
     Status parsed = device.InjectFaults(r.inject);
     if (!parsed.ok()) return UsageError("--inject: " + parsed.message());
@@ -48,10 +47,10 @@ Status CheckDeviceSettings(RunRequest& r) {
   const std::string spec =
       from_flag ? r.inject : settings.value("faults", nlohmann::json("")).get<std::string>();
   if (Trim(spec).empty()) return Status::Ok();
-  StatusOr<std::string> mapped =
-      runner_internal::CheckInjectOps(spec, from_flag ? "--inject" : "SPYRE_EMU_FAULTS");
-  if (!mapped.ok()) return mapped.status();
-  if (*mapped != spec) r.inject = *mapped;
+  SPYRE_ASSIGN_OR_RETURN(
+      const std::string mapped,
+      runner_internal::CheckInjectOps(spec, from_flag ? "--inject" : "SPYRE_EMU_FAULTS"));
+  if (mapped != spec) r.inject = mapped;
   if (!r.inject.empty()) {
     Status applied = device.InjectFaults(r.inject);
     if (!applied.ok()) return UsageError("--inject: " + applied.message());
@@ -83,18 +82,17 @@ Status CheckCaseFiles(const RunPlan& plan) {
     const bool imported = kind->UsesImportedGolden(*c);
     const std::string path = imported ? kind->ImportedGoldenPath(*suite, *c)
                                       : GoldenPath(plan.request.golden_dir, suite->name, c->id);
-    StatusOr<SafetensorsHeader> golden = LoadGoldenHeader(path, *suite, *c);
-    if (!golden.ok()) return golden.status();
+    SPYRE_ASSIGN_OR_RETURN(const SafetensorsHeader golden, LoadGoldenHeader(path, *suite, *c));
     for (const auto& [key, want] : {std::pair{"suite", suite->name}, std::pair{"case", c->id}}) {
       if (imported) break;
-      auto it = golden->metadata.find(key);
-      if (it != golden->metadata.end() && it->second != want) {
+      auto it = golden.metadata.find(key);
+      if (it != golden.metadata.end() && it->second != want) {
         return InvalidInput(path + ": written for " + key + " '" + it->second + "', not '" + want +
                             "'; regenerate it with 'spyre-regress golden generate --suite " +
                             suite->name + "'");
       }
     }
-    SPYRE_RETURN_IF_ERROR(kind->CheckGolden(*suite, *c, *golden, path));
+    SPYRE_RETURN_IF_ERROR(kind->CheckGolden(*suite, *c, golden, path));
   }
   return Status::Ok();
 }
@@ -147,8 +145,7 @@ StatusOr<RunPlan> PlanRun(const RunRequest& request) {
   SPYRE_RETURN_IF_ERROR(CheckDeviceSettings(plan.request));
   // Detection reads the thresholds only after the run; a missing or malformed
   // file must fail before anything is recorded.
-  StatusOr<Thresholds> thresholds = Thresholds::Configured();
-  if (!thresholds.ok()) return thresholds.status();
+  SPYRE_ASSIGN_OR_RETURN(const Thresholds thresholds, Thresholds::Configured());
   std::regex filter;
   if (!request.filter.empty()) {
     try {
@@ -163,20 +160,19 @@ StatusOr<RunPlan> PlanRun(const RunRequest& request) {
     for (const SuiteSpec& s : plan.suites) {
       if (s.name == name) return UsageError("--suite names '" + name + "' twice: give it once");
     }
-    StatusOr<SuiteSpec> suite = LoadSuite(request.suites_dir, name);
-    if (!suite.ok()) return suite.status();
-    for (const CaseSpec& c : suite->cases) {
-      if (!request.filter.empty() && !std::regex_search(suite->name + "/" + c.id, filter)) continue;
+    SPYRE_ASSIGN_OR_RETURN(SuiteSpec suite, LoadSuite(request.suites_dir, name));
+    for (const CaseSpec& c : suite.cases) {
+      if (!request.filter.empty() && !std::regex_search(suite.name + "/" + c.id, filter)) continue;
       ++matched;
-      if (!InShard(suite->name, c.id, request.shard)) continue;
+      if (!InShard(suite.name, c.id, request.shard)) continue;
       const bool timed = request.latency == "all" ||
-                         (request.latency == "marked" && (suite->latency || c.latency));
-      if (timed) SPYRE_RETURN_IF_ERROR(CheckEnoughSamples(*suite, c, request, *thresholds, &plan));
-      plan.items.push_back({suite->name, c.id,
-                            request.timeout_s > 0 ? request.timeout_s : suite->timeout_s, timed});
+                         (request.latency == "marked" && (suite.latency || c.latency));
+      if (timed) SPYRE_RETURN_IF_ERROR(CheckEnoughSamples(suite, c, request, thresholds, &plan));
+      plan.items.push_back({suite.name, c.id,
+                            request.timeout_s > 0 ? request.timeout_s : suite.timeout_s, timed});
       plan.timed += timed ? 1 : 0;
     }
-    plan.suites.push_back(std::move(*suite));
+    plan.suites.push_back(std::move(suite));
   }
   if (matched == 0) {
     // A filter that is a mistyped case id gets the closest one.
