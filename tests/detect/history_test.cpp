@@ -131,33 +131,6 @@ TEST_F(HistoryTest, AutoBaselineSkipsRunsWithInjectedFaultsOrHarnessErrorsAndSay
   EXPECT_EQ(*harness::ResolveBaseline(*store_, std::to_string(faulted), cand), faulted);
 }
 
-TEST_F(HistoryTest, AutoBaselineKeepsToTheCandidatesProfileAndNeverTakesAFaultyRun) {
-  const int64_t clean = AddRun("inductor", "cpu-a", {Result("a", 10, 100)});
-  const int64_t faulted = AddRun("inductor", "cpu-a", {Result("a", 10, 200)}, "",
-                                 harness::RunStatus::kCompleted, "mm:slow=2");
-  const int64_t other = AddRun("sendnn", "cpu-a", {Result("a", 20, 100)});
-  // An injected run is judged against the device without the fault, not
-  // against the earlier run that had the same one.
-  const int64_t injected = AddRun("inductor", "cpu-a", {Result("a", 10, 200)}, "",
-                                  harness::RunStatus::kCompleted, "mm:slow=2");
-  auto choice = harness::ChooseBaseline(*store_, "auto", injected);
-  ASSERT_TRUE(choice.ok()) << choice.status().message();
-  EXPECT_EQ(choice->run_id, clean);
-  EXPECT_NE(choice->reason.find("with profile inductor"), std::string::npos) << choice->reason;
-  EXPECT_NE(choice->reason.find("run " + std::to_string(other) + ": profile sendnn, not inductor"),
-            std::string::npos)
-      << choice->reason;
-  EXPECT_NE(choice->reason.find("run " + std::to_string(faulted) + ": injected faults"),
-            std::string::npos)
-      << choice->reason;
-  // The first run of a profile has no baseline; the next one takes it.
-  EXPECT_FALSE(harness::ResolveBaseline(*store_, "auto", other)->has_value());
-  const int64_t next = AddRun("sendnn", "cpu-a", {Result("a", 20, 100)});
-  EXPECT_EQ(*harness::ResolveBaseline(*store_, "auto", next), other);
-  // Named, another profile's run is still a baseline (a profile comparison).
-  EXPECT_EQ(*harness::ResolveBaseline(*store_, std::to_string(clean), next), clean);
-}
-
 TEST_F(HistoryTest, ARunThatCompletedWithPlannedCasesMissingIsNeverABaseline) {
   const int64_t whole =
       AddRun("inductor", "cpu-a", {Result("a", 10, 100), Result("b", 10, 100)}, "release");

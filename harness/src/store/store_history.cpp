@@ -49,13 +49,6 @@ std::string CpuOf(const std::string& env_json) {
   return j.is_object() ? j.value("cpu", "") : "";
 }
 
-std::string ProfileOf(const std::string& env_json) {
-  nlohmann::json j = nlohmann::json::parse(env_json, nullptr, false);
-  return j.is_object() && j.contains("profile") && j["profile"].is_string()
-             ? j["profile"].get<std::string>()
-             : "";
-}
-
 std::string FaultsOf(const std::string& env_json) {
   nlohmann::json j = nlohmann::json::parse(env_json, nullptr, false);
   if (!j.is_object() || !j.contains("faults") || !j["faults"].is_string()) return "";
@@ -366,12 +359,11 @@ StatusOr<BaselineChoice> ChooseBaseline(Store& store, const std::string& spec, i
     choice.reason = "given on the command line";
     return choice;
   }
-  // auto: the same suite set and device profile, earlier, completed with
-  // every planned case, sharing a case, with no injected faults and no
-  // harness errors (a case that errored, crashed or timed out, or no case
-  // passing): a slowed or broken baseline would make a healthy candidate look
-  // fine or an unchanged one look better, and another profile's modeled times
-  // are another cost model's. The same CPU model is preferred.
+  // auto: the same suite set, earlier, completed with every planned case,
+  // sharing a case, with no injected faults and no harness errors (a case that errored, crashed or
+  // timed out, or no case passing): a slowed or broken baseline would make
+  // a healthy candidate look fine or an unchanged one look better. The same
+  // CPU model is preferred.
   Stmt cand(db, "SELECT suite, started_at, env_json FROM runs WHERE id = ?");
   cand.Bind(1, candidate);
   int rc = cand.Step();
@@ -379,7 +371,7 @@ StatusOr<BaselineChoice> ChooseBaseline(Store& store, const std::string& spec, i
     return NotFound("run " + std::to_string(candidate) + " is not in the store");
   if (rc != SQLITE_ROW) return QueryError(db, rc, "reading the candidate run");
   std::string suite = cand.Text(0), started = cand.Text(1), cpu = CpuOf(cand.Text(2));
-  const std::string profile = ProfileOf(cand.Text(2));
+  const std::string own_faults = FaultsOf(cand.Text(2));
   Stmt s(db,
          "SELECT b.id, b.env_json,"
          " (SELECT count(*) FROM results e WHERE e.run_id = b.id AND e.status IN ('error', "
@@ -396,14 +388,11 @@ StatusOr<BaselineChoice> ChooseBaseline(Store& store, const std::string& spec, i
   std::vector<std::string> skipped;
   while ((rc = s.Step()) == SQLITE_ROW) {
     const int64_t id = s.Int(0);
-    const std::string faults = FaultsOf(s.Text(1)), their_profile = ProfileOf(s.Text(1));
+    const std::string faults = FaultsOf(s.Text(1));
     std::string why;
-    // Any injected fault, even the candidate's own: a run with a fault is
-    // judged against the device without it, never against another faulty run.
-    if (their_profile != profile) {
-      why = "profile " + (their_profile.empty() ? std::string("(none)") : their_profile) +
-            ", not " + (profile.empty() ? std::string("(none)") : profile);
-    } else if (!faults.empty()) {
+    // Faults other than the candidate's own: a clean run must not be judged
+    // against a slowed one (a run with the very same faults is like for like).
+    if (!faults.empty() && faults != own_faults) {
       why = "injected faults '" + faults + "'";
     } else if (s.Int(2) > 0) {
       why = std::to_string(s.Int(2)) + " case(s) errored, crashed or timed out";
@@ -426,13 +415,11 @@ StatusOr<BaselineChoice> ChooseBaseline(Store& store, const std::string& spec, i
   if (!choice.run_id) choice.run_id = first;
   std::string skipped_text;
   for (const std::string& x : skipped) skipped_text += (skipped_text.empty() ? "" : "; ") + x;
-  const std::string with_profile = profile.empty() ? "" : " with profile " + profile;
   if (!choice.run_id) {
-    choice.reason = "no completed run of " + suite + with_profile +
-                    " without injected faults or harness errors";
+    choice.reason = "no completed run of " + suite + " without injected faults or harness errors";
   } else {
-    choice.reason = "the latest completed run of " + suite + with_profile +
-                    (profile.empty() ? " with" : ",") + " no injected faults and no harness errors";
+    choice.reason =
+        "the latest completed run of " + suite + " with no injected faults and no harness errors";
     if (first && *first != *choice.run_id) choice.reason += ", on the same CPU model";
   }
   if (!skipped_text.empty()) choice.reason += " (passed over " + skipped_text + ")";

@@ -25,11 +25,10 @@ namespace harness {
 StatusOr<RunRecord> LoadRunRecord(Store& store, int64_t run_id);
 
 // Resolves --baseline for a candidate run:
-//   "auto"        the newest completed run of the same suite set and device
-//                 profile that shares at least one case with the candidate,
-//                 has no injected faults (whatever the candidate's own) and no
-//                 harness errors, preferring one recorded on the same CPU
-//                 model; none when there is no such run
+//   "auto"        the newest completed run of the same suite set that shares
+//                 at least one case with the candidate, has no injected
+//                 faults and no harness errors, preferring one recorded on
+//                 the same CPU model; none when there is no such run
 //   "none"        no baseline
 //   "<id>"        that run (must exist and be completed)
 //   "label:NAME"  the newest completed run with that label
@@ -41,8 +40,8 @@ StatusOr<std::optional<int64_t>> ResolveBaseline(Store& store, const std::string
 // The same choice with the reason, for the output ("the latest completed run
 // of ops with no injected faults and no harness errors (passed over run 7:
 // injected faults 'mm:slow=2')"). auto takes the newest completed run of the
-// same suite set and profile that shares a case with the candidate and has no
-// injected faults and no harness errors (a case that errored, crashed or timed out,
+// same suite set that shares a case with the candidate and has no injected
+// faults and no harness errors (a case that errored, crashed or timed out,
 // or no case passing), preferring one on the same CPU model.
 struct BaselineChoice {
   std::optional<int64_t> run_id;
