@@ -99,12 +99,14 @@ TEST(NightlyDrillTest, BlasSwitchIsAttributedToBlasAndProfileSwitchIsAChangePoin
     std::cout << "[drill]   note: " << note << "\n";
   // Every matmul slowed down far beyond noise, and the op blamed is mm; the
   // cost model does not depend on the host BLAS, so modeled time is unmoved.
+  // How much slower the reference BLAS is depends on the CPU and the load
+  // (3x to 20x seen); what is checked is that a move of 2x or more is found.
   std::set<std::string> slow_mm;
   for (const auto& f : comparison["regressions"]) {
     EXPECT_NE(f["kind"], "modeled_latency") << f.dump();
     if (f["kind"] == "latency" && f["case"].get<std::string>().rfind("mm.", 0) == 0) {
       slow_mm.insert(f["case"].get<std::string>());
-      EXPECT_GT(f["ratio"].get<double>(), 5) << f.dump();
+      EXPECT_GT(f["ratio"].get<double>(), 2) << f.dump();
       EXPECT_NE(f["detail"].get<std::string>().find("mm"), std::string::npos) << f.dump();
     }
   }
