@@ -3,6 +3,7 @@
 // script, and the SVG history chart.
 #include <string>
 
+#include "reports/escape.h"
 #include "reports/report_model.h"
 
 namespace reports::internal {
@@ -39,5 +40,7 @@ std::string SortKey(double v);
 // "<td class=num data-sort=V>text</td>" for a number (NaN sorts last).
 std::string NumCell(double v, const std::string& text);
 std::string NumCell(double v);
+// HTML-escaped text (EscapeHtml), the short name the sections use.
+inline std::string Esc(const std::string& s) { return EscapeHtml(s); }
 
 }  // namespace reports::internal

@@ -15,8 +15,6 @@ namespace reports {
 namespace internal {
 namespace {
 
-std::string Esc(const std::string& s) { return EscapeHtml(s); }
-
 // One row per finding: its values in the metric's unit and one effect
 // figure, the change (for wall time the estimated shift the detail names).
 std::string FindingsTable(const ReportModel& m, const std::string& id,

@@ -14,8 +14,6 @@
 namespace reports::internal {
 namespace {
 
-std::string Esc(const std::string& s) { return EscapeHtml(s); }
-
 std::string Figure(const Chart& c) {
   return "<figure>" + RenderSvgChart(c) + "<figcaption>" + Esc(c.title) + " &middot; " +
          harness::Plural(static_cast<int64_t>(c.points.size()), "run") + ", " +

@@ -20,7 +20,7 @@ std::string Blamed(const harness::Finding& f) {
   return s.empty() ? "-" : s;
 }
 
-void Verdict(const ReportModel& m, std::ostringstream& out) {
+void VerdictSection(const ReportModel& m, std::ostringstream& out) {
   const StatusCounts& c = m.counts;
   const int failing = c.failed + c.error + c.crashed + c.timeout;
   out << "## spyre-regress " << Cell(m.run.suite) << ": **" << VerdictName(m.verdict) << "**\n\n";
@@ -107,7 +107,7 @@ class MarkdownReporter : public Reporter {
   std::string FileName() const override { return "summary.md"; }
   std::string Render(const ReportModel& m) const override {
     std::ostringstream out;
-    Verdict(m, out);
+    VerdictSection(m, out);
     for (const std::string& w : m.run.warnings) out << "**Warning:** " << Cell(w) << "\n\n";
     UpstreamChanges(m, out);
     TopRegressions(m, out);

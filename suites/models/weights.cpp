@@ -8,9 +8,9 @@
 namespace suites {
 namespace {
 
-using Shapes = std::vector<std::pair<std::string, std::vector<int64_t>>>;
+using NamedShapes = std::vector<std::pair<std::string, std::vector<int64_t>>>;
 
-void DecoderTensors(const ModelConfig& c, Shapes* out) {
+void DecoderTensors(const ModelConfig& c, NamedShapes* out) {
   const int64_t h = c.hidden, kv = c.kv_heads * c.head_dim(), f = c.intermediate;
   out->push_back({"model.embed_tokens.weight", {c.vocab, h}});
   for (int64_t l = 0; l < c.layers; ++l) {
@@ -29,7 +29,7 @@ void DecoderTensors(const ModelConfig& c, Shapes* out) {
   if (!c.tie_embeddings) out->push_back({"lm_head.weight", {c.vocab, h}});
 }
 
-void EncoderTensors(const ModelConfig& c, Shapes* out) {
+void EncoderTensors(const ModelConfig& c, NamedShapes* out) {
   const int64_t h = c.hidden, f = c.intermediate;
   out->push_back({"embeddings.word_embeddings.weight", {c.vocab, h}});
   out->push_back({"embeddings.position_embeddings.weight", {c.max_positions, h}});
@@ -60,8 +60,8 @@ bool EndsWith(const std::string& s, const std::string& tail) {
 
 }  // namespace
 
-Shapes ExpectedTensors(const ModelConfig& c) {
-  Shapes out;
+NamedShapes ExpectedTensors(const ModelConfig& c) {
+  NamedShapes out;
   if (c.family == ModelFamily::kDecoder) {
     DecoderTensors(c, &out);
   } else {
@@ -72,7 +72,7 @@ Shapes ExpectedTensors(const ModelConfig& c) {
 
 Weights SyntheticWeights(const ModelConfig& c, uint64_t seed) {
   Weights w;
-  const Shapes shapes = ExpectedTensors(c);
+  const NamedShapes shapes = ExpectedTensors(c);
   for (size_t i = 0; i < shapes.size(); ++i) {
     const auto& [name, shape] = shapes[i];
     harness::InputSpec spec;

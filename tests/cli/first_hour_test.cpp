@@ -30,7 +30,7 @@ std::vector<std::string> Fast(std::vector<std::string> args) {
   return args;
 }
 
-void ExpectOneLineError(const CommandResult& r, const std::vector<std::string>& fragments) {
+void ExpectOneErrorLine(const CommandResult& r, const std::vector<std::string>& fragments) {
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_EQ(spyre_test::LineCount(r.err), 1) << r.err;
   EXPECT_EQ(r.err.rfind("spyre-regress: error: ", 0), 0u) << r.err;
@@ -83,7 +83,7 @@ TEST(FirstHourTest, GoldenGenerateNamesEachRefusedCaseAndWritesTheOthers) {
   EXPECT_TRUE(fs::exists(dir.File("golden/t/add.safetensors")));
   EXPECT_FALSE(fs::exists(dir.File("golden/t/sm.safetensors")));
   // `run` refuses the suite before recording anything, with the same line.
-  ExpectOneLineError(
+  ExpectOneErrorLine(
       RunCli(Fast({"run", "--suite", "t", "--suites", suites, "--db", dir.File("s.db")})),
       {"case 'sm' (op softmax)", "Dimension out of range"});
   EXPECT_FALSE(fs::exists(dir.File("s.db")));
@@ -122,12 +122,12 @@ TEST(FirstHourTest, GoldenFollowsSuitesAndMissingDirectoriesAreNamed) {
   EXPECT_NE(gen.out.find(dir.File("golden/t")), std::string::npos) << gen.out;
   EXPECT_TRUE(fs::exists(dir.File("golden/t/add.safetensors")));
   EXPECT_EQ(RunCli({"golden", "verify", "--suite", "t", "--suites", suites}).exit_code, 0);
-  ExpectOneLineError(RunCli(Fast({"run", "--suite", "t", "--suites", suites, "--golden",
+  ExpectOneErrorLine(RunCli(Fast({"run", "--suite", "t", "--suites", suites, "--golden",
                                   dir.File("nonexistent"), "--db", dir.File("s.db")})),
                      {dir.File("nonexistent"), "does not exist", "check --golden"});
-  ExpectOneLineError(RunCli({"list", "--suites", dir.File("nonexistent")}),
+  ExpectOneErrorLine(RunCli({"list", "--suites", dir.File("nonexistent")}),
                      {"--suites " + dir.File("nonexistent"), "no such directory"});
-  ExpectOneLineError(RunCli({"run", "--suite", "t", "--suites", dir.File("nonexistent")}),
+  ExpectOneErrorLine(RunCli({"run", "--suite", "t", "--suites", dir.File("nonexistent")}),
                      {"t.json", "does not exist", "--suites"});
 }
 
@@ -181,11 +181,11 @@ TEST(FirstHourTest, RunsAreListedAndReferencedByLatestOffsetAndLabel) {
       RunCli({"compare", "--baseline", "latest", "--candidate", "latest", "--db", db}).exit_code,
       0);
   EXPECT_NE(RunCli({"compare", "--db", db}).out.find("(baseline run 1)"), std::string::npos);
-  ExpectOneLineError(RunCli({"compare", "--baseline", "label:nosuch", "--db", db}),
+  ExpectOneErrorLine(RunCli({"compare", "--baseline", "label:nosuch", "--db", db}),
                      {"label:nosuch", "no run"});
-  ExpectOneLineError(RunCli({"report", "--run", "~5", "--out", dir.File("r"), "--db", db}),
+  ExpectOneErrorLine(RunCli({"report", "--run", "~5", "--out", dir.File("r"), "--db", db}),
                      {"--run '~5'"});
-  ExpectOneLineError(RunCli({"runs", "--suite", "tt", "--db", db}),
+  ExpectOneErrorLine(RunCli({"runs", "--suite", "tt", "--db", db}),
                      {"--suite 'tt'", "did you mean 't'"});
 }
 
@@ -195,7 +195,7 @@ TEST(FirstHourTest, ADecodeLimitInTheCaseToleranceIsToldWhereItGoes) {
   const std::string suites = WriteSuite(dir, "d", R"(
     {"id": "dec", "kind": "decode", "tolerance": {"max_logprob_diff": 0.1},
      "model": {"config": "llama-tiny", "prompts": [[1, 2, 3]], "steps": 2}})");
-  ExpectOneLineError(RunCli({"list", "--suites", suites}),
+  ExpectOneErrorLine(RunCli({"list", "--suites", suites}),
                      {"d.json", "/cases/0/tolerance/max_logprob_diff",
                       "move it to /cases/0/model/max_logprob_diff"});
 }
@@ -210,12 +210,12 @@ TEST(FirstHourTest, ListSaysOneCase) {
 }
 
 TEST(FirstHourTest, AMistypedFlagGetsTheClosestOne) {
-  ExpectOneLineError(RunCli({"run", "--suite", "smoke", "--repeats", "5"}),
+  ExpectOneErrorLine(RunCli({"run", "--suite", "smoke", "--repeats", "5"}),
                      {"unknown flag '--repeats' for 'run'", "did you mean '--repeat'"});
-  ExpectOneLineError(RunCli({"list", "--jsno"}), {"'--jsno'", "did you mean '--json'"});
-  ExpectOneLineError(RunCli({"run", "--suite", "smoke", "--filter", "^smoke/softmx$"}),
+  ExpectOneErrorLine(RunCli({"list", "--jsno"}), {"'--jsno'", "did you mean '--json'"});
+  ExpectOneErrorLine(RunCli({"run", "--suite", "smoke", "--filter", "^smoke/softmx$"}),
                      {"--filter '^smoke/softmx$'", "did you mean 'softmax'"});
-  ExpectOneLineError(RunCli({"lsit"}), {"unknown verb 'lsit'", "did you mean 'list'"});
+  ExpectOneErrorLine(RunCli({"lsit"}), {"unknown verb 'lsit'", "did you mean 'list'"});
 }
 
 TEST(FirstHourTest, AVerbsOptionsMayComeBeforeTheVerb) {
@@ -237,14 +237,14 @@ TEST(FirstHourTest, HistoryOfAnUnknownCaseIsAnErrorAndKindMetricsAreAccepted) {
   ASSERT_EQ(RunCli({"golden", "generate", "--suite", "d", "--suites", suites}).exit_code, 0);
   CommandResult run = RunCli(Fast({"run", "--suite", "d", "--suites", suites, "--db", db}));
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
-  ExpectOneLineError(
+  ExpectOneErrorLine(
       RunCli({"history", "--suite", "d", "--case", "nosuch", "--suites", suites, "--db", db}),
       {"--case 'nosuch'", "no such case"});
   CommandResult tps = RunCli(
       {"history", "--suite", "d", "--metric", "tokens_per_s", "--suites", suites, "--db", db});
   EXPECT_EQ(tps.exit_code, 0) << tps.err;
   EXPECT_NE(tps.out.find("change points: 0"), std::string::npos) << tps.out;
-  ExpectOneLineError(RunCli({"history", "--suite", "d", "--metric", "tokens_per_sec", "--suites",
+  ExpectOneErrorLine(RunCli({"history", "--suite", "d", "--metric", "tokens_per_sec", "--suites",
                              suites, "--db", db}),
                      {"--metric 'tokens_per_sec'", "did you mean 'tokens_per_s'"});
 }
@@ -280,7 +280,7 @@ TEST(FirstHourTest, ARunWhoseSupervisorWasKilledIsAbortedInReadOnlyViews) {
   EXPECT_EQ(j["runs"][0]["status"], "aborted") << runs.out;
   EXPECT_NE(j["runs"][0]["note"].get<std::string>().find("supervisor is gone"), std::string::npos);
   CommandResult report = RunCli({"report", "--out", dir.File("r"), "--db", db});
-  ExpectOneLineError(report, {"run 1 was aborted", "supervisor is gone"});
+  ExpectOneErrorLine(report, {"run 1 was aborted", "supervisor is gone"});
   EXPECT_NE(report.out.find("run 1 aborted"), std::string::npos) << report.out;
   // Nothing was written: the store still says running.
   sqlite3* h = nullptr;

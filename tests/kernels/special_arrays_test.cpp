@@ -22,13 +22,13 @@ namespace {
 namespace sp = spyre_emu::special;
 using spyre_emu::Isa;
 
-struct Fn {
+struct ArrayFn {
   const char* name;
   sp::Fn fn;
   float (*scalar)(float);
 };
 
-const Fn kFns[] = {
+const ArrayFn kArrayFns[] = {
     {"exp", sp::Fn::kExp, sp::Exp},
     {"log", sp::Fn::kLog, sp::Log},
     {"tanh", sp::Fn::kTanh, sp::Tanh},
@@ -81,7 +81,7 @@ std::vector<float> Inputs() {
 TEST(SpecialArraysTest, EveryPathGivesTheScalarBitsOnEveryInput) {
   const std::vector<float> in = Inputs();
   for (Isa isa : Paths()) {
-    for (const Fn& fn : kFns) {
+    for (const ArrayFn& fn : kArrayFns) {
       // Offsets 0 and 3 put different elements in the scalar tail.
       for (size_t offset : {size_t{0}, size_t{3}}) {
         std::vector<float> out(in.begin() + static_cast<std::ptrdiff_t>(offset), in.end());
@@ -95,7 +95,7 @@ TEST(SpecialArraysTest, EveryPathGivesTheScalarBitsOnEveryInput) {
       }
     }
     std::printf("%s: %zu inputs x %zu functions bit-identical\n", spyre_emu::IsaName(isa),
-                in.size(), sizeof kFns / sizeof kFns[0]);
+                in.size(), sizeof kArrayFns / sizeof kArrayFns[0]);
   }
 }
 
@@ -115,7 +115,7 @@ TEST(SpecialArraysTest, ExpShiftedGivesTheScalarBits) {
 
 TEST(SpecialArraysTest, TheDefaultPathIsTheBestOne) {
   const std::vector<float> in = Inputs();
-  for (const Fn& fn : kFns) {
+  for (const ArrayFn& fn : kArrayFns) {
     std::vector<float> a = in, b = in;
     sp::ApplyArray(fn.fn, a.data(), static_cast<int64_t>(a.size()));
     sp::ApplyArrayWithIsa(spyre_emu::BestIsa(), fn.fn, b.data(), static_cast<int64_t>(b.size()));

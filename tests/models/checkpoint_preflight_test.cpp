@@ -25,7 +25,7 @@ suites::Weights Weights() {
   return suites::SyntheticWeights(*c, 5);
 }
 
-void WriteCheckpoint(const std::string& dir, const suites::Weights& w) {
+void WritePreflightCheckpoint(const std::string& dir, const suites::Weights& w) {
   std::filesystem::create_directories(dir);
   spyre_test::WriteFile(dir + "/config.json", kConfig);
   harness::SafetensorsFile f;
@@ -79,7 +79,7 @@ TEST(SafetensorsHeaderTest, ATruncatedFileFailsAsTheWholeFileReaderFails) {
 TEST(CheckpointPreflightTest, IndexesAnIntactCheckpointFromItsHeaders) {
   TempDir dir;
   const suites::Weights w = Weights();
-  WriteCheckpoint(dir.File("ck"), w);
+  WritePreflightCheckpoint(dir.File("ck"), w);
   auto index = suites::IndexCheckpoint(dir.File("ck"));
   ASSERT_TRUE(index.ok()) << index.status().message();
   ASSERT_EQ(index->tensors.size(), w.size());
@@ -95,8 +95,8 @@ TEST(CheckpointPreflightTest, MissingAndMisShapedTensorsGiveLoadCheckpointsError
   suites::Weights missing = Weights(), shaped = Weights();
   missing.erase("model.norm.weight");
   shaped["model.layers.0.mlp.up_proj.weight"] = at::zeros({32, 48});
-  WriteCheckpoint(dir.File("missing"), missing);
-  WriteCheckpoint(dir.File("shaped"), shaped);
+  WritePreflightCheckpoint(dir.File("missing"), missing);
+  WritePreflightCheckpoint(dir.File("shaped"), shaped);
   for (const char* ck : {"missing", "shaped"}) {
     auto index = suites::IndexCheckpoint(dir.File(ck));
     auto load = suites::LoadCheckpoint(dir.File(ck));
@@ -124,7 +124,7 @@ TEST(CheckpointPreflightTest, AnIntegerWeightIsRefused) {
   TempDir dir;
   suites::Weights w = Weights();
   w["model.norm.weight"] = at::zeros({32}, at::kInt);
-  WriteCheckpoint(dir.File("ck"), w);
+  WritePreflightCheckpoint(dir.File("ck"), w);
   auto index = suites::IndexCheckpoint(dir.File("ck"));
   ASSERT_FALSE(index.ok());
   EXPECT_NE(index.status().message().find("tensor 'model.norm.weight' is Int, not floating point"),
@@ -136,9 +136,9 @@ TEST(CheckpointPreflightTest, AnIntegerWeightIsRefused) {
 TEST(CheckpointPreflightTest, ModelKindsCheckTheirCheckpointBeforeARun) {
   TempDir dir;
   suites::Weights w = Weights();
-  WriteCheckpoint(dir.File("models/ok"), w);
+  WritePreflightCheckpoint(dir.File("models/ok"), w);
   w.erase("model.layers.0.self_attn.k_proj.weight");
-  WriteCheckpoint(dir.File("models/broken"), w);
+  WritePreflightCheckpoint(dir.File("models/broken"), w);
   for (const char* kind : {"decode", "prefill"}) {
     nlohmann::json cases = nlohmann::json::array();
     for (const char* id : {"ok", "broken", "synthetic"}) {

@@ -43,7 +43,7 @@ void WriteRandomCheckpoint(const TempDir& dir, const std::string& name, double s
   ASSERT_TRUE(harness::WriteSafetensors(dir.File("models/" + name + "/model.safetensors"), f).ok());
 }
 
-harness::StatusOr<harness::SuiteSpec> WriteSuite(const TempDir& dir,
+harness::StatusOr<harness::SuiteSpec> WriteLimitSuite(const TempDir& dir,
                                                  const std::vector<nlohmann::json>& cases) {
   nlohmann::json doc = {{"name", "m"}, {"cases", cases}};
   spyre_test::WriteFile(dir.File("m.json"), doc.dump());
@@ -61,7 +61,7 @@ nlohmann::json DecodeCase(const std::string& id, const std::string& checkpoint,
             {"steps", 12}}}};
 }
 
-harness::ExecOptions Options(const TempDir& dir) {
+harness::ExecOptions LimitOptions(const TempDir& dir) {
   harness::ExecOptions o;
   o.suites_dir = dir.path();
   o.golden_dir = dir.File("golden");
@@ -74,12 +74,12 @@ TEST(DecodeLimitTest, LargeRandomWeightsPassOnTheCleanDeviceWithALimitThatScales
   TempDir dir;
   WriteRandomCheckpoint(dir, "std0.2", 0.2, 21);
   WriteRandomCheckpoint(dir, "std1", 1.0, 22);
-  auto suite = WriteSuite(
+  auto suite = WriteLimitSuite(
       dir,
       {DecodeCase("s02.fp16", "std0.2", "float16"), DecodeCase("s02.bf16", "std0.2", "bfloat16"),
        DecodeCase("s1.fp16", "std1", "float16"), DecodeCase("s1.bf16", "std1", "bfloat16")});
   ASSERT_TRUE(suite.ok()) << suite.status().message();
-  const auto options = Options(dir);
+  const auto options = LimitOptions(dir);
   auto gen = harness::GenerateGolden(*suite, options);
   ASSERT_TRUE(gen.ok()) << gen.status().message();
   double limit_s02 = 0, limit_s1 = 0;
@@ -126,9 +126,9 @@ TEST(DecodeLimitTest, AFixedLimitReplacesTheYardsticksAndIsNamedInTheMessage) {
   WriteRandomCheckpoint(dir, "std1", 1.0, 22);
   nlohmann::json c = DecodeCase("fixed", "std1", "float16");
   c["model"]["max_logprob_diff"] = 0.0001;
-  auto suite = WriteSuite(dir, {c});
+  auto suite = WriteLimitSuite(dir, {c});
   ASSERT_TRUE(suite.ok()) << suite.status().message();
-  const auto options = Options(dir);
+  const auto options = LimitOptions(dir);
   ASSERT_TRUE(harness::GenerateGolden(*suite, options).ok());
   const harness::CaseResult r = harness::ExecuteCase(*suite, suite->cases[0], options);
   EXPECT_EQ(r.status, harness::CaseStatus::kFailed);
@@ -146,7 +146,7 @@ TEST(DecodeLimitTest, LimitMembersAreCheckedWhereTheyBelong) {
                            {"steps", 2},
                            {"max_logprob_diff", 0.1},
                            {"logprob_m", 4}}}};
-  auto s = WriteSuite(dir, {both});
+  auto s = WriteLimitSuite(dir, {both});
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.status().message().find("/cases/0/model/max_logprob_diff: a fixed limit replaces"),
             std::string::npos)
@@ -159,7 +159,7 @@ TEST(DecodeLimitTest, LimitMembersAreCheckedWhereTheyBelong) {
         {"kind", "decode"},
         {"tolerance", {{key, 0.1}}},
         {"model", {{"config", "llama-tiny"}, {"prompts", {{1, 2}}}, {"steps", 2}}}};
-    auto m = WriteSuite(dir, {misplaced});
+    auto m = WriteLimitSuite(dir, {misplaced});
     ASSERT_FALSE(m.ok()) << key;
     EXPECT_NE(m.status().message().find("move it to /cases/0/model/" + std::string(key)),
               std::string::npos)

@@ -98,8 +98,6 @@ void DeviceToHost(const at::Tensor& src, const at::Tensor& dst) {
   dst.copy_(ReadAsFloat(src));
 }
 
-uint64_t Bytes(const at::Tensor& t) { return static_cast<uint64_t>(t.numel()) * t.element_size(); }
-
 at::Tensor CopyFrom(const at::Tensor& self, const at::Tensor& dst, bool /*non_blocking*/) {
   const KernelTimer timer;
   TraceEvent event;
@@ -107,19 +105,19 @@ at::Tensor CopyFrom(const at::Tensor& self, const at::Tensor& dst, bool /*non_bl
   if (IsDevice(self) && IsDevice(dst)) {
     DeviceToDevice(self, dst);
     event.kind = EventKind::kDeviceToDevice;
-    event.bytes = Bytes(dst);
+    event.bytes = TensorBytes(dst);
   } else if (IsDevice(dst)) {
     TORCH_CHECK(self.device().is_cpu(), "spyre_emu: cannot copy from ", self.device(),
                 " to the device");
     WriteFromHost(self, dst);
     event.kind = EventKind::kHostToDevice;
-    event.bytes = Bytes(dst);
+    event.bytes = TensorBytes(dst);
     CountHostToDevice(event.bytes);
   } else {
     TORCH_CHECK(dst.device().is_cpu(), "spyre_emu: cannot copy from the device to ", dst.device());
     DeviceToHost(self.expand(dst.sizes()), dst);
     event.kind = EventKind::kDeviceToHost;
-    event.bytes = Bytes(dst);
+    event.bytes = TensorBytes(dst);
     CountDeviceToHost(event.bytes);
   }
   if (TraceActive()) {

@@ -64,8 +64,6 @@ at::Tensor ToDevice(const at::Tensor& host, const DtypePlan& plan) {
   return out;
 }
 
-uint64_t Bytes(const at::Tensor& t) { return static_cast<uint64_t>(t.numel()) * t.element_size(); }
-
 }  // namespace
 
 void RunCpuFallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
@@ -90,7 +88,7 @@ void RunCpuFallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
     if (!IsDevice(t)) return t;
     event.shapes.emplace_back(t.sizes().begin(), t.sizes().end());
     if (event.dtype.empty()) event.dtype = DtypeName(t.scalar_type());
-    event.bytes += Bytes(t);
+    event.bytes += TensorBytes(t);
     MovedArg m{t, ToHost(t), written};
     moved.push_back(m);
     return m.host;

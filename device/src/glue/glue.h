@@ -56,6 +56,10 @@ void CheckDeviceDtype(at::ScalarType dtype);
 const char* DtypeName(at::ScalarType dtype);
 // Throws a c10::Error carrying status.message() unless status is ok.
 void ThrowIfError(const Status& status);
+// The bytes of the tensor's elements (numel x element size).
+inline uint64_t TensorBytes(const at::Tensor& t) {
+  return static_cast<uint64_t>(t.numel()) * t.element_size();
+}
 
 // ---- Memory ----
 

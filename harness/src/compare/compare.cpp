@@ -12,7 +12,7 @@ at::Tensor AsFlatDouble(const at::Tensor& t) {
   return t.detach().cpu().to(at::kDouble).contiguous().reshape({-1});
 }
 
-std::string Num(double v) {
+std::string NumText(double v) {
   std::ostringstream ss;
   ss.precision(6);
   ss << v;
@@ -187,8 +187,8 @@ OutputComparison CompareOutput(const std::string& name, const at::Tensor& out,
   if (c.nonfinite_mismatches > 0) {
     Fail(&c, Criterion::kNonFinite, first_mismatch,
          std::to_string(c.nonfinite_mismatches) + " NaN/Inf disagreement(s), first at index " +
-             std::to_string(first_mismatch) + " (expected " + Num(e[first_mismatch]) + ", got " +
-             Num(o[first_mismatch]) + ")");
+             std::to_string(first_mismatch) + " (expected " + NumText(e[first_mismatch]) + ", got " +
+             NumText(o[first_mismatch]) + ")");
   }
 
   // Pass 2: the element bound, with the yardstick's own error at the element.
@@ -211,27 +211,27 @@ OutputComparison CompareOutput(const std::string& name, const at::Tensor& out,
     Fail(&c, Criterion::kElementBound, i,
          std::to_string(outside) + " of " + std::to_string(finite) +
              " elements outside atol + rtol*|ref| + m*|cpu-ref|; first at index " +
-             std::to_string(i) + ": ref " + Num(r[i]) + ", got " + Num(o[i]) + ", error " +
-             Num(std::fabs(o[i] - r[i])) + " (" +
-             Num(std::fabs(o[i] - r[i]) / FormatUlp(r[i], odt)) + " " + FormatName(odt) +
-             " ULPs), bound " + Num(ElementBound(t, c.ref_rms, r[i], use_y ? &width[i] : nullptr)));
+             std::to_string(i) + ": ref " + NumText(r[i]) + ", got " + NumText(o[i]) + ", error " +
+             NumText(std::fabs(o[i] - r[i])) + " (" +
+             NumText(std::fabs(o[i] - r[i]) / FormatUlp(r[i], odt)) + " " + FormatName(odt) +
+             " ULPs), bound " + NumText(ElementBound(t, c.ref_rms, r[i], use_y ? &width[i] : nullptr)));
   }
   if (use_y) {
     const double limit = t.m * c.cpu_rel_l2 + t.floor;
     if (c.rel_l2 > limit) {
       Fail(&c, Criterion::kYardstickRelL2, -1,
-           "rel_l2 " + Num(c.rel_l2) + " > " + Num(limit) + " (" + Num(t.m) +
-               " x the CPU's own rel_l2 in the device format, " + Num(c.cpu_rel_l2) +
-               ", + floor " + Num(t.floor) + ")");
+           "rel_l2 " + NumText(c.rel_l2) + " > " + NumText(limit) + " (" + NumText(t.m) +
+               " x the CPU's own rel_l2 in the device format, " + NumText(c.cpu_rel_l2) +
+               ", + floor " + NumText(t.floor) + ")");
     }
   }
   if (c.max_ulp > t.max_ulp) {
     Fail(&c, Criterion::kMaxUlp, -1,
-         "max error " + Num(c.max_ulp) + " " + FormatName(odt) + " ULPs > limit " + Num(t.max_ulp));
+         "max error " + NumText(c.max_ulp) + " " + FormatName(odt) + " ULPs > limit " + NumText(t.max_ulp));
   }
   if (c.cosine < t.min_cosine) {
     Fail(&c, Criterion::kMinCosine, -1,
-         "cosine " + Num(c.cosine) + " < limit " + Num(t.min_cosine));
+         "cosine " + NumText(c.cosine) + " < limit " + NumText(t.min_cosine));
   }
   return c;
 }

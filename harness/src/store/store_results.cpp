@@ -10,7 +10,7 @@ namespace harness {
 namespace {
 using store_internal::Stmt;
 
-double Median(std::vector<double> v) {
+double SampleMedian(std::vector<double> v) {
   v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return std::isnan(x); }), v.end());
   if (v.empty()) return std::nan("");
   std::sort(v.begin(), v.end());
@@ -23,7 +23,7 @@ double Median(std::vector<double> v) {
 double MedianAbsDeviation(const std::vector<double>& v, double median) {
   std::vector<double> dev;
   for (double x : v) dev.push_back(std::fabs(x - median));
-  return Median(dev);
+  return SampleMedian(dev);
 }
 
 constexpr const char* kInsertResult =
@@ -50,7 +50,7 @@ Status Store::RecordResult(int64_t run_id, const CaseResult& r) {
   store_internal::Transaction tx(db_);
   if (int rc = tx.Begin(); rc != SQLITE_OK) return Error(rc, doing);
 
-  const double median = Median(r.wall_us);
+  const double median = SampleMedian(r.wall_us);
   int prepared = SQLITE_OK;
   Stmt result(Cached(kInsertResult, &prepared), prepared);
   result.Bind(1, run_id).Bind(2, r.suite).Bind(3, r.case_id)
