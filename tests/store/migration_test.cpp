@@ -104,6 +104,9 @@ TEST(MigrationTest, EveryFixtureMigratesToTheLatestWithEveryRowAndComparesAcross
     EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM v_runs"), before.at("runs"));
     EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM v_results"), before.at("results"));
     EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM v_regressions"), before.at("regressions"));
+    // Nothing is shared before a prune under this build.
+    EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM extra_sets"), 0);
+    EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM results WHERE extra_set IS NOT NULL"), 0);
 
     // Every old run loads, with its samples.
     std::vector<int64_t> ids;
@@ -156,12 +159,20 @@ TEST(MigrationTest, EveryFixtureMigratesToTheLatestWithEveryRowAndComparesAcross
     // and the same verdict against the run recorded now.
     std::map<int64_t, std::vector<std::vector<Metric>>> metrics;
     std::map<int64_t, std::vector<std::vector<double>>> rounds;
+    std::map<int64_t, std::vector<nlohmann::json>> extras;
+    // What a compacted result's extra JSON keeps of what was recorded: all
+    // but the timing rounds' detail and the worker's bookkeeping.
+    auto described = [](nlohmann::json extra) {
+      for (const char* key : {"rounds", "harness", "per_step"}) extra.erase(key);
+      return extra;
+    };
     for (int64_t id : ids) {
       StatusOr<RunRecord> run = LoadRunRecord(store, id);
       ASSERT_TRUE(run.ok());
       for (const CaseResult& c : run->cases) {
         metrics[id].push_back(c.metrics);
         rounds[id].push_back(WallRoundValues(c));
+        extras[id].push_back(described(c.extra));
       }
     }
     const RunRecord now = record(1.0);
@@ -170,6 +181,14 @@ TEST(MigrationTest, EveryFixtureMigratesToTheLatestWithEveryRowAndComparesAcross
     StatusOr<PruneReport> pruned = store.Prune(policy);
     ASSERT_TRUE(pruned.ok()) << pruned.status().message();
     EXPECT_GT(pruned->metric_rows_shared, 0);
+    EXPECT_GT(QueryInt(db, "SELECT count(*) FROM extra_sets"), 0);
+    // Every result of a finished run keeps only the members that change
+    // from run to run; the rest is in its shared set.
+    EXPECT_EQ(QueryInt(db,
+                       "SELECT count(*) FROM results r JOIN runs u ON u.id = r.run_id,"
+                       " json_each(r.extra_json) j WHERE u.status != 'running' AND j.key NOT IN"
+                       " ('harness', 'host_probe_us', 'wall_batch', 'confirm')"),
+              0);
     for (int64_t id : ids) {
       StatusOr<RunRecord> run = LoadRunRecord(store, id);
       ASSERT_TRUE(run.ok());
@@ -183,6 +202,7 @@ TEST(MigrationTest, EveryFixtureMigratesToTheLatestWithEveryRowAndComparesAcross
           EXPECT_TRUE(a[m].value == b[m].value || (std::isnan(a[m].value) && std::isnan(b[m].value)));
         }
         EXPECT_EQ(WallRoundValues(run->cases[i]), rounds[id][i]) << "run " << id;
+        EXPECT_EQ(described(run->cases[i].extra), extras[id][i]) << "run " << id;
       }
     }
     StatusOr<RunRecord> old_pruned = LoadRunRecord(store, ids.back());

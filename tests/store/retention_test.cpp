@@ -40,6 +40,12 @@ std::unique_ptr<Store> OpenStore(const std::string& path,
 
 using test_util::QueryInt;
 
+// A result's whole extra JSON as SQL sees it: its own members and, once
+// pruned, its shared extra set's.
+const std::string kExtraText =
+    "(extra_json || coalesce((SELECT members FROM extra_sets e"
+    " WHERE e.set_id = results.extra_set), ''))";
+
 // One case timed in `rounds` rounds of `per_round` samples (rounds <= 1: one
 // process, no round record), around `level` us.
 CaseResult Timed(const std::string& id, int rounds, int per_round, double level) {
@@ -371,10 +377,100 @@ TEST(PruneTest, DryRunChangesNothingAndEstimatesTheSaving) {
   EXPECT_GT(report->results_compacted, 0);
   EXPECT_EQ(QueryInt(Db(*store), "SELECT count(*) FROM wall_samples"), samples);
   EXPECT_EQ(
-      QueryInt(Db(*store), "SELECT count(*) FROM results WHERE extra_json LIKE '%compacted_from%'"),
+      QueryInt(Db(*store), "SELECT count(*) FROM results WHERE " + kExtraText +
+                               " LIKE '%compacted_from%'"),
       0);
   EXPECT_GT(report->bytes_freed, 0);
   EXPECT_LT(report->bytes_after, report->bytes_before);
+}
+
+// The members of a result's extra JSON that describe the case go into a set
+// shared by every result with the same ones; what changes from run to run
+// stays with the result. Every reader sees the extra JSON as recorded.
+TEST(PruneTest, ExtraJsonIsSharedAndReadsBackAsRecorded) {
+  TempDir dir;
+  std::map<int64_t, std::map<std::string, nlohmann::json>> before;
+  std::map<std::string, std::vector<std::pair<int64_t, double>>> normalized;
+  {
+    auto store = OpenStore(dir.File("src.db"));
+    for (int i = 0; i < 5; ++i) {
+      NewRun run;
+      run.suite = "ops";
+      run.fingerprint = "fp";
+      run.env_json = "{}";
+      StatusOr<int64_t> id = store->BeginRun(run);
+      ASSERT_TRUE(id.ok());
+      for (int c = 0; c < 3; ++c) {
+        CaseResult r = Timed("case" + std::to_string(c), 4, 3, 100 + 10 * c);
+        r.extra["op"] = c == 2 ? "add" : "mm";
+        r.extra["device"] = "privateuseone:0";
+        r.extra["harness"] = {{"worker_pid", 1000 + 3 * i + c}, {"elapsed_us", 0.1 + i}};
+        r.extra["host_probe_us"] = 100.0 + 0.37 * i + 0.01 * c;
+        r.extra["wall_batch"] = 7 + i % 2;
+        r.extra["confirm"] = {{"values", {1.5, 2.5 + i}}};
+        ASSERT_TRUE(store->RecordResult(*id, r).ok());
+      }
+      ASSERT_TRUE(store->FinishRun(*id, RunStatus::kCompleted).ok());
+      StatusOr<RunRecord> rec = LoadRunRecord(*store, *id);
+      ASSERT_TRUE(rec.ok());
+      for (const CaseResult& r : rec->cases) before[*id][r.case_id] = r.extra;
+    }
+    normalized = History(*store, "wall_us_normalized");
+    ASSERT_EQ(normalized.size(), 3u);
+    PrunePolicy policy;
+    policy.keep_runs = 10;  // every run whole: the extra JSON is all that moves
+    ASSERT_TRUE(store->Prune(policy).ok());
+    sqlite3* db = Db(*store);
+    // Two sets (the mm cases share one; the add case has its own), and no
+    // result keeps a member that describes its case.
+    EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM extra_sets"), 2);
+    EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM results WHERE extra_set IS NULL"), 0);
+    EXPECT_EQ(QueryInt(db,
+                       "SELECT count(*) FROM results, json_each(results.extra_json) WHERE"
+                       " json_each.key NOT IN ('harness', 'host_probe_us', 'wall_batch', 'confirm')"),
+              0);
+    for (const auto& [id, cases] : before) {
+      StatusOr<RunRecord> rec = LoadRunRecord(*store, id);
+      ASSERT_TRUE(rec.ok());
+      ASSERT_EQ(rec->cases.size(), cases.size());
+      for (const CaseResult& r : rec->cases) {
+        EXPECT_EQ(r.extra, cases.at(r.case_id)) << "run " << id << " " << r.case_id;
+      }
+    }
+    EXPECT_EQ(History(*store, "wall_us_normalized"), normalized);
+    // A second prune changes nothing.
+    const std::string sets = test_util::QueryText(db, "SELECT group_concat(members, '|') FROM extra_sets");
+    ASSERT_TRUE(store->Prune(policy).ok());
+    EXPECT_EQ(test_util::QueryText(db, "SELECT group_concat(members, '|') FROM extra_sets"), sets);
+  }
+  // merge copies each result's extra JSON whole.
+  {
+    auto dst = OpenStore(dir.File("dst.db"));
+    ASSERT_TRUE(dst->MergeFrom(dir.File("src.db")).ok());
+    EXPECT_EQ(QueryInt(Db(*dst), "SELECT count(*) FROM extra_sets"), 0);
+    std::vector<nlohmann::json> merged, recorded;
+    for (int64_t id = 1; id <= 5; ++id) {
+      StatusOr<RunRecord> rec = LoadRunRecord(*dst, id);
+      ASSERT_TRUE(rec.ok());
+      for (const CaseResult& r : rec->cases) merged.push_back(r.extra);
+    }
+    for (const auto& [id, cases] : before) {
+      for (const auto& [name, extra] : cases) recorded.push_back(extra);
+    }
+    EXPECT_EQ(merged, recorded);
+  }
+  // Replacing a pruned result's extra JSON replaces all of it.
+  auto store = OpenStore(dir.File("src.db"));
+  const nlohmann::json replaced = {{"note", 1}};
+  ASSERT_TRUE(store->SetResultExtra(1, "ops", "case0", replaced).ok());
+  StatusOr<RunRecord> rec = LoadRunRecord(*store, 1);
+  ASSERT_TRUE(rec.ok());
+  // (Its samples' per-op times stay in its packed samples and read back.)
+  EXPECT_EQ(rec->cases[0].extra.value("note", 0), 1);
+  for (const char* gone : {"op", "device", "host_probe_us", "harness"}) {
+    EXPECT_FALSE(rec->cases[0].extra.contains(gone)) << gone << " " << rec->cases[0].extra;
+  }
+  EXPECT_EQ(rec->cases[1].extra, before[1]["case1"]);
 }
 
 TEST(PackedRoundsTest, EveryValueReadsBackBitForBit) {
@@ -437,7 +533,7 @@ TEST(PruneTest, RowsPerRoundFromAnEarlierPruneArePackedWithTheSameValues) {
     for (const CaseResult& r : run->cases) {
       if (QueryInt(db, "SELECT count(*) FROM results WHERE rounds_packed IS NOT NULL AND run_id = " +
                            std::to_string(id) + " AND case_name = '" + r.case_id +
-                           "' AND extra_json LIKE '%compacted_from%'") == 0) {
+                           "' AND " + kExtraText + " LIKE '%compacted_from%'") == 0) {
         continue;  // not folded (samples packed as recorded)
       }
       const int64_t result_id =
@@ -458,9 +554,8 @@ TEST(PruneTest, RowsPerRoundFromAnEarlierPruneArePackedWithTheSameValues) {
     }
   }
   ASSERT_GT(unpacked, 0);
-  const std::string folded =
-      "SELECT count(*) FROM results WHERE rounds_packed IS NOT NULL AND extra_json LIKE "
-      "'%compacted_from%'";
+  const std::string folded = "SELECT count(*) FROM results WHERE rounds_packed IS NOT NULL AND " +
+                             kExtraText + " LIKE '%compacted_from%'";
   ASSERT_EQ(QueryInt(db, folded), 0);
   std::map<int64_t, std::map<std::string, std::vector<double>>> before;
   for (int64_t id : ids) before[id] = RoundValuesOf(*store, id);

@@ -3,6 +3,7 @@
 #include <utility>
 #include <vector>
 
+#include "store/extra_sets.h"
 #include "store/sql.h"
 
 namespace harness::store_internal {
@@ -12,6 +13,8 @@ constexpr const char* kResultColumns =
     "suite, case_name, status, message, max_abs_err, max_rel_err, rel_l2, max_ulp, cosine,"
     " wall_us_median, wall_us_mad, wall_samples, modeled_us, fallback_ops, peak_device_bytes,"
     " recorded_at, extra_json, unqueued_us_median, rounds_packed";
+constexpr int kResultColumnCount = 19;
+constexpr int kExtraColumn = 17;  // extra_json's position in kResultColumns, from 1
 
 // Copies every row `select` yields into `insert`. The select's first column is
 // the row's old id (not copied); the insert takes `parent` as its first
@@ -41,7 +44,10 @@ std::string Placeholders(int n) {
 
 int CopyRunResults(sqlite3* src, sqlite3* dst, int64_t old_run, int64_t new_run) {
   const std::string cols = kResultColumns;
-  Stmt results(src, ("SELECT id, " + cols + " FROM results WHERE run_id = ? ORDER BY id").c_str());
+  Stmt results(src, ("SELECT id, " + cols +
+                     ", (SELECT members FROM extra_sets e WHERE e.set_id = results.extra_set)"
+                     " FROM results WHERE run_id = ? ORDER BY id")
+                        .c_str());
   Stmt insert_result(
       dst,
       ("INSERT INTO results (run_id, " + cols + ") VALUES (" + Placeholders(20) + ")").c_str());
@@ -65,8 +71,25 @@ int CopyRunResults(sqlite3* src, sqlite3* dst, int64_t old_run, int64_t new_run)
                  " VALUES (?, ?, ?, ?, ?, ?)");
   results.Bind(1, old_run);
   std::vector<std::pair<int64_t, int64_t>> result_ids;
-  if (int rc = CopyRows(dst, results, insert_result, new_run, &result_ids); rc != SQLITE_OK)
-    return rc;
+  // A pruned result's extra JSON arrives whole (its own members joined with
+  // its shared set's, store/extra_sets.h), as its metrics arrive as rows.
+  int rc;
+  while ((rc = results.Step()) == SQLITE_ROW) {
+    insert_result.Reset();
+    insert_result.Bind(1, new_run);
+    for (int col = 1; col <= kResultColumnCount; ++col) {
+      if (col == kExtraColumn && !results.IsNull(kResultColumnCount + 1)) {
+        insert_result.Bind(col + 1, JoinExtraText(results.Text(col),
+                                                  results.Text(kResultColumnCount + 1))
+                                        .dump());
+      } else {
+        insert_result.BindValue(col + 1, results.Value(col));
+      }
+    }
+    if (int irc = insert_result.Run(); irc != SQLITE_DONE) return irc;
+    result_ids.emplace_back(results.Int(0), sqlite3_last_insert_rowid(dst));
+  }
+  if (rc != SQLITE_DONE) return rc;
   for (const auto& [old_result, new_result] : result_ids) {
     for (auto [select, insert] :
          {std::pair{&metrics, &insert_metric}, {&samples, &insert_sample}, {&ops, &insert_op}}) {

@@ -206,10 +206,27 @@ CREATE TABLE metric_set_rows (
 ) WITHOUT ROWID;
 )sql";
 
+// Version 7: shared extra JSON. `prune` splits a finished result's extra
+// JSON in two: the members that change from run to run (the worker's
+// timings, the host probe, the calls per sample, the confirmation rounds)
+// stay in results.extra_json; the rest, which describes the case (its op,
+// device or model, its round sizes), goes into an extra set (extra_sets:
+// one JSON object) that every result with the very same members shares,
+// through results.extra_set. The result's extra JSON is the union of the
+// two (store/extra_sets.h). NULL: extra_json holds it all, as before. The
+// views are unchanged.
+constexpr const char* kV7 = R"sql(
+ALTER TABLE results ADD COLUMN extra_set INTEGER;
+CREATE TABLE extra_sets (
+  set_id  INTEGER PRIMARY KEY,
+  members TEXT NOT NULL
+);
+)sql";
+
 }  // namespace
 
 const std::vector<const char*>& Migrations() {
-  static const std::vector<const char*> kMigrations = {kV1, kV2, kV3, kV4, kV5, kV6};
+  static const std::vector<const char*> kMigrations = {kV1, kV2, kV3, kV4, kV5, kV6, kV7};
   return kMigrations;
 }
 

@@ -8,6 +8,7 @@
 
 #include "harness/host_probe.h"
 #include "harness/store/store_history.h"
+#include "store/extra_sets.h"
 #include "store/packed_rounds.h"
 #include "store/sql.h"
 
@@ -39,6 +40,8 @@ const char* ResultColumn(const std::string& metric) {
 // The wall median at the reference host speed (harness/host_probe.h); NULL,
 // so left out, for results recorded without a probe.
 constexpr const char* kNormalizedWall = "wall_us_normalized";
+// (host_probe_us always stays in the result's own extra JSON, never in a
+// shared extra set: store/extra_sets.h.)
 constexpr const char* kNormalizedWallSql =
     "r.wall_us_median * ?4 / json_extract(r.extra_json, '$.host_probe_us')";
 
@@ -99,8 +102,9 @@ StatusOr<RunRecord> LoadRunRecord(Store& store, int64_t run_id) {
   std::map<int64_t, size_t> index;  // result id -> position in run.cases
   Stmt r(db,
          "SELECT id, suite, case_name, status, message, max_abs_err, max_rel_err, rel_l2, max_ulp, cosine, "
-         "modeled_us, fallback_ops, peak_device_bytes, extra_json, rounds_packed FROM results WHERE "
-         "run_id = ? ORDER BY id");
+         "modeled_us, fallback_ops, peak_device_bytes, extra_json, rounds_packed,"
+         " (SELECT members FROM extra_sets e WHERE e.set_id = results.extra_set)"
+         " FROM results WHERE run_id = ? ORDER BY id");
   r.Bind(1, run_id);
   int rc;
   while ((rc = r.Step()) == SQLITE_ROW) {
@@ -118,7 +122,10 @@ StatusOr<RunRecord> LoadRunRecord(Store& store, int64_t run_id) {
     c.modeled_us = r.Real(10);
     c.fallback_ops = r.Int(11);
     c.peak_device_bytes = r.Int(12);
-    c.extra = ParseJson(r.Text(13));
+    // A pruned result's extra JSON: its own members and its shared set's
+    // (store/extra_sets.h).
+    c.extra = r.IsNull(15) ? ParseJson(r.Text(13))
+                           : store_internal::JoinExtraText(r.Text(13), r.Text(15));
     if (!r.IsNull(14)) {
       // A pruned result (store/packed_rounds.h): its samples, or one value per
       // timing round.

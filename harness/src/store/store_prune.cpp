@@ -6,8 +6,9 @@
 // oldest runs keep only what history and the accuracy verdicts read: each
 // result's run median, spread and unqueued median, its metrics and op
 // summaries. A compacted result's metrics go into a metric set shared by
-// every result with the very same metrics (schema version 6). Runs are never
-// deleted.
+// every result with the very same metrics (schema version 6), and the
+// members of its extra JSON that describe the case into an extra set shared
+// the same way (schema version 7). Runs are never deleted.
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -22,6 +23,7 @@
 #include "harness/detect/detect.h"
 #include "harness/detect/stats.h"
 #include "harness/store/store.h"
+#include "store/extra_sets.h"
 #include "store/packed_rounds.h"
 #include "store/sql.h"
 
@@ -272,7 +274,8 @@ StatusOr<PruneReport> Store::Prune(const PrunePolicy& policy) {
   std::set<int64_t> compacted_runs;
   {
     Stmt results(db_,
-                 "SELECT r.id, r.run_id, r.extra_json, r.rounds_packed FROM results r"
+                 "SELECT r.id, r.run_id, r.extra_json, r.rounds_packed,"
+                 " (SELECT members FROM extra_sets e WHERE e.set_id = r.extra_set) FROM results r"
                  " JOIN runs u ON u.id = r.run_id WHERE u.status != 'running'"
                  " AND (r.rounds_packed IS NOT NULL"
                  "  OR EXISTS (SELECT 1 FROM wall_samples w WHERE w.result_id = r.id))"
@@ -280,8 +283,12 @@ StatusOr<PruneReport> Store::Prune(const PrunePolicy& policy) {
     Stmt samples(db_,
                  "SELECT wall_us, queue_us FROM wall_samples WHERE result_id = ? ORDER BY idx");
     Stmt drop(db_, "DELETE FROM wall_samples WHERE result_id = ?");
-    Stmt pack(db_, "UPDATE results SET rounds_packed = ?, extra_json = ? WHERE id = ?");
-    Stmt unpack(db_, "UPDATE results SET rounds_packed = NULL, extra_json = ? WHERE id = ?");
+    // The extra JSON is written whole; the step below shares it again.
+    Stmt pack(db_,
+              "UPDATE results SET rounds_packed = ?, extra_json = ?, extra_set = NULL WHERE id = ?");
+    Stmt unpack(db_,
+                "UPDATE results SET rounds_packed = NULL, extra_json = ?, extra_set = NULL"
+                " WHERE id = ?");
     auto write = [&](int64_t result_id, const nlohmann::json& doc,
                      const std::optional<store_internal::PackedRounds>& packed) -> Status {
       drop.Reset();
@@ -303,6 +310,10 @@ StatusOr<PruneReport> Store::Prune(const PrunePolicy& policy) {
       const bool kept = keep.count(run_id) != 0, oldest = keep_rounds.count(run_id) == 0;
       nlohmann::json doc = nlohmann::json::parse(results.Text(2), nullptr, false);
       if (!doc.is_object()) continue;
+      if (!results.IsNull(4)) {
+        doc = store_internal::JoinExtra(std::move(doc),
+                                        nlohmann::json::parse(results.Text(4), nullptr, false));
+      }
       // The samples as the judge reads them: from wall_samples rows, or from
       // a blob holding them raw; a blob of round values is left as it is
       // unless its run reached the oldest tier.
@@ -469,6 +480,45 @@ StatusOr<PruneReport> Store::Prune(const PrunePolicy& policy) {
       report.metric_rows_shared += static_cast<int64_t>(metrics.size());
     }
     if (rc != SQLITE_DONE) return Error(rc, "reading results whose metrics to share");
+  }
+  // The extra JSON of every finished run's results: the members that
+  // describe the case go into a set shared by every result with the very
+  // same members (store/extra_sets.h); what changes from run to run stays.
+  {
+    std::unordered_map<std::string, int64_t> sets;  // members as stored -> set id
+    int64_t next_set = 1;
+    {
+      Stmt q(db_, "SELECT set_id, members FROM extra_sets");
+      int rc;
+      while ((rc = q.Step()) == SQLITE_ROW) {
+        sets.emplace(q.Text(1), q.Int(0));
+        next_set = std::max(next_set, q.Int(0) + 1);
+      }
+      if (rc != SQLITE_DONE) return Error(rc, "reading the extra sets");
+    }
+    Stmt results(db_,
+                 "SELECT r.id, r.extra_json FROM results r JOIN runs u ON u.id = r.run_id"
+                 " WHERE u.status != 'running' AND r.extra_set IS NULL ORDER BY r.id");
+    Stmt add(db_, "INSERT INTO extra_sets (set_id, members) VALUES (?, ?)");
+    Stmt point(db_, "UPDATE results SET extra_set = ?, extra_json = ? WHERE id = ?");
+    int rc;
+    while ((rc = results.Step()) == SQLITE_ROW) {
+      const nlohmann::json doc = nlohmann::json::parse(results.Text(1), nullptr, false);
+      if (!doc.is_object()) continue;
+      const store_internal::SplitExtra split = store_internal::Split(doc);
+      if (split.shared.empty()) continue;
+      auto [at, added] = sets.emplace(split.shared.dump(), next_set);
+      if (added) {
+        add.Reset();
+        add.Bind(1, next_set).Bind(2, at->first);
+        if (int e = add.Run(); e != SQLITE_DONE) return Error(e, "writing an extra set");
+        ++next_set;
+      }
+      point.Reset();
+      point.Bind(1, at->second).Bind(2, split.own.dump()).Bind(3, results.Int(0));
+      if (int e = point.Run(); e != SQLITE_DONE) return Error(e, "sharing extra JSON");
+    }
+    if (rc != SQLITE_DONE) return Error(rc, "reading results whose extra JSON to share");
   }
   report.runs_compacted = static_cast<int64_t>(compacted_runs.size());
   // What VACUUM would give back: the pages the deletions freed.

@@ -91,7 +91,8 @@ Status Store::RecordResult(int64_t run_id, const CaseResult& r) {
 Status Store::SetResultExtra(int64_t run_id, const std::string& suite, const std::string& case_name,
                              const nlohmann::json& extra) {
   Stmt update(db_,
-              "UPDATE results SET extra_json = ? WHERE run_id = ? AND suite = ? AND case_name = ?");
+              "UPDATE results SET extra_json = ?, extra_set = NULL"
+              " WHERE run_id = ? AND suite = ? AND case_name = ?");
   update.Bind(1, extra.dump()).Bind(2, run_id).Bind(3, suite).Bind(4, case_name);
   if (int rc = update.Run(); rc != SQLITE_DONE)
     return Error(rc, "updating case " + suite + "/" + case_name);
