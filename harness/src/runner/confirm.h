@@ -16,9 +16,9 @@
 // between-run history at the baseline's environment.
 //
 // confirm_rounds processes per side at least; while a case is undecided
-// (interleaved Mann-Whitney p between wall_confirm_alpha and 0.1) more pairs
-// follow, up to confirm_max_rounds, as long as the time budget lasts
-// (ConfirmBudget). A case
+// (interleaved Mann-Whitney p not yet below wall_confirm_alpha, and an
+// estimated change of at least wall_min_effect) more pairs follow, up to
+// confirm_max_rounds, as long as the time budget lasts (ConfirmBudget). A case
 // whose sets plainly overlap after four pairs (p >= 0.5, estimate inside the
 // minimum effect) stops there: it cannot be confirmed, and most suspects of
 // an unchanged run are such cases. The values are stored in the result's
