@@ -136,6 +136,14 @@ bool PulseHolds(const std::vector<double>& s, size_t begin, size_t first, size_t
       return false;
     }
   }
+  // The pooled variance must not hide that the pulse is noisier than what
+  // is beside it (a spell of load moves a few runs up and apart): each edge
+  // also holds in Welch's test between its two segments, at 1%.
+  constexpr double kWelchGuard = 0.01;
+  if (WelchTTest(Slice(s, begin, first), Slice(s, first, last)).p_value >= kWelchGuard ||
+      WelchTTest(Slice(s, first, last), Slice(s, last, end)).p_value >= kWelchGuard) {
+    return false;
+  }
   // The medians must go there and back too, not only the means.
   if ((in->after > in->before) != (back->after < back->before)) return false;
   // And the runs at its edges must belong to it: each nearer the pulse's
