@@ -100,6 +100,23 @@ TEST(ConfirmStepTest, ASmallEstimateStopsAtTheMinimumEvenNearTheLine) {
   EXPECT_EQ(NextConfirmStep(b, c, 6, 7, v), ConfirmStep::kMore);
 }
 
+TEST(ConfirmBudgetTest, PastTheBudgetOnlyCasesStillApartFinishTheMinimum) {
+  // Six processes a side of a decode case slowed 2.5x on a loaded host, the
+  // budget spent: six cannot reach p < 0.001, seven completely apart can.
+  const std::vector<double> base = {410, 520, 455, 610, 480, 430};
+  const std::vector<double> slowed = {1150, 1320, 990, 1480, 1210, 1060};
+  EXPECT_TRUE(FinishPastBudget(base, slowed, 6, 7));
+  EXPECT_TRUE(FinishPastBudget(slowed, base, 6, 7));  // faster: the same
+  // One baseline process above the slowest candidate's: the minimum cannot
+  // confirm it (p = 0.0012 at seven a side), so it stops with the budget.
+  std::vector<double> overlap = base;
+  overlap.back() = 1000;
+  EXPECT_FALSE(FinishPastBudget(overlap, slowed, 6, 7));
+  // At the minimum the budget stops every case.
+  EXPECT_FALSE(FinishPastBudget(base, slowed, 7, 7));
+  EXPECT_FALSE(FinishPastBudget({}, slowed, 3, 7));
+}
+
 TEST(ConfirmBudgetTest, TheBudgetCoversTheRoundsAnUndecidedCaseMayNeed) {
   // A quiet host: eleven rounds of 5 s fit in 120 s, which stays.
   EXPECT_DOUBLE_EQ(ConfirmBudget(120, 5, 11), 120);

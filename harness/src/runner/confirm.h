@@ -53,6 +53,13 @@ ConfirmStep NextConfirmStep(const std::vector<double>& base_values,
                             const std::vector<double>& cand_values, int round, int min_rounds,
                             const ThresholdValues& v);
 
+// Whether an interleaved case goes on after the budget is spent: only while
+// it has fewer than min_rounds processes a side (fewer cannot confirm
+// anything, so stopping there wastes the rounds already timed) and its two
+// sets are still completely apart (the only cases the minimum can confirm).
+bool FinishPastBudget(const std::vector<double>& base_values, const std::vector<double>& cand_values,
+                      int rounds_done, int min_rounds);
+
 // The confirmation's time budget once its first round took first_round_s:
 // the configured budget_s, raised to what `rounds` rounds take at that pace
 // (with a 15% margin; later rounds re-time only the undecided cases, so they
