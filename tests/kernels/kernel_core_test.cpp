@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "core/kernels/chunk_io.h"
+#include "core/kernels/special_math.h"
 #include "spyre_emu/dl16.h"
 #include "spyre_emu/kernels.h"
 
@@ -30,8 +31,8 @@ std::vector<uint16_t> RandomDl16(size_t n, uint32_t seed, float lo = -3, float h
 
 float Val(const std::vector<uint16_t>& v, size_t i) { return Dl16Decode(v[i]); }
 
-int Ordered(uint16_t c) { return (c & 0x8000) ? -(c & 0x7FFF) : (c & 0x7FFF); }
-int UlpDistance(uint16_t a, uint16_t b) { return std::abs(Ordered(a) - Ordered(b)); }
+int OrderedCode(uint16_t c) { return (c & 0x8000) ? -(c & 0x7FFF) : (c & 0x7FFF); }
+int UlpDistance(uint16_t a, uint16_t b) { return std::abs(OrderedCode(a) - OrderedCode(b)); }
 
 // Spreads pieces over real threads, in an odd order with odd piece sizes.
 Exec ThreadedExec() {
@@ -247,6 +248,50 @@ TEST(KernelCoreTest, EmptyAndFp32PathsBehave) {
   RunUnary(UnaryOp::kExp, {}, in.data(), DType::kFp32, out.data(), DType::kFp32, 0, Exec{});
   MatmulArgs empty;
   RunMatmul(empty, Exec{});  // m = n = 0: nothing to do, nothing touched
+}
+
+// DL16 in, DL16 out: the special functions read their results from a table
+// of all 65,536 inputs. Every input, every rounding mode, serial and spread
+// over threads, in place and not: the bits of the scalar function between
+// the DL16 decode and the rounding.
+TEST(KernelCoreTest, SpecialFunctionsOnDl16GiveTheScalarBitsForEveryInput) {
+  struct Case {
+    UnaryOp op;
+    float (*scalar)(float);
+  };
+  const Case cases[] = {{UnaryOp::kExp, special::Exp},         {UnaryOp::kLog, special::Log},
+                        {UnaryOp::kTanh, special::Tanh},       {UnaryOp::kSigmoid, special::Sigmoid},
+                        {UnaryOp::kErf, special::Erf},         {UnaryOp::kGelu, special::Gelu},
+                        {UnaryOp::kGeluTanh, special::GeluTanh}, {UnaryOp::kSilu, special::Silu}};
+  std::vector<uint16_t> all(65536);
+  for (size_t c = 0; c < all.size(); ++c) all[c] = static_cast<uint16_t>(c);
+  for (const Case& k : cases) {
+    for (Rounding r : {Rounding::kNearestAway, Rounding::kNearestEven, Rounding::kTruncate}) {
+      std::vector<uint16_t> want(all.size());
+      for (size_t c = 0; c < all.size(); ++c) want[c] = Dl16Encode(k.scalar(Dl16Decode(all[c])), r);
+      Exec serial;
+      serial.rounding = r;
+      std::vector<uint16_t> out(all.size());
+      RunUnary(k.op, {}, all.data(), DType::kDl16, out.data(), DType::kDl16,
+               static_cast<int64_t>(all.size()), serial);
+      Exec threaded = ThreadedExec();
+      threaded.rounding = r;
+      std::vector<uint16_t> in_place = all;
+      RunUnary(k.op, {}, in_place.data(), DType::kDl16, in_place.data(), DType::kDl16,
+               static_cast<int64_t>(in_place.size()), threaded);
+      int wrong = 0;
+      for (size_t c = 0; c < all.size(); ++c) {
+        if (out[c] != want[c] || in_place[c] != want[c]) {
+          if (++wrong <= 3) {
+            ADD_FAILURE() << "op " << static_cast<int>(k.op) << " rounding " << static_cast<int>(r)
+                          << " input 0x" << std::hex << c << ": 0x" << out[c] << " / 0x"
+                          << in_place[c] << ", scalar path 0x" << want[c];
+          }
+        }
+      }
+      EXPECT_EQ(wrong, 0);
+    }
+  }
 }
 
 }  // namespace
