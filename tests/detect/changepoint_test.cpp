@@ -127,3 +127,47 @@ TEST(ChangePointTest, ThreeRunPulsesAreNotFoundAndStaircasesOnlyRise) {
   ASSERT_FALSE(cps.empty());
   for (const auto& cp : cps) EXPECT_GT(cp.relative, 0) << "a staircase has no way back";
 }
+
+TEST(ChangePointTest, AFourRunPulseInTwelveRunsOfALoadedHostIsFound) {
+  // Twelve runs of a case on a loaded host (us): four clean, four with its
+  // op slowed 2x, four clean; the clean runs spread 300-440 us, the slow ones
+  // 560-900. Each edge is four runs against four: Welch's test between them
+  // alone has three to six degrees of freedom and misses both edges.
+  const std::vector<double> us = {350, 440, 300, 400, 800, 560, 900, 640, 330, 420, 380, 300};
+  auto cps = harness::DetectChangePoints(Logs(us), WallOptions());
+  ASSERT_EQ(cps.size(), 2u);
+  EXPECT_EQ(cps[0].index, 4u);
+  EXPECT_EQ(cps[1].index, 8u);
+  EXPECT_NEAR(cps[0].after / cps[0].before, 2, 0.2);
+  EXPECT_NEAR(cps[1].after / cps[1].before, 0.5, 0.05);
+  EXPECT_LT(cps[0].p_value, 0.001);
+  EXPECT_LT(cps[1].p_value, 0.001);
+  // The same runs with the slow ones at the clean level: nothing.
+  std::vector<double> flat = us;
+  for (size_t i = 4; i < 8; ++i) flat[i] /= 2;
+  EXPECT_TRUE(harness::DetectChangePoints(Logs(flat), WallOptions()).empty());
+}
+
+TEST(ChangePointTest, ADeterministicPulseHasExactEdges) {
+  // modeled_us under a fault injected for four runs: no noise at all.
+  std::vector<double> s(5, 40.0);
+  s.insert(s.end(), 4, 65.5);
+  s.insert(s.end(), 5, 40.0);
+  auto cps = harness::DetectChangePoints(s);
+  ASSERT_EQ(cps.size(), 2u);
+  EXPECT_EQ(cps[0].index, 5u);
+  EXPECT_EQ(cps[1].index, 9u);
+  EXPECT_DOUBLE_EQ(cps[0].after, 65.5);
+  EXPECT_DOUBLE_EQ(cps[1].after, 40.0);
+}
+
+TEST(ChangePointTest, APulseMustGoBackWhereItCameFrom) {
+  // A rise for four runs, then a further rise: a staircase, not a pulse;
+  // and a rise that does not come back: one step.
+  std::vector<double> up = {100, 104, 98, 102, 150, 155, 148, 152, 300, 310, 295, 305};
+  for (const auto& cp : harness::DetectChangePoints(Logs(up), WallOptions())) EXPECT_GT(cp.relative, 0);
+  std::vector<double> step = {100, 104, 98, 102, 200, 205, 198, 202, 199, 204, 201, 197};
+  auto cps = harness::DetectChangePoints(Logs(step), WallOptions());
+  ASSERT_EQ(cps.size(), 1u);
+  EXPECT_EQ(cps[0].index, 4u);
+}

@@ -2,10 +2,19 @@
 // fresh processes. Fixed values, no timing.
 #include "runner/confirm.h"
 
+#include <cmath>
+
 #include <gtest/gtest.h>
+
+#include "harness/detect/stats.h"
 
 namespace harness::runner_internal {
 namespace {
+
+std::vector<double> Logs(std::vector<double> v) {
+  for (double& x : v) x = std::log(x);
+  return v;
+}
 
 // n values around `center`, spread by +-1% steps.
 std::vector<double> Around(double center, int n) {
@@ -36,8 +45,8 @@ TEST(ConfirmStepTest, BelowTheMinimumEveryCaseGoesOnUnlessPlainlyUnchanged) {
   EXPECT_EQ(NextConfirmStep(Around(100, 5), Around(200, 5), 5, 7, v), ConfirmStep::kMore);
 }
 
-TEST(ConfirmStepTest, FromTheMinimumOnlyCasesNearTheLineGoOn) {
-  const ThresholdValues v;  // wall_confirm_alpha 0.001
+TEST(ConfirmStepTest, FromTheMinimumClearOrSmallCasesStopAndLargeUndecidedOnesGoOn) {
+  const ThresholdValues v;  // wall_confirm_alpha 0.001, wall_min_effect 5%
   // Seven a side, completely separated: p = 0.00058, decided.
   EXPECT_EQ(NextConfirmStep(Around(100, 7), Around(200, 7), 7, 7, v), ConfirmStep::kDecided);
   // One inversion among seven a side: p = 0.0012, just above the level: more.
@@ -47,13 +56,65 @@ TEST(ConfirmStepTest, FromTheMinimumOnlyCasesNearTheLineGoOn) {
   // Plain overlap at seven: stopped as futile.
   EXPECT_EQ(NextConfirmStep(Zigzag(100, 0.2, 7, true), Zigzag(100, 0.2, 7, false), 7, 7, v),
             ConfirmStep::kFutile);
-  // A wide, unclear difference (p = 0.26, estimate +13%): decided at the
-  // minimum, and the judge makes no finding of it.
+  // A wide, unclear difference (p = 0.26, estimate +13%): a finding's size,
+  // not yet evidence either way: more processes, at seven as at five.
   const std::vector<double> wide_b = {100, 141, 91, 161, 111, 131, 96};
   const std::vector<double> wide_c = {121, 152, 102, 172, 106, 183, 117};
-  EXPECT_EQ(NextConfirmStep(wide_b, wide_c, 7, 7, v), ConfirmStep::kDecided);
-  // The same at five pairs: too early, more processes.
+  EXPECT_EQ(NextConfirmStep(wide_b, wide_c, 7, 7, v), ConfirmStep::kMore);
   EXPECT_EQ(NextConfirmStep(wide_b, wide_c, 5, 7, v), ConfirmStep::kMore);
+  // The same once it has separated at p < 0.001: decided.
+  std::vector<double> far_b = wide_b, far_c = wide_c;
+  for (int i = 0; i < 4; ++i) far_b.push_back(95 + 4 * i);
+  for (int i = 0; i < 4; ++i) far_c.push_back(190 + 7 * i);
+  for (double& x : far_c) x *= 1.3;
+  ASSERT_LT(MannWhitneyU(Logs(far_b), Logs(far_c)).p_value, v.wall_confirm_alpha);
+  EXPECT_EQ(NextConfirmStep(far_b, far_c, 11, 7, v), ConfirmStep::kDecided);
+}
+
+TEST(ConfirmStepTest, ALargeEstimateGoesOnWhateverItsPValue) {
+  const ThresholdValues v;
+  // Seven processes a side of a case slowed by about 40% on a loaded host:
+  // the sets overlap (p = 0.22), the estimate is +36%. Not decided.
+  const std::vector<double> b = {100, 180, 90, 150, 110, 230, 95};
+  const std::vector<double> c = {140, 130, 260, 150, 210, 125, 175};
+  const double p = MannWhitneyU(Logs(b), Logs(c)).p_value;
+  const double shift = std::expm1(HodgesLehmannShift(Logs(b), Logs(c), v.wall_confirm_alpha).estimate);
+  ASSERT_GE(p, 0.1);
+  ASSERT_GT(shift, 0.3);
+  EXPECT_EQ(NextConfirmStep(b, c, 7, 7, v), ConfirmStep::kMore);
+  EXPECT_EQ(NextConfirmStep(b, c, 10, 7, v), ConfirmStep::kMore);
+  // A slowdown as large of the baseline's side (an improvement): the same.
+  EXPECT_EQ(NextConfirmStep(c, b, 7, 7, v), ConfirmStep::kMore);
+}
+
+TEST(ConfirmStepTest, ASmallEstimateStopsAtTheMinimumEvenNearTheLine) {
+  const ThresholdValues v;
+  // +3% with the sets mostly apart (p < 0.1 but not < 0.001): no finding can
+  // come of it at a 5% minimum effect, so the processes go to other cases.
+  const std::vector<double> b = Around(100, 7), c = Around(103, 7);
+  const double p = MannWhitneyU(Logs(b), Logs(c)).p_value;
+  ASSERT_LT(p, 0.1);
+  ASSERT_GE(p, v.wall_confirm_alpha);
+  EXPECT_EQ(NextConfirmStep(b, c, 7, 7, v), ConfirmStep::kDecided);
+  // Below the minimum it still goes on.
+  EXPECT_EQ(NextConfirmStep(b, c, 6, 7, v), ConfirmStep::kMore);
+}
+
+TEST(ConfirmBudgetTest, PastTheBudgetOnlyCasesStillApartFinishTheMinimum) {
+  // Six processes a side of a decode case slowed 2.5x on a loaded host, the
+  // budget spent: six cannot reach p < 0.001, seven completely apart can.
+  const std::vector<double> base = {410, 520, 455, 610, 480, 430};
+  const std::vector<double> slowed = {1150, 1320, 990, 1480, 1210, 1060};
+  EXPECT_TRUE(FinishPastBudget(base, slowed, 6, 7));
+  EXPECT_TRUE(FinishPastBudget(slowed, base, 6, 7));  // faster: the same
+  // One baseline process above the slowest candidate's: the minimum cannot
+  // confirm it (p = 0.0012 at seven a side), so it stops with the budget.
+  std::vector<double> overlap = base;
+  overlap.back() = 1000;
+  EXPECT_FALSE(FinishPastBudget(overlap, slowed, 6, 7));
+  // At the minimum the budget stops every case.
+  EXPECT_FALSE(FinishPastBudget(base, slowed, 7, 7));
+  EXPECT_FALSE(FinishPastBudget({}, slowed, 3, 7));
 }
 
 TEST(ConfirmBudgetTest, TheBudgetCoversTheRoundsAnUndecidedCaseMayNeed) {

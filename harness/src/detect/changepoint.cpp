@@ -28,43 +28,146 @@ bool Significant(const std::vector<double>& s, size_t begin, size_t t, size_t en
   return std::fabs(cp->relative) >= o.min_relative_shift;
 }
 
-// The stretch [*first, *last) of [begin, end), with at least `min_segment`
-// values inside and on each side, whose mean differs most from the mean of
-// the rest in Welch's t (sums of x and x^2 kept as prefix sums, so O(n^2)).
-bool InnerStretch(const std::vector<double>& s, size_t begin, size_t end, size_t min_segment,
-                  size_t* first, size_t* last) {
-  const size_t n = end - begin;
-  if (n < 3 * min_segment) return false;
-  std::vector<double> sum(n + 1, 0), sq(n + 1, 0);
-  for (size_t i = 0; i < n; ++i) {
-    sum[i + 1] = sum[i] + s[begin + i];
-    sq[i + 1] = sq[i] + s[begin + i] * s[begin + i];
+// A pulse: [first, last) differs from the runs on both sides of it in the
+// same direction (a slowdown that lasted a few runs and was then fixed).
+// Both edges are tested with one variance, pooled over the three segments
+// (n - 3 degrees of freedom): with Welch's test between adjacent segments
+// alone, each edge of a four-run pulse has four runs a side and three to six
+// degrees of freedom, which a 2x pulse on a loaded host's runs often fails.
+struct Pulse {
+  double t_in = 0, t_back = 0;  // the two edges' t statistics (inside - before, after - inside)
+  double p_in = 1, p_back = 1;
+};
+
+// Sums of a segment's values and squares, as prefix sums over the segment
+// less its first value (a constant series then sums to exact zeros).
+class Moments {
+ public:
+  Moments(const std::vector<double>& s, size_t begin, size_t end)
+      : begin_(begin), sum_(end - begin + 1, 0), sq_(end - begin + 1, 0) {
+    const double origin = end > begin ? s[begin] : 0;
+    for (size_t i = begin; i < end; ++i) {
+      const double x = s[i] - origin;
+      sum_[i - begin + 1] = sum_[i - begin] + x;
+      sq_[i - begin + 1] = sq_[i - begin] + x * x;
+    }
   }
-  auto moments = [](double total, double squares, double count, double* mean, double* var) {
-    *mean = total / count;
-    *var = count > 1 ? std::max(0.0, (squares - total * total / count) / (count - 1)) : 0;
+  // Mean (less the origin) and sum of squared deviations of [a, b).
+  void Of(size_t a, size_t b, double* mean, double* ss) const {
+    const double n = static_cast<double>(b - a);
+    const double sum = sum_[b - begin_] - sum_[a - begin_];
+    *mean = sum / n;
+    *ss = std::max(0.0, sq_[b - begin_] - sq_[a - begin_] - sum * sum / n);
+  }
+
+ private:
+  size_t begin_;
+  std::vector<double> sum_, sq_;
+};
+
+Pulse PulseEdges(const Moments& m, size_t begin, size_t first, size_t last, size_t end) {
+  double ml, sl, mi, si, mr, sr;
+  m.Of(begin, first, &ml, &sl);
+  m.Of(first, last, &mi, &si);
+  m.Of(last, end, &mr, &sr);
+  const double nl = static_cast<double>(first - begin), ni = static_cast<double>(last - first),
+               nr = static_cast<double>(end - last);
+  const double df = static_cast<double>(end - begin) - 3;
+  const double var = (sl + si + sr) / df;
+  Pulse p;
+  auto edge = [&](double from, double to, double n1, double n2, double* t, double* pv) {
+    const double se = std::sqrt(var * (1 / n1 + 1 / n2));
+    if (se > 0) {
+      *t = (to - from) / se;
+      *pv = 2 * (1 - StudentTCdf(std::fabs(*t), df));
+    } else {
+      // Deterministic series: any difference is a real shift.
+      *t = to == from ? 0 : std::copysign(INFINITY, to - from);
+      *pv = to == from ? 1 : 0;
+    }
   };
+  edge(ml, mi, nl, ni, &p.t_in, &p.p_in);
+  edge(mi, mr, ni, nr, &p.t_back, &p.p_back);
+  return p;
+}
+
+// The pulse of [begin, end) whose weaker edge is strongest: a stretch of at
+// least min_segment + 1 runs (three slow runs in a row are as often a busy
+// spell as a change) with at least min_segment runs on each side, that rises
+// from and falls back to both sides (or falls and rises back). O(n^2).
+bool FindPulse(const std::vector<double>& s, size_t begin, size_t end, size_t min_segment,
+               size_t* first, size_t* last) {
+  const size_t n = end - begin;
+  if (n < 3 * min_segment + 1) return false;
+  const Moments m(s, begin, end);
   double best = 0;
-  for (size_t i = min_segment; i + 2 * min_segment <= n; ++i) {
-    for (size_t j = i + min_segment; j + min_segment <= n; ++j) {
-      double mi, vi, mo, vo;
-      const double ni = static_cast<double>(j - i), no = static_cast<double>(n - (j - i));
-      moments(sum[j] - sum[i], sq[j] - sq[i], ni, &mi, &vi);
-      moments(sum[n] - sum[j] + sum[i], sq[n] - sq[j] + sq[i], no, &mo, &vo);
-      const double se = std::sqrt(vi / ni + vo / no);
-      const double t = se > 0 ? std::fabs(mi - mo) / se : (mi != mo ? INFINITY : 0);
-      if (t > best) {
-        best = t;
-        *first = begin + i;
-        *last = begin + j;
+  for (size_t i = begin + min_segment; i + 2 * min_segment + 1 <= end; ++i) {
+    for (size_t j = i + min_segment + 1; j + min_segment <= end; ++j) {
+      const Pulse p = PulseEdges(m, begin, i, j, end);
+      if (!(p.t_in * p.t_back < 0)) continue;  // not there and back
+      const double weaker = std::min(std::fabs(p.t_in), std::fabs(p.t_back));
+      if (weaker > best) {
+        best = weaker;
+        *first = i;
+        *last = j;
       }
     }
   }
   return best > 0;
 }
 
+// Tests the pulse [first, last) of [begin, end) and fills its two edges.
+bool PulseHolds(const std::vector<double>& s, size_t begin, size_t first, size_t last, size_t end,
+                const ChangePointOptions& o, ChangePoint* in, ChangePoint* back) {
+  if (first - begin < o.min_segment || last - first < o.min_segment + 1 ||
+      end - last < o.min_segment) {
+    return false;
+  }
+  const Pulse p = PulseEdges(Moments(s, begin, end), begin, first, last, end);
+  // The medians, shifts and p-values of each edge against its neighbours.
+  Significant(s, begin, first, last, o, in);
+  Significant(s, first, last, end, o, back);
+  in->p_value = p.p_in;
+  back->p_value = p.p_back;
+  if (!(p.t_in * p.t_back < 0)) return false;
+  for (const ChangePoint* cp : {in, back}) {
+    if (cp->p_value >= o.max_p_value || cp->before == cp->after ||
+        std::fabs(cp->relative) < o.min_relative_shift) {
+      return false;
+    }
+  }
+  // The pooled variance must not hide that the pulse is noisier than what
+  // is beside it (a spell of load moves a few runs up and apart): each edge
+  // also holds in Welch's test between its two segments, at 1%.
+  constexpr double kWelchGuard = 0.01;
+  if (WelchTTest(Slice(s, begin, first), Slice(s, first, last)).p_value >= kWelchGuard ||
+      WelchTTest(Slice(s, first, last), Slice(s, last, end)).p_value >= kWelchGuard) {
+    return false;
+  }
+  // The medians must go there and back too, not only the means.
+  if ((in->after > in->before) != (back->after < back->before)) return false;
+  // And the runs at its edges must belong to it: each nearer the pulse's
+  // mean than the mean beside it, so that three slow runs and a normal one
+  // are not reported as a four-run pulse starting a run early.
+  auto mean = [&](size_t a, size_t b) {
+    double sum = 0;
+    for (size_t i = a; i < b; ++i) sum += s[i];
+    return sum / static_cast<double>(b - a);
+  };
+  const double inside = mean(first, last);
+  return std::fabs(s[first] - inside) < std::fabs(s[first] - mean(begin, first)) &&
+         std::fabs(s[last - 1] - inside) < std::fabs(s[last - 1] - mean(last, end));
+}
+
+// A change point found, and whether it opens a pulse (it and the next one
+// are the two edges of one stretch, re-tested together).
+struct Found {
+  ChangePoint cp;
+  bool opens_pulse = false;
+};
+
 void Split(const std::vector<double>& s, size_t begin, size_t end, const ChangePointOptions& o,
-           std::vector<ChangePoint>* out) {
+           std::vector<Found>* out) {
   if (end - begin < 2 * o.min_segment) return;
   std::vector<double> q = EDivisiveStatistic(Slice(s, begin, end), o.min_segment);
   size_t best = 0;
@@ -73,22 +176,21 @@ void Split(const std::vector<double>& s, size_t begin, size_t end, const ChangeP
   }
   ChangePoint cp;
   if (best != 0 && q[best] > 0 && Significant(s, begin, begin + best, end, o, &cp)) {
-    out->push_back(cp);
+    out->push_back({cp, false});
     Split(s, begin, begin + best, o, out);
     Split(s, begin + best, end, o, out);
     return;
   }
   // No single split holds. A regime inside the segment that ends before it
   // does (a slowdown lasting four runs, then fixed) leaves both sides of
-  // any one split mixed: look for the inner stretch that differs most from
-  // the rest, and keep it when both of its edges hold.
+  // any one split mixed: look for the pulse, and keep it when both of its
+  // edges hold.
   size_t first = 0, last = 0;
-  if (!InnerStretch(s, begin, end, o.min_segment, &first, &last)) return;
+  if (!FindPulse(s, begin, end, o.min_segment, &first, &last)) return;
   ChangePoint in, back;
-  if (!Significant(s, begin, first, last, o, &in) || !Significant(s, first, last, end, o, &back))
-    return;
-  out->push_back(in);
-  out->push_back(back);
+  if (!PulseHolds(s, begin, first, last, end, o, &in, &back)) return;
+  out->push_back({in, true});
+  out->push_back({back, false});
   Split(s, begin, first, o, out);
   Split(s, first, last, o, out);
   Split(s, last, end, o, out);
@@ -129,35 +231,57 @@ std::vector<ChangePoint> DetectChangePoints(const std::vector<double>& series,
                                             const ChangePointOptions& options) {
   ChangePointOptions o = options;
   o.min_segment = std::max<size_t>(o.min_segment, 1);
-  std::vector<ChangePoint> found;
+  std::vector<Found> found;
   Split(series, 0, series.size(), o, &found);
   std::sort(found.begin(), found.end(),
-            [](const ChangePoint& a, const ChangePoint& b) { return a.index < b.index; });
-  // Re-test each change point between its neighbours; drop the weakest
-  // failure and repeat until every one holds.
+            [](const Found& a, const Found& b) { return a.cp.index < b.cp.index; });
+  // Re-test each change point between its neighbours (a pulse's two edges
+  // together, between the change points around the pulse); drop the weakest
+  // failure (both edges of a pulse) and repeat until every one holds.
   for (;;) {
     int weakest = -1;
     double weakest_p = -1;
-    std::vector<ChangePoint> retested = found;
+    std::vector<Found> retested = found;
     for (size_t i = 0; i < found.size(); ++i) {
-      size_t begin = i == 0 ? 0 : found[i - 1].index;
-      size_t end = i + 1 == found.size() ? series.size() : found[i + 1].index;
-      if (!Significant(series, begin, found[i].index, end, o, &retested[i]) &&
-          retested[i].p_value > weakest_p) {
+      const size_t begin = i == 0 ? 0 : found[i - 1].cp.index;
+      bool holds = false;
+      if (found[i].opens_pulse && i + 1 < found.size()) {
+        const size_t end = i + 2 < found.size() ? found[i + 2].cp.index : series.size();
+        holds = PulseHolds(series, begin, found[i].cp.index, found[i + 1].cp.index, end, o,
+                           &retested[i].cp, &retested[i + 1].cp);
+        const double p = std::max(retested[i].cp.p_value, retested[i + 1].cp.p_value);
+        if (!holds && p > weakest_p) {
+          weakest = static_cast<int>(i);
+          weakest_p = p;
+        }
+        ++i;  // the closing edge was tested with it
+        continue;
+      }
+      const size_t end = i + 1 == found.size() ? series.size() : found[i + 1].cp.index;
+      holds = Significant(series, begin, found[i].cp.index, end, o, &retested[i].cp);
+      if (!holds && retested[i].cp.p_value > weakest_p) {
         weakest = static_cast<int>(i);
-        weakest_p = retested[i].p_value;
+        weakest_p = retested[i].cp.p_value;
       }
     }
     if (weakest < 0) {
-      if (o.log_scale) {
-        for (ChangePoint& cp : retested) {
-          cp.before = std::exp(cp.before);
-          cp.after = std::exp(cp.after);
+      std::vector<ChangePoint> out;
+      for (Found& f : retested) {
+        if (o.log_scale) {
+          f.cp.before = std::exp(f.cp.before);
+          f.cp.after = std::exp(f.cp.after);
         }
+        out.push_back(f.cp);
       }
-      return retested;
+      return out;
     }
-    found.erase(found.begin() + weakest);
+    if (found[static_cast<size_t>(weakest)].opens_pulse) {
+      // A pulse that no longer holds as one: its edges are re-tested as
+      // plain change points from now on.
+      found[static_cast<size_t>(weakest)].opens_pulse = false;
+    } else {
+      found.erase(found.begin() + weakest);
+    }
   }
 }
 

@@ -16,9 +16,9 @@
 // between-run history at the baseline's environment.
 //
 // confirm_rounds processes per side at least; while a case is undecided
-// (interleaved Mann-Whitney p between wall_confirm_alpha and 0.1) more pairs
-// follow, up to confirm_max_rounds, as long as the time budget lasts
-// (ConfirmBudget). A case
+// (interleaved Mann-Whitney p not yet below wall_confirm_alpha, and an
+// estimated change of at least wall_min_effect) more pairs follow, up to
+// confirm_max_rounds, as long as the time budget lasts (ConfirmBudget). A case
 // whose sets plainly overlap after four pairs (p >= 0.5, estimate inside the
 // minimum effect) stops there: it cannot be confirmed, and most suspects of
 // an unchanged run are such cases. The values are stored in the result's
@@ -52,6 +52,13 @@ enum class ConfirmStep { kMore, kDecided, kFutile };
 ConfirmStep NextConfirmStep(const std::vector<double>& base_values,
                             const std::vector<double>& cand_values, int round, int min_rounds,
                             const ThresholdValues& v);
+
+// Whether an interleaved case goes on after the budget is spent: only while
+// it has fewer than min_rounds processes a side (fewer cannot confirm
+// anything, so stopping there wastes the rounds already timed) and its two
+// sets are still completely apart (the only cases the minimum can confirm).
+bool FinishPastBudget(const std::vector<double>& base_values, const std::vector<double>& cand_values,
+                      int rounds_done, int min_rounds);
 
 // The confirmation's time budget once its first round took first_round_s:
 // the configured budget_s, raised to what `rounds` rounds take at that pace

@@ -4,7 +4,11 @@
 // likely split of a segment, a Welch t-test between the two sides decides
 // whether it is real, and the search recurses into both sides. A final pass
 // re-tests every change point against its neighbours' segments and drops the
-// weakest insignificant one until all hold.
+// weakest insignificant one until all hold. When no single split of a segment
+// holds, a pulse (a stretch of at least min_segment + 1 values that differs
+// from both sides in the same direction, e.g. a slowdown lasting four runs)
+// is kept when both of its edges hold in a t-test with the variance pooled
+// over the three segments; its edges are re-tested together.
 //
 // Robust to single outliers: a segment must hold at least `min_segment`
 // values (default 3), so one odd run can never be a segment of its own, and a
