@@ -131,6 +131,23 @@ TEST_F(HistoryTest, AutoBaselineSkipsRunsWithInjectedFaultsOrHarnessErrorsAndSay
   EXPECT_EQ(*harness::ResolveBaseline(*store_, std::to_string(faulted), cand), faulted);
 }
 
+// A run with faults is compared with the latest run with the very same
+// faults, and the reason says so rather than "no injected faults".
+TEST_F(HistoryTest, AFaultedCandidateNamesTheSameFaultsOfItsBaseline) {
+  AddRun("inductor", "cpu-a", {Result("a", 10, 100)});
+  const int64_t same = AddRun("inductor", "cpu-a", {Result("a", 10, 100)}, "",
+                              harness::RunStatus::kCompleted, "mm:slow=2");
+  const int64_t cand = AddRun("inductor", "cpu-a", {Result("a", 10, 100)}, "",
+                              harness::RunStatus::kCompleted, "mm:slow=2");
+  auto choice = harness::ChooseBaseline(*store_, "auto", cand);
+  ASSERT_TRUE(choice.ok()) << choice.status().message();
+  EXPECT_EQ(choice->run_id, same);
+  EXPECT_NE(choice->reason.find("with the same injected faults 'mm:slow=2' and no harness errors"),
+            std::string::npos)
+      << choice->reason;
+  EXPECT_EQ(choice->reason.find("no injected faults"), std::string::npos) << choice->reason;
+}
+
 TEST_F(HistoryTest, ARunThatCompletedWithPlannedCasesMissingIsNeverABaseline) {
   const int64_t whole =
       AddRun("inductor", "cpu-a", {Result("a", 10, 100), Result("b", 10, 100)}, "release");

@@ -392,6 +392,7 @@ StatusOr<BaselineChoice> ChooseBaseline(Store& store, const std::string& spec, i
          " ORDER BY b.started_at DESC, b.id DESC LIMIT 50");
   s.Bind(1, suite).Bind(2, candidate).Bind(3, started);
   std::optional<int64_t> first;
+  std::string first_faults, chosen_faults;
   std::vector<std::string> skipped;
   while ((rc = s.Step()) == SQLITE_ROW) {
     const int64_t id = s.Int(0);
@@ -412,21 +413,31 @@ StatusOr<BaselineChoice> ChooseBaseline(Store& store, const std::string& spec, i
       if (skipped.size() < 3) skipped.push_back("run " + std::to_string(id) + ": " + why);
       continue;
     }
-    if (!first) first = id;
+    if (!first) {
+      first = id;
+      first_faults = faults;
+    }
     if (CpuOf(s.Text(1)) == cpu) {
       choice.run_id = id;
+      chosen_faults = faults;
       break;
     }
   }
   if (rc != SQLITE_DONE && rc != SQLITE_ROW) return QueryError(db, rc, "choosing a baseline");
-  if (!choice.run_id) choice.run_id = first;
+  if (!choice.run_id) {
+    choice.run_id = first;
+    chosen_faults = first_faults;
+  }
   std::string skipped_text;
   for (const std::string& x : skipped) skipped_text += (skipped_text.empty() ? "" : "; ") + x;
   if (!choice.run_id) {
     choice.reason = "no completed run of " + suite + " without injected faults or harness errors";
   } else {
-    choice.reason =
-        "the latest completed run of " + suite + " with no injected faults and no harness errors";
+    // A candidate with faults is compared like for like when it can be.
+    choice.reason = "the latest completed run of " + suite + " with " +
+                    (chosen_faults.empty() ? std::string("no injected faults")
+                                           : "the same injected faults '" + chosen_faults + "'") +
+                    " and no harness errors";
     if (first && *first != *choice.run_id) choice.reason += ", on the same CPU model";
   }
   if (!skipped_text.empty()) choice.reason += " (passed over " + skipped_text + ")";
