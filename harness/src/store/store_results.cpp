@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "harness/detect/stats.h"
 #include "harness/store/store.h"
 #include "store/sql.h"
 
@@ -10,12 +11,10 @@ namespace harness {
 namespace {
 using store_internal::Stmt;
 
-double SampleMedian(std::vector<double> v) {
+// The median of the samples that are numbers; NaN when none is.
+double MedianOfNumbers(std::vector<double> v) {
   v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return std::isnan(x); }), v.end());
-  if (v.empty()) return std::nan("");
-  std::sort(v.begin(), v.end());
-  size_t mid = v.size() / 2;
-  return v.size() % 2 == 1 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
+  return Median(std::move(v));
 }
 
 // Median absolute deviation: the spread stored beside the median (robust to
@@ -23,7 +22,7 @@ double SampleMedian(std::vector<double> v) {
 double MedianAbsDeviation(const std::vector<double>& v, double median) {
   std::vector<double> dev;
   for (double x : v) dev.push_back(std::fabs(x - median));
-  return SampleMedian(dev);
+  return MedianOfNumbers(dev);
 }
 
 constexpr const char* kInsertResult =
@@ -50,7 +49,7 @@ Status Store::RecordResult(int64_t run_id, const CaseResult& r) {
   store_internal::Transaction tx(db_);
   if (int rc = tx.Begin(); rc != SQLITE_OK) return Error(rc, doing);
 
-  const double median = SampleMedian(r.wall_us);
+  const double median = MedianOfNumbers(r.wall_us);
   int prepared = SQLITE_OK;
   Stmt result(Cached(kInsertResult, &prepared), prepared);
   result.Bind(1, run_id).Bind(2, r.suite).Bind(3, r.case_id)
