@@ -16,19 +16,33 @@ namespace {
 
 using kernels::kChunk;
 
+// The special function a unary op applies to each element alone, if any.
+bool SpecialFnOf(UnaryOp op, special::Fn* fn) {
+  switch (op) {
+    case UnaryOp::kExp: *fn = special::Fn::kExp; return true;
+    case UnaryOp::kLog: *fn = special::Fn::kLog; return true;
+    case UnaryOp::kTanh: *fn = special::Fn::kTanh; return true;
+    case UnaryOp::kSigmoid: *fn = special::Fn::kSigmoid; return true;
+    case UnaryOp::kErf: *fn = special::Fn::kErf; return true;
+    case UnaryOp::kGelu: *fn = special::Fn::kGelu; return true;
+    case UnaryOp::kGeluTanh: *fn = special::Fn::kGeluTanh; return true;
+    case UnaryOp::kSilu: *fn = special::Fn::kSilu; return true;
+    default: return false;
+  }
+}
+
 SPYRE_VECTOR_CLONES void ApplyUnary(UnaryOp op, UnaryParams p, float* x, int64_t n) {
+  special::Fn fn;
+  if (SpecialFnOf(op, &fn)) {
+    special::ApplyArray(fn, x, n);
+    return;
+  }
   switch (op) {
     case UnaryOp::kNeg:
       for (int64_t i = 0; i < n; ++i) x[i] = -x[i];
       break;
     case UnaryOp::kAbs:
       for (int64_t i = 0; i < n; ++i) x[i] = std::fabs(x[i]);
-      break;
-    case UnaryOp::kExp:
-      special::ApplyArray(special::Fn::kExp, x, n);
-      break;
-    case UnaryOp::kLog:
-      special::ApplyArray(special::Fn::kLog, x, n);
       break;
     case UnaryOp::kSqrt:
       for (int64_t i = 0; i < n; ++i) x[i] = std::sqrt(x[i]);
@@ -39,26 +53,8 @@ SPYRE_VECTOR_CLONES void ApplyUnary(UnaryOp op, UnaryParams p, float* x, int64_t
     case UnaryOp::kReciprocal:
       for (int64_t i = 0; i < n; ++i) x[i] = 1.0f / x[i];
       break;
-    case UnaryOp::kTanh:
-      special::ApplyArray(special::Fn::kTanh, x, n);
-      break;
-    case UnaryOp::kSigmoid:
-      special::ApplyArray(special::Fn::kSigmoid, x, n);
-      break;
     case UnaryOp::kRelu:
       for (int64_t i = 0; i < n; ++i) x[i] = x[i] > 0.0f ? x[i] : (x[i] != x[i] ? x[i] : 0.0f);
-      break;
-    case UnaryOp::kGelu:
-      special::ApplyArray(special::Fn::kGelu, x, n);
-      break;
-    case UnaryOp::kGeluTanh:
-      special::ApplyArray(special::Fn::kGeluTanh, x, n);
-      break;
-    case UnaryOp::kSilu:
-      special::ApplyArray(special::Fn::kSilu, x, n);
-      break;
-    case UnaryOp::kErf:
-      special::ApplyArray(special::Fn::kErf, x, n);
       break;
     case UnaryOp::kSin:
       for (int64_t i = 0; i < n; ++i) x[i] = special::Sin(x[i]);
@@ -85,6 +81,8 @@ SPYRE_VECTOR_CLONES void ApplyUnary(UnaryOp op, UnaryParams p, float* x, int64_t
       break;
     case UnaryOp::kFill:
       for (int64_t i = 0; i < n; ++i) x[i] = p.p0;
+      break;
+    default:  // the special functions, applied above
       break;
   }
 }
@@ -159,21 +157,6 @@ void LoadOperand(const Operand& o, int64_t offset, int64_t stride, int64_t n, fl
     return;
   }
   kernels::LoadStrided(o.data, o.type, offset, stride, n, dst);
-}
-
-// The special function a unary op applies to each element alone, if any.
-bool SpecialFnOf(UnaryOp op, special::Fn* fn) {
-  switch (op) {
-    case UnaryOp::kExp: *fn = special::Fn::kExp; return true;
-    case UnaryOp::kLog: *fn = special::Fn::kLog; return true;
-    case UnaryOp::kTanh: *fn = special::Fn::kTanh; return true;
-    case UnaryOp::kSigmoid: *fn = special::Fn::kSigmoid; return true;
-    case UnaryOp::kErf: *fn = special::Fn::kErf; return true;
-    case UnaryOp::kGelu: *fn = special::Fn::kGelu; return true;
-    case UnaryOp::kGeluTanh: *fn = special::Fn::kGeluTanh; return true;
-    case UnaryOp::kSilu: *fn = special::Fn::kSilu; return true;
-    default: return false;
-  }
 }
 
 // A special function from DL16 to DL16 as a table of its 65,536 results: a
