@@ -1,11 +1,9 @@
 // `spyre-regress run`: runs suites in worker processes, records every result
-// in the store and ends with the contract's summary lines (docs/cli.md).
-#include <unistd.h>
-
+// in the store and ends with the contract's summary lines (docs/cli.md). The
+// run itself is the torch part's (torch_part.h, cli/torch/run.cpp); its
+// flags, summary and reports are here.
 #include <algorithm>
-#include <climits>
 #include <cstdio>
-#include <cstdlib>
 #include <functional>
 #include <iostream>
 #include <memory>
@@ -13,12 +11,10 @@
 
 #include "cli.h"
 #include "command_line.h"
-#include "harness/device/device.h"
-#include "harness/runner/progress.h"
 #include "harness/runner/run.h"
-#include "harness/runner/zygote.h"
 #include "harness/store/store.h"
 #include "reports/reporter.h"
+#include "torch_part.h"
 
 namespace harness::cli {
 namespace {
@@ -34,14 +30,6 @@ struct RunFlags {
   std::vector<std::string> tags;
   bool json = false;
 };
-
-std::string SelfExe() {
-  char buf[PATH_MAX];
-  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-  if (n <= 0) return "";
-  buf[n] = '\0';
-  return buf;
-}
 
 nlohmann::json ResultJson(const CaseResult& r) {
   return {{"suite", r.suite}, {"case", r.case_id}, {"status", CaseStatusName(r.status)},
@@ -136,21 +124,6 @@ Status WriteRunReports(const std::string& db, int64_t run_id, const std::string&
 }
 
 StatusOr<int> Run(const RunFlags& f, const GlobalOptions& g) {
-  // First, while this process has one thread and has loaded nothing but its
-  // libraries: every worker is then a fork of it (harness/runner/zygote.h).
-  const std::string self = SelfExe();
-  // SPYRE_REGRESS_ZYGOTE_PRELOAD=1: the zygote maps the device library once,
-  // so no worker loads it again. Off by default: workers forked after it ran
-  // small fp32 matmuls about twice as slowly as workers that load the library
-  // themselves (the cause is not known), which would move wall-time verdicts.
-  const char* preload = std::getenv("SPYRE_REGRESS_ZYGOTE_PRELOAD");
-  std::function<void()> prepare;
-  if (preload != nullptr && std::string(preload) == "1") prepare = [] { (void)PreloadDeviceLibrary(); };
-  StartWorkerZygote(
-      self, [](const std::vector<std::string>& argv) { return RunCommandLine(argv); }, prepare);
-  struct ZygoteEnd {
-    ~ZygoteEnd() { StopWorkerZygote(); }
-  } zygote_end;
   RunRequest request;
   for (const std::string& list : f.suites) {
     std::stringstream in(list);
@@ -191,16 +164,15 @@ StatusOr<int> Run(const RunFlags& f, const GlobalOptions& g) {
   request.suites_dir = g.suites_dir;
   request.golden_dir = g.golden_dir;
   request.threads = g.threads;
-  request.worker_exe = self;
+  // Workers are this program (`__worker`), which loads the torch part as
+  // this process does.
+  request.worker_exe = ExecutablePath();
   if (request.worker_exe.empty()) return InternalError("cannot find this executable (/proc/self/exe)");
 
-  SPYRE_ASSIGN_OR_RETURN(auto plan, PlanRun(request));
-  for (const std::string& w : plan.warnings) std::cerr << "spyre-regress: warning: " << w << "\n";
-  ProgressPrinter progress(stderr, ChooseProgressStyle(stderr, g.quiet), UseColor(stderr),
-                           plan.items.size());
-  StatusOr<RunSummary> finished = ExecuteRun(plan, &progress);
-  progress.Clear();  // the progress line goes before any message, error or not
-  SPYRE_ASSIGN_OR_RETURN(RunSummary summary, std::move(finished));
+  SPYRE_ASSIGN_OR_RETURN(const TorchVerbs* torch, TorchPart("run"));
+  SPYRE_ASSIGN_OR_RETURN(
+      RunSummary summary,
+      torch->run(request, g, [](const std::vector<std::string>& argv) { return RunCommandLine(argv); }));
   std::ostream& human = f.json ? std::cerr : std::cout;
   Status reported = f.report.empty() ? Status::Ok() : WriteRunReports(g.db, summary.run_id, f.report);
   if (!f.report.empty() && reported.ok()) {
