@@ -83,7 +83,7 @@ std::string ExecutablePath() {
 
 StatusOr<const TorchVerbs*> TorchPart(const std::string& verb) {
   static const StatusOr<const TorchVerbs*> loaded = LoadTorchPart();
-  if (!loaded.ok()) return loaded.status().WithContext("`" + verb + "` works on tensors");
+  if (!loaded.ok()) return loaded.status().WithContext("`" + verb + "` needs libtorch");
   return *loaded;
 }
 
