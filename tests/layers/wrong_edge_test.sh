@@ -37,14 +37,10 @@ cases=(
   'suites/models/decode_case.cpp|#include "../ops/op_case.h"|the op kind'"'"'s private header'
   'cli/verb_run.cpp|#include "model_case.h"|the model kinds'"'"' private headers'
   'harness/src/store/sql.cpp|#include <ATen/ATen.h>|the engine core (harness/torch_free.txt) is torch-free'
-  'harness/src/detect/stats.cpp|#include "harness/compare/compare.h"|the engine core (harness/torch_free.txt) is torch-free'
   'harness/src/suite_file/suite_file.cpp|#include "harness/suite_file/case_kinds.h"|the engine core (harness/torch_free.txt) is torch-free'
-  'harness/include/harness/store/store.h|#include <c10/core/Device.h>|are torch-free'
   'harness/include/harness/runner/run.h|#include "harness/device/device.h"|are torch-free'
-  'cli/verb_report.cpp|#include <ATen/ATen.h>|the program users run links no libtorch'
   'cli/verb_history.cpp|#include "harness/golden/golden.h"|the program users run links no libtorch'
   'cli/verb_list.cpp|#include "suites/ops/op_registry.h"|the program users run links no libtorch'
-  'cli/verb_run.cpp|#include "torch/torch_verbs.h"|the program users run links no libtorch'
   'reports/src/escape.cpp|#include <torch/version.h>|the report writers are torch-free'
 )
 mkdir "$work/tree"
