@@ -139,13 +139,13 @@ StatusOr<int> Run(const RunFlags& f, const GlobalOptions& g) {
   // First, while this process has one thread and has loaded nothing but its
   // libraries: every worker is then a fork of it (harness/runner/zygote.h).
   const std::string self = SelfExe();
-  // SPYRE_REGRESS_ZYGOTE_PRELOAD=1: the zygote maps the device library once,
-  // so no worker loads it again. Off by default: workers forked after it ran
-  // small fp32 matmuls about twice as slowly as workers that load the library
-  // themselves (the cause is not known), which would move wall-time verdicts.
+  // The zygote maps the device library once (its kernels registered before
+  // the fork), so no worker pays for that again: registering them in a
+  // forked worker writes to dispatcher pages it shares with the zygote, and
+  // each such page is copied. SPYRE_REGRESS_ZYGOTE_PRELOAD=0 turns it off.
   const char* preload = std::getenv("SPYRE_REGRESS_ZYGOTE_PRELOAD");
   std::function<void()> prepare;
-  if (preload != nullptr && std::string(preload) == "1") prepare = [] { (void)PreloadDeviceLibrary(); };
+  if (preload == nullptr || std::string(preload) != "0") prepare = [] { (void)PreloadDeviceLibrary(); };
   StartWorkerZygote(
       self, [](const std::vector<std::string>& argv) { return RunCommandLine(argv); }, prepare);
   struct ZygoteEnd {

@@ -85,23 +85,23 @@ TEST(RunE2E, WorkersComeFromTheZygoteUnlessItIsTurnedOff) {
   TempDir dir;
   const std::vector<std::string> args = {"run", "--suite", "smoke", "--filter", "^smoke/(mm|add)\\.",
                                          "--inject", "mm:segv", "--json", "--baseline", "none"};
-  for (const std::string mode : {"zygote", "zygote-preload", "exec"}) {
+  for (const std::string mode : {"zygote", "zygote-no-preload", "exec"}) {
     const std::string spawn = mode == "exec" ? "exec" : "zygote";
     std::vector<std::string> full = args;
     full.insert(full.end(), {"--db", dir.File(mode + ".db")});
     std::map<std::string, std::string> env;
     if (mode == "exec") env["SPYRE_REGRESS_ZYGOTE"] = "0";
-    if (mode == "zygote-preload") env["SPYRE_REGRESS_ZYGOTE_PRELOAD"] = "1";
+    if (mode == "zygote-no-preload") env["SPYRE_REGRESS_ZYGOTE_PRELOAD"] = "0";
     auto r = RunCli(full, env);
     ASSERT_EQ(r.exit_code, 1) << r.err;
     const nlohmann::json j = nlohmann::json::parse(r.out);
     EXPECT_EQ(j["worker_spawn"], spawn);
     // Every crash replaced its worker, and every worker said hello.
     EXPECT_GT(j["workers_started"].get<int>(), 1);
-    // With the preload, a forked worker finds the device library mapped
-    // (the zygote loaded it, once); otherwise every worker loads it itself.
+    // By default a forked worker finds the device library mapped (the
+    // zygote loaded it, once); otherwise every worker loads it itself.
     EXPECT_EQ(j["workers_device_preloaded"].get<int>(),
-              mode == "zygote-preload" ? j["workers_started"].get<int>() : 0);
+              mode == "zygote" ? j["workers_started"].get<int>() : 0);
     EXPECT_EQ(j["worker_startup_s"].size(), j["workers_started"].get<size_t>());
     int crashed = 0, passed = 0;
     for (const auto& c : j["results"]) {
