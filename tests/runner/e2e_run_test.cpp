@@ -212,6 +212,43 @@ TEST(RunE2E, RoundsTimeEveryCaseInFreshWorkersAndStoreOneValuePerRound) {
   EXPECT_EQ(bad.exit_code, 2) << bad.err;
 }
 
+// --rounds MIN-MAX: a case whose rounds agree within the precision gets no
+// more after MIN; the rounds before the main pass take --round-repeat
+// samples at most, the main pass the run's repeat.
+TEST(RunE2E, RoundsStopWhereTheCaseIsPreciseAndTimingRoundsTakeFewerSamples) {
+  TempDir dir;
+  const std::vector<std::string> args = {"run", "--suite", "smoke", "--filter", "^smoke/(mm|add)\\.",
+                                         "--latency", "all", "--repeat", "4", "--round-repeat", "2",
+                                         "--min-sample-us", "0", "--baseline", "none",
+                                         "--confirm-rounds", "0", "--rounds", "4-6"};
+  // Any spread is precise enough: every case stops at MIN.
+  std::vector<std::string> loose = args;
+  loose.insert(loose.end(), {"--round-precision", "1", "--db", dir.File("loose.db")});
+  auto r = RunCli(loose);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string cases = One(dir.File("loose.db"), "SELECT count(*) FROM results");
+  ASSERT_NE(cases, "0");
+  EXPECT_EQ(One(dir.File("loose.db"),
+                "SELECT count(*) FROM results WHERE json_extract(extra_json, '$.rounds.count') = 4 "
+                "AND json_extract(extra_json, '$.rounds.planned') = 6 "
+                "AND json_extract(extra_json, '$.rounds.samples') = '[2,2,2,4]'"),
+            cases);
+  EXPECT_EQ(One(dir.File("loose.db"),
+                "SELECT json_extract(options_json, '$.rounds') || '|' || "
+                "json_extract(options_json, '$.rounds_min') || '|' || "
+                "json_extract(options_json, '$.round_repeat') FROM runs"),
+            "6|4|2");
+  // No measured spread is precise enough: every case gets MAX.
+  std::vector<std::string> strict = args;
+  strict.insert(strict.end(), {"--round-precision", "0", "--db", dir.File("strict.db")});
+  r = RunCli(strict);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(One(dir.File("strict.db"),
+                "SELECT count(*) FROM results WHERE json_extract(extra_json, '$.rounds.count') = 6 "
+                "AND json_extract(extra_json, '$.rounds.samples') = '[2,2,2,2,2,4]'"),
+            cases);
+}
+
 // Timing rounds only time: the verdicts, metrics and messages of a run with
 // rounds are those of the same run in one round (the main pass judges), and
 // every round's samples are kept.
