@@ -43,6 +43,7 @@ struct EnvRequest {
 struct WorkerOptions {
   int warmup = -1;
   int repeat = -1;
+  int max_repeat = -1;  // > 0: at most this many samples per case (a timing round)
   double min_sample_us = -1;
 };
 

@@ -18,13 +18,13 @@ StatusOr<RunSummary> TorchRun(const RunRequest& request, const GlobalOptions& g,
   // First, while this process has one thread and has loaded nothing but its
   // libraries and this one: every worker is then a fork of it
   // (harness/runner/zygote.h).
-  // SPYRE_REGRESS_ZYGOTE_PRELOAD=1: the zygote maps the device library once,
-  // so no worker loads it again. Off by default: workers forked after it ran
-  // small fp32 matmuls about twice as slowly as workers that load the library
-  // themselves (the cause is not known), which would move wall-time verdicts.
+  // The zygote maps the device library once (its kernels registered before
+  // the fork), so no worker pays for that again: registering them in a
+  // forked worker writes to dispatcher pages it shares with the zygote, and
+  // each such page is copied. SPYRE_REGRESS_ZYGOTE_PRELOAD=0 turns it off.
   const char* preload = std::getenv("SPYRE_REGRESS_ZYGOTE_PRELOAD");
   std::function<void()> prepare;
-  if (preload != nullptr && std::string(preload) == "1") prepare = [] { (void)PreloadDeviceLibrary(); };
+  if (preload == nullptr || std::string(preload) != "0") prepare = [] { (void)PreloadDeviceLibrary(); };
   StartWorkerZygote(request.worker_exe, std::move(entry), prepare);
   struct ZygoteEnd {
     ~ZygoteEnd() { StopWorkerZygote(); }

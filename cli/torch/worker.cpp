@@ -1,5 +1,6 @@
 // The worker verb in the torch part: loads the device under test and the
 // suites, then serves cases on fds 3 and 4 (harness/runner/worker_loop.h).
+#include <algorithm>
 #include <map>
 
 #include "harness/device/device.h"
@@ -20,6 +21,7 @@ class SuiteCache {
     options_.warmup = w.warmup;
     options_.repeat = w.repeat;
     options_.min_sample_us = w.min_sample_us;
+    max_repeat_ = w.max_repeat;
   }
 
   CaseResult Execute(const std::string& suite_name, const std::string& case_id, bool timed,
@@ -33,6 +35,10 @@ class SuiteCache {
     for (const CaseSpec& c : it->second.cases) {
       if (c.id != case_id) continue;
       ExecOptions options = options_;
+      if (max_repeat_ > 0) {
+        options.repeat =
+            std::min(options.repeat >= 0 ? options.repeat : it->second.repeat, max_repeat_);
+      }
       options.timed = timed;
       options.judged = judged;
       return ExecuteCase(it->second, c, options);
@@ -43,6 +49,7 @@ class SuiteCache {
 
  private:
   ExecOptions options_;
+  int max_repeat_ = -1;
   std::map<std::string, SuiteSpec> suites_;
 };
 
