@@ -1,6 +1,7 @@
 // spyre-regress: the command line. Parses the verb and its flags, then runs
 // the verb's action. Usage errors and failed actions print one line on stderr
-// and exit 2 (docs/cli.md).
+// and exit 2 (docs/cli.md). The program links no libtorch: the verbs that
+// work on tensors load the torch part when they run (torch_part.h).
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,9 +12,6 @@
 #include <iostream>
 #include <map>
 #include <set>
-
-#include <c10/util/Exception.h>
-#include <torch/csrc/api/include/torch/version.h>
 
 #include "cli.h"
 #include "command_line.h"
@@ -31,9 +29,11 @@ namespace {
 
 constexpr int kExitUsage = 2;
 
+// The libtorch version is the one the torch part was built against
+// (cli/CMakeLists.txt), so that --version loads no libtorch.
 std::string VersionLine() {
-  return std::string("spyre-regress ") + harness::HarnessVersion() + " (libtorch " + TORCH_VERSION +
-         ", spyre-emu " + SPYRE_EMU_VERSION_STRING + ")";
+  return std::string("spyre-regress ") + harness::HarnessVersion() + " (libtorch " +
+         SPYRE_TORCH_VERSION_STRING + ", spyre-emu " + SPYRE_EMU_VERSION_STRING + ")";
 }
 
 std::string FirstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
@@ -281,10 +281,9 @@ int Main(int argc, char** argv) {
     harness::StatusOr<int> code = action();
     if (!code.ok()) return Fail(code.status().message());
     return *code;
-  } catch (const c10::Error& e) {
-    // libtorch's message carries a backtrace after its first line.
-    return Fail("unexpected failure in libtorch: " + FirstLine(e.what_without_backtrace()));
   } catch (const std::exception& e) {
+    // A libtorch exception is turned into a Status in the torch part
+    // (cli/torch/entry.cpp).
     return Fail("unexpected failure: " + FirstLine(e.what()));
   }
 }

@@ -2,114 +2,14 @@
 // outputs; `golden verify --suite S [--json]` recomputes them on the CPU and
 // reports drift per case (exit 1 on drift, 2 when a golden file is missing).
 // A case whose values moved by one float32 step at most is listed as
-// "rounding" and does not count as drift.
-#include <iostream>
+// "rounding" and does not count as drift. The work is the torch part's
+// (cli/torch/golden.cpp).
 #include <memory>
 
 #include "cli.h"
-#include "harness/env.h"
-#include "harness/golden/golden.h"
+#include "torch_part.h"
 
 namespace harness::cli {
-namespace {
-
-struct GoldenOptions {
-  std::string suite;
-  std::string filter;
-  bool json = false;
-};
-
-// Golden outputs are computed with fixed thread counts, whatever --threads or
-// OPENBLAS_NUM_THREADS say: libtorch's reductions and OpenBLAS's gemm split
-// their sums by thread, so the float64 reference moves in its last bits with
-// the count. Those bits are far below the float32 the files store, and
-// `golden verify` has been measured bit-exact across thread counts and
-// OpenBLAS kernel sets (bench/README.md), but a fixed count removes one
-// cause of a rounding-level difference. Changing them means regenerating
-// golden/.
-constexpr int kGoldenThreads = 2;
-constexpr int kGoldenBlasThreads = 2;
-
-Status PinGoldenThreads() {
-  SPYRE_RETURN_IF_ERROR(ConfigureThreads(kGoldenThreads).status());
-  PinBlasThreads(kGoldenBlasThreads);
-  return Status::Ok();
-}
-
-// The BLAS the reference ran on, so that a drift can be traced to a kernel.
-nlohmann::json DescribeBlasInUse() {
-  const BlasInfo b = DetectBlas();
-  return {{"name", b.name}, {"version", b.version}, {"core", b.core}, {"threads", b.threads}};
-}
-
-ExecOptions MakeExecOptions(const GlobalOptions& g) {
-  ExecOptions o;
-  o.suites_dir = g.suites_dir;
-  o.golden_dir = g.golden_dir;
-  return o;
-}
-
-StatusOr<int> RunGenerate(const GoldenOptions& opts, const GlobalOptions& global) {
-  SPYRE_RETURN_IF_ERROR(PinGoldenThreads());
-  SPYRE_ASSIGN_OR_RETURN(auto suite, LoadSuite(global.suites_dir, opts.suite));
-  SPYRE_ASSIGN_OR_RETURN(auto result, GenerateGolden(suite, MakeExecOptions(global), opts.filter));
-  std::cout << "golden: wrote " << result.written << " file(s), " << result.bytes
-            << " bytes, to " << global.golden_dir << "/" << suite.name;
-  if (result.imported > 0) std::cout << " (" << result.imported << " imported, left alone)";
-  if (result.without_golden > 0) std::cout << " (" << result.without_golden << " without golden outputs)";
-  if (!result.case_errors.empty()) {
-    std::cout << " (" << result.case_errors.size() << " case(s) refused: not written)";
-  }
-  std::cout << "\n";
-  // Each refused case is one line, as a usage error is; the other cases'
-  // files are written, and the exit code says the suite needs fixing.
-  for (const std::string& line : result.case_errors) {
-    std::cerr << "spyre-regress: error: " << line << "\n";
-  }
-  return result.case_errors.empty() ? 0 : 2;
-}
-
-StatusOr<int> RunVerify(const GoldenOptions& opts, const GlobalOptions& global) {
-  SPYRE_RETURN_IF_ERROR(PinGoldenThreads());
-  SPYRE_ASSIGN_OR_RETURN(auto suite, LoadSuite(global.suites_dir, opts.suite));
-  SPYRE_ASSIGN_OR_RETURN(auto drifts, VerifyGolden(suite, MakeExecOptions(global)));
-  int drifted = 0, rounding = 0;
-  nlohmann::json cases = nlohmann::json::array();
-  for (const CaseDrift& d : drifts) {
-    if (d.status == DriftStatus::kDrift) ++drifted;
-    if (d.status == DriftStatus::kRounding) ++rounding;
-    cases.push_back(ToJson(d));
-    std::ostream& out = opts.json ? std::cerr : std::cout;
-    if (d.status != DriftStatus::kOk) {
-      out << DriftStatusName(d.status) << "  " << d.case_id << "  " << d.detail << "\n";
-    }
-  }
-  std::string summary = std::to_string(drifts.size()) + " cases, " +
-                        std::to_string(drifted) + " drifted";
-  if (rounding > 0) {
-    summary += ", " + std::to_string(rounding) + " within the reference's rounding (not drift)";
-  }
-  if (opts.json) {
-    nlohmann::json doc = {{"suite", suite.name},
-                          {"cases", cases},
-                          {"drifted", drifted},
-                          {"rounding", rounding},
-                          {"blas", DescribeBlasInUse()}};
-    std::cout << doc.dump(2) << "\n";
-    std::cerr << summary << "\n";
-  } else {
-    if (drifted + rounding > 0) {
-      const BlasInfo b = DetectBlas();
-      std::cout << "reference computed with " << b.name << " " << b.version
-                << (b.core.empty() ? "" : ", core " + b.core) << ", " << b.threads
-                << " BLAS thread(s)\n";
-    }
-    std::cout << summary << "\n";
-  }
-  return drifted > 0 ? 1 : 0;
-}
-
-}  // namespace
 
 void AddGoldenVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
   auto opts = std::make_shared<GoldenOptions>();
@@ -119,13 +19,19 @@ void AddGoldenVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
   gen->add_option("--suite", opts->suite, "suite name")->required();
   gen->add_option("--filter", opts->filter, "only cases whose id matches this regex");
   gen->callback([opts, &global, action] {
-    *action = [opts, &global]() -> StatusOr<int> { return RunGenerate(*opts, global); };
+    *action = [opts, &global]() -> StatusOr<int> {
+      SPYRE_ASSIGN_OR_RETURN(const TorchVerbs* torch, TorchPart("golden generate"));
+      return torch->golden_generate(*opts, global);
+    };
   });
   CLI::App* ver = cmd->add_subcommand("verify", "recompute the golden outputs and report drift");
   ver->add_option("--suite", opts->suite, "suite name")->required();
   ver->add_flag("--json", opts->json, "one JSON document on stdout");
   ver->callback([opts, &global, action] {
-    *action = [opts, &global]() -> StatusOr<int> { return RunVerify(*opts, global); };
+    *action = [opts, &global]() -> StatusOr<int> {
+      SPYRE_ASSIGN_OR_RETURN(const TorchVerbs* torch, TorchPart("golden verify"));
+      return torch->golden_verify(*opts, global);
+    };
   });
 }
 

@@ -66,7 +66,7 @@ StatusOr<int> RunHistory(const HistoryOptions& o, const GlobalOptions& global) {
   if (!o.case_name.empty()) {
     SPYRE_ASSIGN_OR_RETURN(auto cases, CasesWithResults(reader, o.suite));
     if (defined) {
-      StatusOr<SuiteSpec> suite = LoadSuite(global.suites_dir, o.suite);
+      StatusOr<SuiteSpec> suite = ReadSuiteFile(global.suites_dir, o.suite);
       if (suite.ok()) {
         for (const CaseSpec& c : suite->cases) cases.push_back(c.id);
       }

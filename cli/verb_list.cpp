@@ -1,76 +1,13 @@
 // `spyre-regress list [--suite S] [--json]`: the suites, their cases, kinds
 // and tags. Loading validates each suite, so a broken suite file is reported
-// here (exit 2) before anything runs.
-#include <filesystem>
-#include <iostream>
+// here (exit 2) before anything runs. Loading a suite parses each case with
+// its kind: the work is the torch part's (cli/torch/list.cpp).
 #include <memory>
 
 #include "cli.h"
-#include "harness/suite_file/suite_file.h"
+#include "torch_part.h"
 
 namespace harness::cli {
-namespace {
-
-struct ListOptions {
-  std::string suite;
-  bool json = false;
-};
-
-// An op case also shows what it runs (its expanded inputs and attributes),
-// so that other tools can run the same cases; `latency` is whether `run`
-// times it by default (its own mark or its suite's).
-nlohmann::json CaseJson(const SuiteSpec& s, const CaseSpec& c) {
-  nlohmann::json j = {{"id", c.id}, {"kind", c.kind}, {"tags", c.tags},
-                      {"latency", s.latency || c.latency}};
-  for (const char* key : {"op", "dtype", "attrs", "inputs", "seed"}) {
-    if (c.body.contains(key)) j[key] = c.body[key];
-  }
-  return j;
-}
-
-StatusOr<int> RunList(const ListOptions& opts, const GlobalOptions& global) {
-  std::error_code ec;
-  if (!std::filesystem::is_directory(global.suites_dir, ec)) {
-    return NotFound(
-        "--suites " + global.suites_dir +
-        ": no such directory: pass --suites with the directory holding your <name>.json "
-        "suite files");
-  }
-  std::vector<std::string> names = opts.suite.empty() ? ListSuites(global.suites_dir)
-                                                      : std::vector<std::string>{opts.suite};
-  nlohmann::json doc = {{"suites", nlohmann::json::array()}};
-  for (const std::string& name : names) {
-    SPYRE_ASSIGN_OR_RETURN(auto suite, LoadSuite(global.suites_dir, name));
-    nlohmann::json s = {{"name", suite.name},
-                        {"description", suite.description},
-                        {"latency", suite.latency},
-                        {"cases", nlohmann::json::array()}};
-    for (const CaseSpec& c : suite.cases) s["cases"].push_back(CaseJson(suite, c));
-    if (!opts.json) {
-      std::cout << suite.name << " (" << suite.cases.size()
-                << (suite.cases.size() == 1 ? " case)" : " cases)")
-                << (suite.description.empty() ? "" : ": " + suite.description) << "\n";
-      if (!opts.suite.empty()) {
-        for (const CaseSpec& c : suite.cases) {
-          std::string tags;
-          for (const auto& t : c.tags) tags += (tags.empty() ? "" : ",") + t;
-          std::cout << "  " << c.id << "  kind=" << c.kind << (tags.empty() ? "" : "  tags=" + tags)
-                    << "\n";
-        }
-      }
-    }
-    doc["suites"].push_back(std::move(s));
-  }
-  if (names.empty()) {
-    return NotFound("--suites " + global.suites_dir +
-                    ": holds no suite files (<name>.json): pass --suites with the directory that "
-                    "holds them");
-  }
-  if (opts.json) std::cout << doc.dump(2) << "\n";
-  return 0;
-}
-
-}  // namespace
 
 void AddListVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
   auto opts = std::make_shared<ListOptions>();
@@ -78,7 +15,10 @@ void AddListVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
   cmd->add_option("--suite", opts->suite, "list the cases of this suite");
   cmd->add_flag("--json", opts->json, "one JSON document on stdout");
   cmd->callback([opts, &global, action] {
-    *action = [opts, &global]() -> StatusOr<int> { return RunList(*opts, global); };
+    *action = [opts, &global]() -> StatusOr<int> {
+      SPYRE_ASSIGN_OR_RETURN(const TorchVerbs* torch, TorchPart("list"));
+      return torch->list(*opts, global);
+    };
   });
 }
 

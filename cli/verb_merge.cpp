@@ -9,7 +9,7 @@
 
 #include "cli.h"
 #include "harness/detect/history.h"
-#include "harness/runner/run.h"
+#include "harness/runner/regression_hook.h"
 #include "harness/store/store.h"
 
 namespace harness::cli {

@@ -1,11 +1,9 @@
 // `spyre-regress run`: runs suites in worker processes, records every result
-// in the store and ends with the contract's summary lines (docs/cli.md).
-#include <unistd.h>
-
+// in the store and ends with the contract's summary lines (docs/cli.md). The
+// run itself is the torch part's (torch_part.h, cli/torch/run.cpp); its
+// flags, summary and reports are here.
 #include <algorithm>
-#include <climits>
 #include <cstdio>
-#include <cstdlib>
 #include <functional>
 #include <iostream>
 #include <memory>
@@ -13,12 +11,10 @@
 
 #include "cli.h"
 #include "command_line.h"
-#include "harness/device/device.h"
-#include "harness/runner/progress.h"
 #include "harness/runner/run.h"
-#include "harness/runner/zygote.h"
 #include "harness/store/store.h"
 #include "reports/reporter.h"
+#include "torch_part.h"
 
 namespace harness::cli {
 namespace {
@@ -58,14 +54,6 @@ Status ParseRounds(const std::string& spec, RunRequest* request) {
   return UsageError("--rounds '" + spec +
                     "' is not a round count: give N or MIN-MAX, whole numbers from 1 to 1000 "
                     "with MIN <= MAX (e.g. --rounds 20 or --rounds 10-20)");
-}
-
-std::string SelfExe() {
-  char buf[PATH_MAX];
-  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-  if (n <= 0) return "";
-  buf[n] = '\0';
-  return buf;
 }
 
 nlohmann::json ResultJson(const CaseResult& r) {
@@ -161,21 +149,6 @@ Status WriteRunReports(const std::string& db, int64_t run_id, const std::string&
 }
 
 StatusOr<int> Run(const RunFlags& f, const GlobalOptions& g) {
-  // First, while this process has one thread and has loaded nothing but its
-  // libraries: every worker is then a fork of it (harness/runner/zygote.h).
-  const std::string self = SelfExe();
-  // The zygote maps the device library once (its kernels registered before
-  // the fork), so no worker pays for that again: registering them in a
-  // forked worker writes to dispatcher pages it shares with the zygote, and
-  // each such page is copied. SPYRE_REGRESS_ZYGOTE_PRELOAD=0 turns it off.
-  const char* preload = std::getenv("SPYRE_REGRESS_ZYGOTE_PRELOAD");
-  std::function<void()> prepare;
-  if (preload == nullptr || std::string(preload) != "0") prepare = [] { (void)PreloadDeviceLibrary(); };
-  StartWorkerZygote(
-      self, [](const std::vector<std::string>& argv) { return RunCommandLine(argv); }, prepare);
-  struct ZygoteEnd {
-    ~ZygoteEnd() { StopWorkerZygote(); }
-  } zygote_end;
   RunRequest request;
   for (const std::string& list : f.suites) {
     std::stringstream in(list);
@@ -218,16 +191,15 @@ StatusOr<int> Run(const RunFlags& f, const GlobalOptions& g) {
   request.suites_dir = g.suites_dir;
   request.golden_dir = g.golden_dir;
   request.threads = g.threads;
-  request.worker_exe = self;
+  // Workers are this program (`__worker`), which loads the torch part as
+  // this process does.
+  request.worker_exe = ExecutablePath();
   if (request.worker_exe.empty()) return InternalError("cannot find this executable (/proc/self/exe)");
 
-  SPYRE_ASSIGN_OR_RETURN(auto plan, PlanRun(request));
-  for (const std::string& w : plan.warnings) std::cerr << "spyre-regress: warning: " << w << "\n";
-  ProgressPrinter progress(stderr, ChooseProgressStyle(stderr, g.quiet), UseColor(stderr),
-                           plan.items.size());
-  StatusOr<RunSummary> finished = ExecuteRun(plan, &progress);
-  progress.Clear();  // the progress line goes before any message, error or not
-  SPYRE_ASSIGN_OR_RETURN(RunSummary summary, std::move(finished));
+  SPYRE_ASSIGN_OR_RETURN(const TorchVerbs* torch, TorchPart("run"));
+  SPYRE_ASSIGN_OR_RETURN(
+      RunSummary summary,
+      torch->run(request, g, [](const std::vector<std::string>& argv) { return RunCommandLine(argv); }));
   std::ostream& human = f.json ? std::cerr : std::cout;
   Status reported = f.report.empty() ? Status::Ok() : WriteRunReports(g.db, summary.run_id, f.report);
   if (!f.report.empty() && reported.ok()) {

@@ -1,67 +1,13 @@
 // `spyre-regress __worker`: the hidden worker verb the run supervisor execs
-// (harness/runner/worker_loop.h). Not for people: it speaks frames on fds 3 and 4.
-#include <algorithm>
-#include <map>
+// (harness/runner/worker_loop.h), or runs in a process forked from the run's
+// zygote. Not for people: it speaks frames on fds 3 and 4. The work is the
+// torch part's (cli/torch/worker.cpp).
 #include <memory>
 
 #include "cli.h"
-#include "harness/device/device.h"
-#include "harness/env.h"
-#include "harness/runner/worker_loop.h"
-#include "harness/suite_file/case_kinds.h"
+#include "torch_part.h"
 
 namespace harness::cli {
-namespace {
-
-struct WorkerOptions {
-  int warmup = -1;
-  int repeat = -1;
-  int max_repeat = -1;  // > 0: at most this many samples per case (a timing round)
-  double min_sample_us = -1;
-};
-
-// Loads each suite once per worker; a case names its suite and id.
-class SuiteCache {
- public:
-  SuiteCache(const GlobalOptions& g, const WorkerOptions& w) {
-    options_.suites_dir = g.suites_dir;
-    options_.golden_dir = g.golden_dir;
-    options_.warmup = w.warmup;
-    options_.repeat = w.repeat;
-    options_.min_sample_us = w.min_sample_us;
-    max_repeat_ = w.max_repeat;
-  }
-
-  CaseResult Execute(const std::string& suite_name, const std::string& case_id, bool timed,
-                     bool judged) {
-    auto it = suites_.find(suite_name);
-    if (it == suites_.end()) {
-      StatusOr<SuiteSpec> loaded = LoadSuite(options_.suites_dir, suite_name);
-      if (!loaded.ok()) return CaseResult::Error(loaded.status().message(), suite_name, case_id);
-      it = suites_.emplace(suite_name, std::move(*loaded)).first;
-    }
-    for (const CaseSpec& c : it->second.cases) {
-      if (c.id != case_id) continue;
-      ExecOptions options = options_;
-      if (max_repeat_ > 0) {
-        options.repeat =
-            std::min(options.repeat >= 0 ? options.repeat : it->second.repeat, max_repeat_);
-      }
-      options.timed = timed;
-      options.judged = judged;
-      return ExecuteCase(it->second, c, options);
-    }
-    return CaseResult::Error("no case '" + case_id + "' in suite " + suite_name, suite_name,
-                             case_id);
-  }
-
- private:
-  ExecOptions options_;
-  int max_repeat_ = -1;
-  std::map<std::string, SuiteSpec> suites_;
-};
-
-}  // namespace
 
 void AddWorkerVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
   auto opts = std::make_shared<WorkerOptions>();
@@ -73,21 +19,8 @@ void AddWorkerVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
   cmd->add_option("--min-sample-us", opts->min_sample_us);
   cmd->callback([opts, &global, action] {
     *action = [opts, &global]() -> StatusOr<int> {
-      SPYRE_ASSIGN_OR_RETURN(auto threads, ConfigureThreads(global.threads));
-      // Mapped already in a worker forked from the run's zygote, which loaded
-      // it (runner/zygote.h); said in the hello.
-      const bool preloaded = DeviceLibraryMapped();
-      // The device first, so the judge's yardstick follows its storage
-      // format from the first case on; a device that cannot be loaded makes
-      // every case an error naming why (the run checked it already).
-      (void)LoadDeviceUnderTest();
-      SuiteCache cache(global, *opts);
-      return ServeWorker(
-          kWorkerRequestFd, kWorkerResultFd, threads,
-          [&cache](const std::string& suite, const std::string& id, bool timed, bool judged) {
-            return cache.Execute(suite, id, timed, judged);
-          },
-          preloaded);
+      SPYRE_ASSIGN_OR_RETURN(const TorchVerbs* torch, TorchPart("__worker"));
+      return torch->worker(*opts, global);
     };
   });
 }

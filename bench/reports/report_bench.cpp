@@ -3,6 +3,9 @@
 // from the store + all four formats) under 2 s.
 //
 //   build-X/bench/reports/bench_reports --benchmark_min_time=1x   (or default)
+//   build/bench_reports --write-store PATH   writes the store to PATH and
+//                                            exits (for a whole `spyre-regress
+//                                            report` process: process_bench.py)
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
@@ -51,10 +54,12 @@ std::string Env(int run) {
          R"(","version":"0.9","path":"/usr/lib/libblas.so.3"},"profile":"inductor","cores":32,"cpu":"bench"})";
 }
 
-std::string BuildStore() {
-  const std::string path = (std::filesystem::temp_directory_path() /
-                            ("bench_reports_" + std::to_string(::getpid()) + ".db"))
-                               .string();
+std::string BuildStore(std::string path = "") {
+  if (path.empty()) {
+    path = (std::filesystem::temp_directory_path() /
+            ("bench_reports_" + std::to_string(::getpid()) + ".db"))
+               .string();
+  }
   std::filesystem::remove(path);
   auto store = harness::Store::Open(path);
   if (!store.ok()) std::abort();
@@ -190,6 +195,10 @@ BENCHMARK(BM_LoadSeries)->Unit(benchmark::kMillisecond);
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 3 && std::string(argv[1]) == "--write-store") {
+    BuildStore(argv[2]);
+    return 0;
+  }
   benchmark::Initialize(&argc, argv);
   StorePath();
   benchmark::RunSpecifiedBenchmarks();

@@ -36,6 +36,12 @@ cases=(
   'suites/models/decoder.cpp|#include "suites/ops/op_registry.h"|the model kinds do not know the op kind'
   'suites/models/decode_case.cpp|#include "../ops/op_case.h"|the op kind'"'"'s private header'
   'cli/verb_run.cpp|#include "model_case.h"|the model kinds'"'"' private headers'
+  'harness/src/store/sql.cpp|#include <ATen/ATen.h>|the engine core (harness/torch_free.txt) is torch-free'
+  'harness/src/suite_file/suite_file.cpp|#include "harness/suite_file/case_kinds.h"|the engine core (harness/torch_free.txt) is torch-free'
+  'harness/include/harness/runner/run.h|#include "harness/device/device.h"|are torch-free'
+  'cli/verb_history.cpp|#include "harness/golden/golden.h"|the program users run links no libtorch'
+  'cli/verb_list.cpp|#include "suites/ops/op_registry.h"|the program users run links no libtorch'
+  'reports/src/escape.cpp|#include <torch/version.h>|the report writers are torch-free'
 )
 mkdir "$work/tree"
 cp -r "$src/device" "$src/harness" "$src/suites" "$src/reports" "$src/cli" "$work/tree/"
@@ -52,6 +58,13 @@ for c in "${cases[@]}"; do
   grep -qF "$want" <<<"$err" || fail "$file with '$inc': the error does not say '$want': $err"
   cp "$src/$file" "$work/tree/$file"
 done
+# The torch-free list names sources that exist.
+printf 'harness/src/store/gone.cpp\n' >>"$work/tree/harness/torch_free.txt"
+status=0
+err=$("$check" "$work/tree" 2>&1 >/dev/null) || status=$?
+((status == 1)) && grep -qF "harness/src/store/gone.cpp: no such source" <<<"$err" ||
+  fail "a torch-free list entry with no file: exit $status: $err"
+cp "$src/harness/torch_free.txt" "$work/tree/harness/torch_free.txt"
 # A known edge that was removed must leave the list too: an include, and a
 # file that no longer runs SQL itself. Checked with a copy of the check whose
 # list names edges the tree does not have.

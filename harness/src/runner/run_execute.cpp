@@ -166,14 +166,6 @@ std::vector<std::string> UnmatchedFaults(const nlohmann::json& env,
 
 }  // namespace
 
-int RunSummary::Count(CaseStatus s) const {
-  int n = 0;
-  for (const CaseResult& r : results) n += r.status == s ? 1 : 0;
-  return n;
-}
-
-int RunSummary::Failed() const { return static_cast<int>(results.size()) - Passed() - Skipped(); }
-
 StatusOr<RunSummary> ExecuteRun(const RunPlan& plan, RunListener* listener) {
   const RunRequest& r = plan.request;
   const auto start = std::chrono::steady_clock::now();

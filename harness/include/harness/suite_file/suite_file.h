@@ -49,8 +49,18 @@ struct SuiteSpec {
 constexpr int kMaxSuiteDepth = 32;
 constexpr size_t kMaxSuiteCases = 100000;
 
-// Loads and validates suites/<name>.json under `suites_dir`, expanding sweeps.
-// Errors name the file, the JSON pointer and the problem.
+// Reads and checks suites/<name>.json under `suites_dir`: the top level
+// against the schema, sweeps expanded, defaults merged, case ids. The case
+// bodies are not parsed by their kinds (CaseSpec::parsed stays empty), so
+// it needs no case kind and no libtorch: what the torch-free verbs read
+// (`history`'s case names). Errors name the file, the JSON pointer and the
+// problem.
+StatusOr<SuiteSpec> ReadSuiteFile(const std::string& suites_dir, const std::string& name);
+
+// ReadSuiteFile, then each case parsed and checked by its kind (the case's
+// CaseSpec::parsed): what runs, previews and golden files need. Defined
+// with the case kinds (suite_file_kinds.cpp), on the torch side of the
+// engine.
 StatusOr<SuiteSpec> LoadSuite(const std::string& suites_dir, const std::string& name);
 
 // Names of the suites in `suites_dir` (every <name>.json but schema.json), sorted.
