@@ -229,6 +229,97 @@ TEST(DetectTest, ConfirmationRoundsDecideAndNameOnlyAnOpWhoseOwnChangeIsSignific
   EXPECT_NE(c.notes[0].find("p = 0.0079"), std::string::npos) << c.notes[0];
 }
 
+TEST(DetectTest, ProcessLevelsComeFromTheOtherSuspectsOfTheSameRound) {
+  // Six suspects timed in the same seven processes, each process as a whole
+  // at its own speed: every case's level in a round is that speed.
+  const std::vector<double> speed = {1, 1.5, 0.7, 1, 2, 1, 0.8};
+  std::vector<harness::ProcessSeries> cases(6);
+  for (size_t k = 0; k < cases.size(); ++k) {
+    for (int r = 0; r < 7; ++r) {
+      cases[k].values.push_back(100.0 * (k + 1) * speed[r]);
+      cases[k].rounds.push_back(r + 1);
+    }
+  }
+  // Case 0's own change in its last three processes stays its own.
+  for (int r = 4; r < 7; ++r) cases[0].values[r] *= 3;
+  // Case 5 was decided after four processes: a control in those only.
+  cases[5].values.resize(4);
+  cases[5].rounds.resize(4);
+  auto levels = harness::ProcessLevels(cases);
+  ASSERT_EQ(levels.size(), 6u);
+  // Case 0's change moves its own deviations, but the median over the others
+  // of each round (four or five of them) is still the process's speed.
+  for (size_t k = 0; k < 5; ++k) {
+    ASSERT_EQ(levels[k].size(), 7u);
+    for (int r = 0; r < 7; ++r) EXPECT_NEAR(levels[k][r], std::log(speed[r]), 1e-12) << k << r;
+  }
+  ASSERT_EQ(levels[5].size(), 4u);
+  for (int r = 0; r < 4; ++r) EXPECT_NEAR(levels[5][r], std::log(speed[r]), 1e-12) << r;
+  // The levels leave case 0's own change: its values over them are 100 in
+  // its first four processes and 300 in the last three.
+  EXPECT_NEAR(cases[0].values[1] / std::exp(levels[0][1]), 100, 1e-9);
+  EXPECT_NEAR(cases[0].values[4] / std::exp(levels[0][4]), 300, 1e-9);
+  // With four suspects in all, three others: no level anywhere.
+  cases.resize(4);
+  for (const auto& l : harness::ProcessLevels(cases)) {
+    for (double x : l) EXPECT_EQ(x, 0.0);
+  }
+}
+
+TEST(DetectTest, TakingOutEachProcesssLevelConfirmsWhatTheProcessesHid) {
+  std::mt19937_64 rng(15);
+  auto base = MakeRun(1, {Case("a", rng, 1000), Case("b", rng, 1000)});
+  auto cand = MakeRun(2, {Case("a", rng, 1500), Case("b", rng, 1000)});
+  cand.env["faults"] = "mm:slow=2";
+  base.env["faults"] = "";
+  // Nine processes a side whose speeds spread 0.5-2x (a loaded host): case a
+  // slowed by half, case b unchanged. The speeds are what the other suspects
+  // of each process recorded as its level.
+  const std::vector<double> fb = {1, 2, 0.6, 1.4, 0.8, 1.8, 0.7, 1.2, 0.9};
+  const std::vector<double> fc = {0.7, 1.3, 0.9, 0.5, 1.6, 1.1, 0.6, 1.9, 1.0};
+  const auto confirm = [&](CaseResult* r, double cand_us, bool levels) {
+    harness::WallConfirmation c;
+    c.baseline_run_id = 1;
+    c.unqueued = true;
+    for (size_t i = 0; i < fb.size(); ++i) {
+      const double jitter = 1 + 0.01 * (static_cast<double>(i) - 4);
+      c.baseline_values.push_back(1000 * fb[i] * jitter);
+      c.values.push_back(cand_us * fc[i] * jitter);
+      c.rounds.push_back(static_cast<int>(i) + 1);
+      c.baseline_rounds.push_back(static_cast<int>(i) + 1);
+      if (levels) {
+        c.baseline_levels.push_back(std::log(fb[i]));
+        c.levels.push_back(std::log(fc[i]));
+      }
+    }
+    r->extra["confirm"] = harness::WallConfirmationJson(c);
+  };
+  // The raw values overlap: not confirmed, a note.
+  confirm(&cand.cases[0], 1500, false);
+  confirm(&cand.cases[1], 1000, false);
+  auto c = harness::CompareRuns(base, cand, harness::Thresholds());
+  EXPECT_TRUE(c.regressions.empty());
+  // With the levels taken out: a found, b still unchanged.
+  confirm(&cand.cases[0], 1500, true);
+  confirm(&cand.cases[1], 1000, true);
+  c = harness::CompareRuns(base, cand, harness::Thresholds());
+  ASSERT_EQ(c.regressions.size(), 1u);
+  EXPECT_EQ(c.regressions[0].case_id, "a");
+  EXPECT_NEAR(c.regressions[0].ratio, 1.5, 0.02);
+  EXPECT_NE(c.regressions[0].detail.find("each process's level taken out"), std::string::npos)
+      << c.regressions[0].detail;
+  EXPECT_TRUE(c.improvements.empty());
+  // The levels and rounds read back as written.
+  const auto read = harness::ReadWallConfirmation(cand.cases[0]);
+  ASSERT_TRUE(read.has_value());
+  EXPECT_EQ(read->levels.size(), 9u);
+  EXPECT_NEAR(read->levels[3], std::log(0.5), 1e-12);
+  EXPECT_EQ(read->baseline_rounds.back(), 9);
+  // Levels of another length than the values are not used.
+  cand.cases[0].extra["confirm"]["levels"] = {0.1, 0.2};
+  EXPECT_TRUE(harness::ReadWallConfirmation(cand.cases[0])->levels.empty());
+}
+
 TEST(DetectTest, FreshProcessesAreJudgedAgainstTheCasesBetweenRunHistory) {
   std::mt19937_64 rng(14);
   auto base = MakeRun(1, {Case("a", rng, 1000), Case("b", rng, 1000)});
