@@ -209,6 +209,10 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
   }
 
   std::map<CaseKey, Side> cand_sides, base_sides;
+  // The levels a case was decided with, kept as they were: later rounds
+  // move the other suspects' medians and with them the levels of earlier
+  // rounds, which would judge the case on other values than it stopped on.
+  std::map<CaseKey, std::pair<std::vector<double>, std::vector<double>>> decided_levels;
   std::vector<WorkItem> pending = items;
   bool over_budget = false, past_budget = false;
   // Undecided interleaved cases may go on to max_rounds pairs; a budget that
@@ -281,7 +285,11 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
       const ConfirmStep step = NextConfirmStep(
           base_levelled.values.at(key), cand_levelled.values.at(key), round, min_rounds,
           thresholds.For(item.suite, item.case_id));
-      if (step == ConfirmStep::kMore) next.push_back(item);
+      if (step == ConfirmStep::kMore) {
+        next.push_back(item);
+      } else {
+        decided_levels[key] = {cand_levelled.levels.at(key), base_levelled.levels.at(key)};
+      }
       if (step == ConfirmStep::kFutile) ++out.futile;
     }
     pending = std::move(next);
@@ -305,8 +313,11 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
       c.baseline_probe_us = base_sides[key].probe_us;
       // Levels only where both sides were timed interleaved (the judge takes
       // them out of both or of neither).
-      c.levels = cand_levelled.levels.at(key);
-      c.baseline_levels = base_levelled.levels.at(key);
+      const auto decided = decided_levels.find(key);
+      c.levels = decided != decided_levels.end() ? decided->second.first
+                                                 : cand_levelled.levels.at(key);
+      c.baseline_levels = decided != decided_levels.end() ? decided->second.second
+                                                          : base_levelled.levels.at(key);
     }
     if (c.values.empty()) continue;
     CaseResult* cand = cand_cases.at(key);
