@@ -27,13 +27,38 @@ struct RunFlags {
   std::vector<std::string> suites;
   std::string filter, shard = "1/1", profile, inject, label, baseline = "auto", report;
   std::string latency = "marked";
-  int warmup = -1, repeat = -1, rounds = 1, jobs = 1, confirm_rounds = 7, confirm_max_rounds = 11;
+  std::string rounds = "1";
+  int warmup = -1, repeat = -1, jobs = 1, confirm_rounds = 7, confirm_max_rounds = 11;
+  double round_precision = 0.01;
+  int round_repeat = 3;
   double confirm_budget_s = 120;
   double min_sample_us = -1;
   double timeout_s = 0;
   std::vector<std::string> tags;
   bool json = false;
 };
+
+// `--rounds N` or `--rounds MIN-MAX` (1 <= MIN <= MAX <= 1000).
+Status ParseRounds(const std::string& spec, RunRequest* request) {
+  const auto number = [](const std::string& text, int* out) {
+    if (text.empty() || text.size() > 4 || text.find_first_not_of("0123456789") != std::string::npos)
+      return false;
+    *out = std::stoi(text);
+    return *out >= 1 && *out <= 1000;
+  };
+  const size_t dash = spec.find('-');
+  int lo = 0, hi = 0;
+  if (dash == std::string::npos ? number(spec, &hi)
+                                : number(spec.substr(0, dash), &lo) &&
+                                      number(spec.substr(dash + 1), &hi) && lo <= hi) {
+    request->rounds = hi;
+    request->rounds_min = dash == std::string::npos || lo == hi ? 0 : lo;
+    return Status::Ok();
+  }
+  return UsageError("--rounds '" + spec +
+                    "' is not a round count: give N or MIN-MAX, whole numbers from 1 to 1000 "
+                    "with MIN <= MAX (e.g. --rounds 20 or --rounds 10-20)");
+}
 
 std::string SelfExe() {
   char buf[PATH_MAX];
@@ -139,13 +164,13 @@ StatusOr<int> Run(const RunFlags& f, const GlobalOptions& g) {
   // First, while this process has one thread and has loaded nothing but its
   // libraries: every worker is then a fork of it (harness/runner/zygote.h).
   const std::string self = SelfExe();
-  // SPYRE_REGRESS_ZYGOTE_PRELOAD=1: the zygote maps the device library once,
-  // so no worker loads it again. Off by default: workers forked after it ran
-  // small fp32 matmuls about twice as slowly as workers that load the library
-  // themselves (the cause is not known), which would move wall-time verdicts.
+  // The zygote maps the device library once (its kernels registered before
+  // the fork), so no worker pays for that again: registering them in a
+  // forked worker writes to dispatcher pages it shares with the zygote, and
+  // each such page is copied. SPYRE_REGRESS_ZYGOTE_PRELOAD=0 turns it off.
   const char* preload = std::getenv("SPYRE_REGRESS_ZYGOTE_PRELOAD");
   std::function<void()> prepare;
-  if (preload != nullptr && std::string(preload) == "1") prepare = [] { (void)PreloadDeviceLibrary(); };
+  if (preload == nullptr || std::string(preload) != "0") prepare = [] { (void)PreloadDeviceLibrary(); };
   StartWorkerZygote(
       self, [](const std::vector<std::string>& argv) { return RunCommandLine(argv); }, prepare);
   struct ZygoteEnd {
@@ -173,7 +198,9 @@ StatusOr<int> Run(const RunFlags& f, const GlobalOptions& g) {
   request.filter = f.filter;
   request.warmup = f.warmup;
   request.repeat = f.repeat;
-  request.rounds = f.rounds;
+  SPYRE_RETURN_IF_ERROR(ParseRounds(f.rounds, &request));
+  request.round_precision = f.round_precision;
+  request.round_repeat = f.round_repeat;
   request.min_sample_us = f.min_sample_us;
   request.jobs = f.jobs;
   request.latency = f.latency;
@@ -231,8 +258,16 @@ void AddRunVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--rounds", f->rounds,
                   "time every case in N fresh worker processes; its wall samples are one value per "
-                  "round (default 1; the nightly uses 20)")
-      ->check(CLI::Range(1, 1000));
+                  "round (default 1). MIN-MAX: after MIN rounds a case whose rounds agree within "
+                  "--round-precision gets no more (the nightly uses 10-20)");
+  cmd->add_option("--round-precision", f->round_precision,
+                  "with --rounds MIN-MAX: the standard error of a case's mean log round value "
+                  "at which it stops (default 0.01, about 1%)")
+      ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--round-repeat", f->round_repeat,
+                  "with --rounds: samples per case in the rounds before the main pass, at most "
+                  "(default 3; the main pass takes the suite's repeat)")
+      ->check(CLI::Range(1, 1000000));
   cmd->add_option("--latency", f->latency,
                   "which cases are timed and get a wall-time verdict: marked (default: the suites "
                   "and cases marked latency in their suite file), all, or none; the others are "

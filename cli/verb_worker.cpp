@@ -1,5 +1,6 @@
 // `spyre-regress __worker`: the hidden worker verb the run supervisor execs
 // (harness/runner/worker_loop.h). Not for people: it speaks frames on fds 3 and 4.
+#include <algorithm>
 #include <map>
 #include <memory>
 
@@ -15,6 +16,7 @@ namespace {
 struct WorkerOptions {
   int warmup = -1;
   int repeat = -1;
+  int max_repeat = -1;  // > 0: at most this many samples per case (a timing round)
   double min_sample_us = -1;
 };
 
@@ -27,6 +29,7 @@ class SuiteCache {
     options_.warmup = w.warmup;
     options_.repeat = w.repeat;
     options_.min_sample_us = w.min_sample_us;
+    max_repeat_ = w.max_repeat;
   }
 
   CaseResult Execute(const std::string& suite_name, const std::string& case_id, bool timed,
@@ -40,6 +43,10 @@ class SuiteCache {
     for (const CaseSpec& c : it->second.cases) {
       if (c.id != case_id) continue;
       ExecOptions options = options_;
+      if (max_repeat_ > 0) {
+        options.repeat =
+            std::min(options.repeat >= 0 ? options.repeat : it->second.repeat, max_repeat_);
+      }
       options.timed = timed;
       options.judged = judged;
       return ExecuteCase(it->second, c, options);
@@ -50,6 +57,7 @@ class SuiteCache {
 
  private:
   ExecOptions options_;
+  int max_repeat_ = -1;
   std::map<std::string, SuiteSpec> suites_;
 };
 
@@ -61,6 +69,7 @@ void AddWorkerVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
   cmd->group("");  // hidden from --help
   cmd->add_option("--warmup", opts->warmup);
   cmd->add_option("--repeat", opts->repeat);
+  cmd->add_option("--max-repeat", opts->max_repeat);
   cmd->add_option("--min-sample-us", opts->min_sample_us);
   cmd->callback([opts, &global, action] {
     *action = [opts, &global]() -> StatusOr<int> {

@@ -4,7 +4,8 @@
     bench/runner/startup_bench.py [--bin build/spyre-regress] [--reps 5] [--rounds 6]
                                   [--before OLD_BINARY [--before-libs DIR]] [--bind-now]
 
-Per configuration, interleaved rep by rep (zygote / exec workers; with
+Per configuration, interleaved rep by rep (zygote workers with the device
+library preloaded, the default / zygote without the preload / exec workers; with
 --bind-now also LD_BIND_NOW=1; with --before the same for another build,
 e.g. main's binary with its libraries in DIR, given to it as LD_LIBRARY_PATH):
   - `--version`: the whole process, libraries loaded and relocated;
@@ -42,7 +43,8 @@ def main():
     ap.add_argument("--bind-now", action="store_true", help="also time LD_BIND_NOW=1")
     a = ap.parse_args()
     base = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
-    spawns = {"zygote": {}, "exec": {"SPYRE_REGRESS_ZYGOTE": "0"}}
+    spawns = {"zygote": {}, "zygote-no-preload": {"SPYRE_REGRESS_ZYGOTE_PRELOAD": "0"},
+              "exec": {"SPYRE_REGRESS_ZYGOTE": "0"}}
     if a.bind_now:
         spawns["exec+bind_now"] = {"SPYRE_REGRESS_ZYGOTE": "0", "LD_BIND_NOW": "1"}
         spawns["zygote+bind_now"] = {"LD_BIND_NOW": "1"}

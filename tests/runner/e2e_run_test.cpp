@@ -85,23 +85,23 @@ TEST(RunE2E, WorkersComeFromTheZygoteUnlessItIsTurnedOff) {
   TempDir dir;
   const std::vector<std::string> args = {"run", "--suite", "smoke", "--filter", "^smoke/(mm|add)\\.",
                                          "--inject", "mm:segv", "--json", "--baseline", "none"};
-  for (const std::string mode : {"zygote", "zygote-preload", "exec"}) {
+  for (const std::string mode : {"zygote", "zygote-no-preload", "exec"}) {
     const std::string spawn = mode == "exec" ? "exec" : "zygote";
     std::vector<std::string> full = args;
     full.insert(full.end(), {"--db", dir.File(mode + ".db")});
     std::map<std::string, std::string> env;
     if (mode == "exec") env["SPYRE_REGRESS_ZYGOTE"] = "0";
-    if (mode == "zygote-preload") env["SPYRE_REGRESS_ZYGOTE_PRELOAD"] = "1";
+    if (mode == "zygote-no-preload") env["SPYRE_REGRESS_ZYGOTE_PRELOAD"] = "0";
     auto r = RunCli(full, env);
     ASSERT_EQ(r.exit_code, 1) << r.err;
     const nlohmann::json j = nlohmann::json::parse(r.out);
     EXPECT_EQ(j["worker_spawn"], spawn);
     // Every crash replaced its worker, and every worker said hello.
     EXPECT_GT(j["workers_started"].get<int>(), 1);
-    // With the preload, a forked worker finds the device library mapped
-    // (the zygote loaded it, once); otherwise every worker loads it itself.
+    // By default a forked worker finds the device library mapped (the
+    // zygote loaded it, once); otherwise every worker loads it itself.
     EXPECT_EQ(j["workers_device_preloaded"].get<int>(),
-              mode == "zygote-preload" ? j["workers_started"].get<int>() : 0);
+              mode == "zygote" ? j["workers_started"].get<int>() : 0);
     EXPECT_EQ(j["worker_startup_s"].size(), j["workers_started"].get<size_t>());
     int crashed = 0, passed = 0;
     for (const auto& c : j["results"]) {
@@ -210,6 +210,43 @@ TEST(RunE2E, RoundsTimeEveryCaseInFreshWorkersAndStoreOneValuePerRound) {
   // A round count out of range is a usage error.
   auto bad = RunCli({"run", "--suite", "smoke", "--rounds", "0", "--db", db});
   EXPECT_EQ(bad.exit_code, 2) << bad.err;
+}
+
+// --rounds MIN-MAX: a case whose rounds agree within the precision gets no
+// more after MIN; the rounds before the main pass take --round-repeat
+// samples at most, the main pass the run's repeat.
+TEST(RunE2E, RoundsStopWhereTheCaseIsPreciseAndTimingRoundsTakeFewerSamples) {
+  TempDir dir;
+  const std::vector<std::string> args = {"run", "--suite", "smoke", "--filter", "^smoke/(mm|add)\\.",
+                                         "--latency", "all", "--repeat", "4", "--round-repeat", "2",
+                                         "--min-sample-us", "0", "--baseline", "none",
+                                         "--confirm-rounds", "0", "--rounds", "4-6"};
+  // Any spread is precise enough: every case stops at MIN.
+  std::vector<std::string> loose = args;
+  loose.insert(loose.end(), {"--round-precision", "1", "--db", dir.File("loose.db")});
+  auto r = RunCli(loose);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string cases = One(dir.File("loose.db"), "SELECT count(*) FROM results");
+  ASSERT_NE(cases, "0");
+  EXPECT_EQ(One(dir.File("loose.db"),
+                "SELECT count(*) FROM results WHERE json_extract(extra_json, '$.rounds.count') = 4 "
+                "AND json_extract(extra_json, '$.rounds.planned') = 6 "
+                "AND json_extract(extra_json, '$.rounds.samples') = '[2,2,2,4]'"),
+            cases);
+  EXPECT_EQ(One(dir.File("loose.db"),
+                "SELECT json_extract(options_json, '$.rounds') || '|' || "
+                "json_extract(options_json, '$.rounds_min') || '|' || "
+                "json_extract(options_json, '$.round_repeat') FROM runs"),
+            "6|4|2");
+  // No measured spread is precise enough: every case gets MAX.
+  std::vector<std::string> strict = args;
+  strict.insert(strict.end(), {"--round-precision", "0", "--db", dir.File("strict.db")});
+  r = RunCli(strict);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(One(dir.File("strict.db"),
+                "SELECT count(*) FROM results WHERE json_extract(extra_json, '$.rounds.count') = 6 "
+                "AND json_extract(extra_json, '$.rounds.samples') = '[2,2,2,2,2,4]'"),
+            cases);
 }
 
 // Timing rounds only time: the verdicts, metrics and messages of a run with

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "harness/detect/detect.h"
 #include "harness/host_probe.h"
 
@@ -61,6 +63,38 @@ TEST(TimingRoundsTest, RoundsWithoutSamplesAddNothingAndResultsWithoutSamplesSta
   rounds.MergeInto(&errored, 4);
   EXPECT_TRUE(errored.wall_us.empty());
   EXPECT_FALSE(errored.extra.contains("rounds"));
+}
+
+
+// What `--rounds MIN-MAX` stops on: the spread of the round values (medians
+// of each round, wall time less run-queue wait when every round kept it)
+// over the square root of the rounds there will be.
+TEST(TimingRoundsTest, StandardErrorIsTheSpreadOfTheRoundValuesOverTheRootOfTheirCount) {
+  TimingRounds rounds;
+  EXPECT_TRUE(std::isinf(rounds.StandardError("ops", "a", 5)));  // nothing yet
+  rounds.Add(Timed("a", {100, 90, 110}, 0));  // round value 100
+  rounds.Add(Timed("a", {200, 120}, 0));      // 160
+  EXPECT_TRUE(std::isinf(rounds.StandardError("ops", "a", 5)));  // two rounds say too little
+  rounds.Add(Timed("a", {125}, 0));           // 125
+  const std::vector<double> logs = {std::log(100.0), std::log(160.0), std::log(125.0)};
+  const double mean = (logs[0] + logs[1] + logs[2]) / 3;
+  double ss = 0;
+  for (double x : logs) ss += (x - mean) * (x - mean);
+  EXPECT_NEAR(rounds.StandardError("ops", "a", 4), std::sqrt(ss / 2 / 4), 1e-12);
+  EXPECT_NEAR(rounds.StandardError("ops", "a", 16), std::sqrt(ss / 2 / 16), 1e-12);
+  EXPECT_TRUE(std::isinf(rounds.StandardError("ops", "other", 4)));
+
+  // Equal rounds once the run-queue wait is taken out: no spread at all.
+  TimingRounds queued;
+  for (double wait : {0.0, 50.0, 20.0}) {
+    CaseResult r = Timed("q", {100 + wait, 100 + wait}, 0);
+    r.queue_us = {wait, wait};
+    queued.Add(r);
+  }
+  EXPECT_EQ(queued.StandardError("ops", "q", 3), 0);
+  // One round without waits: every round is read as wall time.
+  queued.Add(Timed("q", {100, 100}, 0));
+  EXPECT_GT(queued.StandardError("ops", "q", 4), 0.05);
 }
 
 }  // namespace

@@ -22,6 +22,9 @@ nlohmann::json OptionsJson(const RunPlan& plan, int threads) {
           {"warmup", r.warmup},
           {"repeat", r.repeat},
           {"rounds", r.rounds},
+          {"rounds_min", r.rounds_min > 0 ? r.rounds_min : r.rounds},
+          {"round_precision", r.rounds_min > 0 ? nlohmann::json(r.round_precision) : nlohmann::json()},
+          {"round_repeat", r.rounds > 1 ? nlohmann::json(r.round_repeat) : nlohmann::json()},
           {"latency", r.latency},
           {"timed_cases", plan.timed},
           {"min_sample_us", r.min_sample_us},
@@ -64,12 +67,17 @@ Status CheckBaselineExists(Store& store, const std::string& baseline) {
 // a time whatever --jobs says: a timing taken beside another worker measures
 // the neighbour too. A case that gave no timing in round 1 (error, crash,
 // timeout) is left to the main pass, so a hanging case costs one timeout,
-// not N.
+// not N; with `--rounds MIN-MAX`, a case whose rounds agree within the
+// precision once it has MIN of them is left to it too.
 StatusOr<SupervisorOutcome> RunTimingRounds(const RunPlan& plan, const SupervisorOptions& options,
                                             RunListener* listener,
                                             runner_internal::TimingRounds* rounds) {
   SupervisorOptions timing = options;
   timing.jobs = 1;
+  if (plan.request.round_repeat > 0) {
+    timing.worker_argv.insert(timing.worker_argv.end(),
+                              {"--max-repeat", std::to_string(plan.request.round_repeat)});
+  }
   SupervisorOutcome total;
   // Parity-only cases have no timing to repeat.
   // The parity verdict is the main pass's: a timing round only times.
@@ -98,10 +106,20 @@ StatusOr<SupervisorOutcome> RunTimingRounds(const RunPlan& plan, const Superviso
       total.signal_number = outcome->signal_number;
       return total;
     }
-    if (round == 1) {
+    // With --rounds MIN-MAX, a case whose rounds already agree closely
+    // enough (the main pass adds one more value) stops here: a nightly
+    // spends its rounds on the cases that are noisy, not on every case.
+    const int own = options.jobs == 1 ? 1 : 0;
+    const bool may_settle = plan.request.rounds_min > 0 && round + own >= plan.request.rounds_min;
+    if (round == 1 || may_settle) {
       std::vector<WorkItem> kept;
       for (const WorkItem& item : items) {
-        if (timed.count({item.suite, item.case_id}) > 0) kept.push_back(item);
+        if (timed.count({item.suite, item.case_id}) == 0 && round == 1) continue;
+        if (may_settle && rounds->StandardError(item.suite, item.case_id, round + own) <=
+                              plan.request.round_precision) {
+          continue;
+        }
+        kept.push_back(item);
       }
       items = std::move(kept);
     }

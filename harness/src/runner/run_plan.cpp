@@ -106,8 +106,20 @@ Status CheckCaseFiles(const RunPlan& plan) {
 Status CheckEnoughSamples(const SuiteSpec& suite, const CaseSpec& c, const RunRequest& r,
                           const Thresholds& thresholds, RunPlan* plan) {
   const ThresholdValues v = thresholds.For(suite.name, c.id);
+  if (r.rounds_min > 0 && r.rounds_min < v.wall_min_rounds && r.rounds >= v.wall_min_rounds) {
+    const std::string w = "--rounds " + std::to_string(r.rounds_min) + "-" +
+                          std::to_string(r.rounds) + ": a case that settles before " +
+                          std::to_string(v.wall_min_rounds) +
+                          " rounds is not judged on its rounds (the judge needs that many a side); "
+                          "use --rounds " + std::to_string(v.wall_min_rounds) + "-" +
+                          std::to_string(r.rounds);
+    if (std::find(plan->warnings.begin(), plan->warnings.end(), w) == plan->warnings.end()) {
+      plan->warnings.push_back(w);
+    }
+  }
   const int repeat = r.repeat > 0 ? r.repeat : suite.repeat;
-  if (repeat >= v.wall_min_samples || r.rounds >= v.wall_min_rounds) return Status::Ok();
+  const int min_rounds = r.rounds_min > 0 ? r.rounds_min : r.rounds;
+  if (repeat >= v.wall_min_samples || min_rounds >= v.wall_min_rounds) return Status::Ok();
   const std::string need = std::to_string(v.wall_min_samples);
   if (r.repeat <= 0 && (suite.latency || c.latency)) {
     return InvalidInput(

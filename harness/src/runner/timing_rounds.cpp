@@ -1,6 +1,7 @@
 #include "runner/timing_rounds.h"
 
 #include <cmath>
+#include <limits>
 
 #include "harness/detect/stats.h"
 #include "harness/host_probe.h"
@@ -57,6 +58,29 @@ void TimingRounds::MergeInto(CaseResult* r, int planned, bool include_own) const
                         {"planned", planned},
                         {"samples", sizes},
                         {"op_wall_us", op_wall}};
+}
+
+double TimingRounds::StandardError(const std::string& suite, const std::string& case_id,
+                                   int total) const {
+  const auto it = by_case_.find({suite, case_id});
+  if (it == by_case_.end() || it->second.samples.size() < 3 || total < 3) {
+    return std::numeric_limits<double>::infinity();
+  }
+  const Rounds& v = it->second;
+  bool unqueued = true;
+  for (size_t i = 0; i < v.samples.size(); ++i) {
+    unqueued = unqueued && v.queue[i].size() == v.samples[i].size();
+  }
+  std::vector<double> logs;
+  for (size_t i = 0; i < v.samples.size(); ++i) {
+    CaseResult round;  // the same reading of a round as the judge's
+    round.wall_us = v.samples[i];
+    if (unqueued) round.queue_us = v.queue[i];
+    const double value = Median(unqueued ? round.UnqueuedUs() : round.wall_us);
+    if (!(value > 0)) return std::numeric_limits<double>::infinity();
+    logs.push_back(std::log(value));
+  }
+  return std::sqrt(Variance(logs) / total);
 }
 
 }  // namespace harness::runner_internal

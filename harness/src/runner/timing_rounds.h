@@ -41,6 +41,12 @@ class TimingRounds {
   // A result without wall samples is left alone.
   void MergeInto(CaseResult* r, int planned, bool include_own = true) const;
 
+  // The standard error of the mean log round value that the case's rounds
+  // so far give when `total` rounds are taken (their spread over
+  // sqrt(total)): the quantity the judge tests, wall time less run-queue
+  // wait when every round kept it. Infinite before three rounds.
+  double StandardError(const std::string& suite, const std::string& case_id, int total) const;
+
  private:
   struct Rounds {
     std::vector<std::vector<double>> samples;
