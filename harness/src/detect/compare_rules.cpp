@@ -404,7 +404,6 @@ void CompareWall(const CaseResult& base, const CaseResult& cand, const Threshold
   ProcessEvidence e;
   bool e_unq = unq;  // the quantity of the evidence (confirmation values say theirs)
   std::optional<WallConfirmation> conf = ReadWallConfirmation(cand);
-  bool levelled = false;  // each process's level taken out (ProcessLevels)
   if (conf) {
     e.cand = conf->values;
     e.cand_ops = &conf->op_wall;
@@ -413,13 +412,6 @@ void CompareWall(const CaseResult& base, const CaseResult& cand, const Threshold
       e.base = conf->baseline_values;
       e.base_ops = &conf->baseline_op_wall;
       e.interleaved = true;
-      // Interleaved processes whose levels were recorded: each value as if
-      // its process had run at its side's usual speed.
-      if (conf->levels.size() == e.cand.size() && conf->baseline_levels.size() == e.base.size()) {
-        for (size_t i = 0; i < e.cand.size(); ++i) e.cand[i] *= std::exp(-conf->levels[i]);
-        for (size_t i = 0; i < e.base.size(); ++i) e.base[i] *= std::exp(-conf->baseline_levels[i]);
-        levelled = true;
-      }
     }
   }
   if (e.cand.size() < 3 && cand_rounds.size() >= 3) {
@@ -487,8 +479,7 @@ void CompareWall(const CaseResult& base, const CaseResult& cand, const Threshold
   }
   const std::string level =
       e.interleaved ? Fmt("%g fresh processes each, interleaved with the baseline's configuration",
-                          double(b.size())) +
-                          (levelled ? ", each process's level taken out" : "")
+                          double(b.size()))
       : b.size() == 1 ? Fmt("this run against the case's last %g runs", double(a.size()))
                       : Fmt("%g fresh processes against the case's last %g runs", double(b.size()),
                             double(a.size()));

@@ -110,76 +110,16 @@ std::optional<WallConfirmation> ReadWallConfirmation(const CaseResult& r) {
   c.op_wall = OpNumbers(it->value("op_wall_us", nlohmann::json()));
   c.baseline_op_wall = OpNumbers(it->value("baseline_op_wall_us", nlohmann::json()));
   if (c.values.empty()) return std::nullopt;
-  // Per-value detail, kept only where it has one entry per value.
-  const auto per_value = [&](const char* key, size_t n) {
-    std::vector<double> v;
-    const nlohmann::json a = it->value(key, nlohmann::json());
-    if (!a.is_array() || a.size() != n) return v;
-    for (const nlohmann::json& x : a) {
-      if (!x.is_number() && !x.is_null()) return std::vector<double>{};
-      v.push_back(x.is_number() ? x.get<double>() : NAN);  // null: a NaN written out
-    }
-    return v;
-  };
-  for (double r : per_value("rounds", c.values.size())) c.rounds.push_back(static_cast<int>(r));
-  for (double r : per_value("baseline_rounds", c.baseline_values.size())) {
-    c.baseline_rounds.push_back(static_cast<int>(r));
-  }
-  c.levels = per_value("levels", c.values.size());
-  c.baseline_levels = per_value("baseline_levels", c.baseline_values.size());
-  c.probe_us = per_value("probe_us", c.values.size());
-  c.baseline_probe_us = per_value("baseline_probe_us", c.baseline_values.size());
   return c;
 }
 
 nlohmann::json WallConfirmationJson(const WallConfirmation& c) {
-  nlohmann::json j = {{"baseline_run", c.baseline_run_id},
-                      {"metric", c.unqueued ? "unqueued_us" : "wall_us"},
-                      {"values", c.values},
-                      {"baseline_values", c.baseline_values},
-                      {"op_wall_us", c.op_wall},
-                      {"baseline_op_wall_us", c.baseline_op_wall}};
-  const auto put = [&](const char* key, const auto& v) {
-    if (!v.empty()) j[key] = v;
-  };
-  put("rounds", c.rounds);
-  put("baseline_rounds", c.baseline_rounds);
-  put("probe_us", c.probe_us);
-  put("baseline_probe_us", c.baseline_probe_us);
-  put("levels", c.levels);
-  put("baseline_levels", c.baseline_levels);
-  return j;
-}
-
-std::vector<std::vector<double>> ProcessLevels(const std::vector<ProcessSeries>& cases,
-                                               size_t min_controls) {
-  // Each usable case's log values less their median, by round.
-  std::vector<std::map<int, double>> dev(cases.size());
-  for (size_t k = 0; k < cases.size(); ++k) {
-    const ProcessSeries& c = cases[k];
-    if (c.values.size() < 3 || c.rounds.size() != c.values.size()) continue;
-    std::vector<double> logs;
-    for (double x : c.values) logs.push_back(x > 0 && std::isfinite(x) ? std::log(x) : NAN);
-    if (std::any_of(logs.begin(), logs.end(), [](double x) { return std::isnan(x); })) continue;
-    const double center = Median(logs);
-    for (size_t i = 0; i < logs.size(); ++i) dev[k][c.rounds[i]] = logs[i] - center;
-  }
-  std::vector<std::vector<double>> out(cases.size());
-  for (size_t k = 0; k < cases.size(); ++k) {
-    const ProcessSeries& c = cases[k];
-    out[k].assign(c.values.size(), 0.0);
-    if (c.rounds.size() != c.values.size()) continue;
-    for (size_t i = 0; i < c.values.size(); ++i) {
-      std::vector<double> others;
-      for (size_t o = 0; o < cases.size(); ++o) {
-        if (o == k) continue;
-        auto it = dev[o].find(c.rounds[i]);
-        if (it != dev[o].end()) others.push_back(it->second);
-      }
-      if (others.size() >= min_controls) out[k][i] = Median(others);
-    }
-  }
-  return out;
+  return {{"baseline_run", c.baseline_run_id},
+          {"metric", c.unqueued ? "unqueued_us" : "wall_us"},
+          {"values", c.values},
+          {"baseline_values", c.baseline_values},
+          {"op_wall_us", c.op_wall},
+          {"baseline_op_wall_us", c.baseline_op_wall}};
 }
 
 namespace {

@@ -10,7 +10,6 @@
 #include "harness/detect/detect.h"
 #include "harness/detect/history.h"
 #include "harness/detect/stats.h"
-#include "harness/host_probe.h"
 
 namespace harness::runner_internal {
 namespace {
@@ -20,13 +19,11 @@ using CaseKey = std::pair<std::string, std::string>;
 // One value per process and per op, from the results of one worker.
 struct Side {
   std::vector<double> values;
-  std::vector<double> probe_us;  // the host-speed probe of each process (NaN: none)
-  std::vector<int> rounds;       // the round each value was timed in
   bool unqueued = true;  // every value is a median of wall time less run-queue wait
   std::map<std::string, std::vector<double>> op_wall;
 };
 
-Status TimeOnce(const std::vector<WorkItem>& items, const SupervisorOptions& options, int round,
+Status TimeOnce(const std::vector<WorkItem>& items, const SupervisorOptions& options,
                 std::map<CaseKey, Side>* sides, ConfirmOutcome* out) {
   RecordFn keep = [&](const CaseResult& r) -> Status {
     if ((r.status != CaseStatus::kPassed && r.status != CaseStatus::kFailed) || r.wall_us.empty()) {
@@ -38,8 +35,6 @@ Status TimeOnce(const std::vector<WorkItem>& items, const SupervisorOptions& opt
     // samples, which says nothing about the case (docs/detection.md).
     side.unqueued = side.unqueued && r.HasQueueWait();
     side.values.push_back(r.HasQueueWait() ? Median(r.UnqueuedUs()) : Median(r.wall_us));
-    side.probe_us.push_back(HostProbeUs(r));
-    side.rounds.push_back(round);
     for (const OpSummary& o : r.ops) side.op_wall[o.op].push_back(o.wall_us);
     return Status::Ok();
   };
@@ -51,31 +46,6 @@ Status TimeOnce(const std::vector<WorkItem>& items, const SupervisorOptions& opt
     out->signal_number = outcome.signal_number;
   }
   return Status::Ok();
-}
-
-// Each suspect's values on one side with its process's level taken out
-// (ProcessLevels over all the suspects of that side), and the levels.
-struct Levelled {
-  std::map<CaseKey, std::vector<double>> values, levels;
-};
-Levelled LevelSide(const std::vector<WorkItem>& items, std::map<CaseKey, Side>& sides) {
-  std::vector<ProcessSeries> series;
-  std::vector<CaseKey> keys;
-  for (const WorkItem& item : items) {
-    keys.push_back({item.suite, item.case_id});
-    const Side& side = sides[keys.back()];
-    series.push_back({side.values, side.rounds});
-  }
-  const std::vector<std::vector<double>> levels = ProcessLevels(series);
-  Levelled out;
-  for (size_t k = 0; k < keys.size(); ++k) {
-    std::vector<double>& v = out.values[keys[k]];
-    for (size_t i = 0; i < series[k].values.size(); ++i) {
-      v.push_back(series[k].values[i] * std::exp(-levels[k][i]));
-    }
-    out.levels[keys[k]] = levels[k];
-  }
-  return out;
 }
 
 std::vector<double> Logs(const std::vector<double>& v) {
@@ -209,10 +179,6 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
   }
 
   std::map<CaseKey, Side> cand_sides, base_sides;
-  // The levels a case was decided with, kept as they were: later rounds
-  // move the other suspects' medians and with them the levels of earlier
-  // rounds, which would judge the case on other values than it stopped on.
-  std::map<CaseKey, std::pair<std::vector<double>, std::vector<double>>> decided_levels;
   std::vector<WorkItem> pending = items;
   bool over_budget = false, past_budget = false;
   // Undecided interleaved cases may go on to max_rounds pairs; a budget that
@@ -266,7 +232,7 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
     const bool candidate_first = round % 2 == 1;
     for (int half = 0; half < (settings ? 2 : 1); ++half) {
       const bool candidate = (half == 0) == candidate_first || !settings;
-      SPYRE_RETURN_IF_ERROR(TimeOnce(pending, candidate ? timing : baseline_timing, round,
+      SPYRE_RETURN_IF_ERROR(TimeOnce(pending, candidate ? timing : baseline_timing,
                                      candidate ? &cand_sides : &base_sides, &out));
       if (out.interrupted) return out;
     }
@@ -276,48 +242,28 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
       if (round >= min_rounds) pending.clear();
       continue;
     }
-    // Judged as the judge will: each process's level taken out.
-    const Levelled cand_levelled = LevelSide(items, cand_sides),
-                   base_levelled = LevelSide(items, base_sides);
     std::vector<WorkItem> next;
     for (const WorkItem& item : pending) {
       const CaseKey key{item.suite, item.case_id};
-      const ConfirmStep step = NextConfirmStep(
-          base_levelled.values.at(key), cand_levelled.values.at(key), round, min_rounds,
-          thresholds.For(item.suite, item.case_id));
-      if (step == ConfirmStep::kMore) {
-        next.push_back(item);
-      } else {
-        decided_levels[key] = {cand_levelled.levels.at(key), base_levelled.levels.at(key)};
-      }
+      const ConfirmStep step =
+          NextConfirmStep(base_sides[key].values, cand_sides[key].values, round, min_rounds,
+                          thresholds.For(item.suite, item.case_id));
+      if (step == ConfirmStep::kMore) next.push_back(item);
       if (step == ConfirmStep::kFutile) ++out.futile;
     }
     pending = std::move(next);
   }
 
-  const Levelled cand_levelled = LevelSide(items, cand_sides),
-                 base_levelled = LevelSide(items, base_sides);
   for (const WorkItem& item : items) {
     const CaseKey key{item.suite, item.case_id};
     WallConfirmation c;
     c.baseline_run_id = *choice.run_id;
     c.values = cand_sides[key].values;
     c.op_wall = cand_sides[key].op_wall;
-    c.rounds = cand_sides[key].rounds;
-    c.probe_us = cand_sides[key].probe_us;
     c.unqueued = cand_sides[key].unqueued && (!settings || base_sides[key].unqueued);
     if (settings) {
       c.baseline_values = base_sides[key].values;
       c.baseline_op_wall = base_sides[key].op_wall;
-      c.baseline_rounds = base_sides[key].rounds;
-      c.baseline_probe_us = base_sides[key].probe_us;
-      // Levels only where both sides were timed interleaved (the judge takes
-      // them out of both or of neither).
-      const auto decided = decided_levels.find(key);
-      c.levels = decided != decided_levels.end() ? decided->second.first
-                                                 : cand_levelled.levels.at(key);
-      c.baseline_levels = decided != decided_levels.end() ? decided->second.second
-                                                          : base_levelled.levels.at(key);
     }
     if (c.values.empty()) continue;
     CaseResult* cand = cand_cases.at(key);

@@ -133,34 +133,9 @@ struct WallConfirmation {
   bool unqueued = false;
   std::vector<double> values, baseline_values;
   std::map<std::string, std::vector<double>> op_wall, baseline_op_wall;
-  // Per value: the round it was timed in (the suspects of one round share a
-  // process per side), its process's host-speed probe (NaN: none), and the
-  // process's level (ProcessLevels; empty when not recorded).
-  std::vector<int> rounds, baseline_rounds;
-  std::vector<double> probe_us, baseline_probe_us;
-  std::vector<double> levels, baseline_levels;
 };
 std::optional<WallConfirmation> ReadWallConfirmation(const CaseResult& r);
 nlohmann::json WallConfirmationJson(const WallConfirmation& c);
-
-// One suspect's confirmation values on one side, with the round of each.
-struct ProcessSeries {
-  std::vector<double> values;
-  std::vector<int> rounds;
-};
-// How fast each process ran as a whole, from the other suspects it timed.
-// On a loaded host a fresh process runs, for as long as it lasts, in one
-// state of the machine (what the neighbours do to the shared caches, the
-// TLB and the other CPU), and that moves every case it times alike: one
-// process took 0.6x, the next 1.5x, of the same cases' usual time. For each
-// case and each of its values, the level is the median over the other
-// cases timed in the same round (at least `min_controls` of them, each with
-// three values or more) of their log value less their own median (so each
-// side is measured against itself, and a change of the side as a whole is
-// not taken away); 0 where fewer took part. Dividing a value by exp(level)
-// takes the process's state out of it and leaves the case's own.
-std::vector<std::vector<double>> ProcessLevels(const std::vector<ProcessSeries>& cases,
-                                               size_t min_controls = 4);
 
 // Whether the candidate's wall samples look changed against the baseline's
 // when judged inside one process each (the slowest sample of each side left
