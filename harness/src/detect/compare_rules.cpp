@@ -467,10 +467,10 @@ void CompareWall(const CaseResult& base, const CaseResult& cand, const Threshold
       JudgeLevels(a, b, e.interleaved, e.interleaved ? v.wall_confirm_alpha : v.wall_alpha, v);
   // Fresh processes against history: the history is of whole runs' medians,
   // and a process that times only a few suspects can sit in another state
-  // than a whole run (measured: a 20 us layer_norm case at 500 us in six of
-  // seven fresh processes, 17 us in the run's own pass). The run's own
-  // median, at the history's level, must then have moved the same way by
-  // the minimum effect too.
+  // than a whole run (bench/README.md has a case 25x slower in its fresh
+  // processes than in its run's own pass). The run's own median, at the
+  // history's level, must then have moved the same way by the minimum
+  // effect too.
   bool own_disagrees = false;
   if (verdict.changed && !e.interleaved && b.size() > 1 && e_unq == unq) {
     const double own = Median(Logs(cand_rounds.empty() ? cand_s : cand_rounds)) - Median(a);
