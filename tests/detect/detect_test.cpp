@@ -255,6 +255,30 @@ TEST(DetectTest, FreshProcessesAreJudgedAgainstTheCasesBetweenRunHistory) {
   EXPECT_NE(harness::Attribution(c).find("blas"), std::string::npos);
 }
 
+TEST(DetectTest, FreshProcessesAgainstHistoryNeedTheRunsOwnMedianToAgree) {
+  std::mt19937_64 rng(16);
+  // Case a: 20x slower in its fresh processes only (a process that timed a
+  // few suspects sat in another state), unchanged in the run's own pass.
+  // Case b: slower in both.
+  auto base = MakeRun(1, {Case("a", rng, 1000), Case("b", rng, 1000)});
+  auto cand = MakeRun(2, {Case("a", rng, 1000), Case("b", rng, 1700)});
+  Confirm(&cand.cases[0], 1, 1000, 20000);
+  Confirm(&cand.cases[1], 1, 1000, 1700);
+  for (auto& r : cand.cases) r.extra["confirm"]["baseline_values"] = nlohmann::json::array();
+  cand.env["blas"]["name"] = "reference";
+  std::vector<double> history;
+  for (int i = 0; i < 10; ++i)
+    history.push_back(1000 * std::exp(0.1 * (i % 2 == 0 ? 1 : -1) * (i / 2) / 2.0));
+  base.wall_run_medians = {{"smoke/a", history}, {"smoke/b", history}};
+  auto c = harness::CompareRuns(base, cand, harness::Thresholds());
+  ASSERT_EQ(c.regressions.size(), 1u);
+  EXPECT_EQ(c.regressions[0].case_id, "b");
+  ASSERT_EQ(c.notes.size(), 1u);
+  EXPECT_NE(c.notes[0].find("smoke/a"), std::string::npos) << c.notes[0];
+  EXPECT_NE(c.notes[0].find("the run's own median did not move so"), std::string::npos)
+      << c.notes[0];
+}
+
 TEST(DetectTest, AnEnvironmentChangeIsNotNamedForAWallShiftHistorySeesWithoutIt) {
   std::mt19937_64 rng(15);
   auto base = MakeRun(1, {Case("a", rng, 1000)});

@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <csignal>
+#include <cstdint>
 #include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "glue/kernels/kernel_support.h"
 #include "op_test_util.h"
 #include "support/run_command.h"
 
@@ -62,6 +64,82 @@ TEST(KernelFaultsTest, SlowMultipliesModeledAndWallTime) {
   // a tenfold swing in host speed between the two medians could bring the
   // ratio under 5x: a wide margin, so the check does not flake on a busy host.
   EXPECT_GT(slow.wall_ns, 5 * base.wall_ns);
+}
+
+// A fake thread clock: every reading of the time advances it by `step_ns`,
+// of which `queued_per_step_ns` (from the second reading on: the stretch's
+// own steps) is spent waiting on a run queue (a loaded host), and sleeps
+// advance it by what was asked.
+struct FakeThreadClock {
+  int64_t now = 0, queued = 0, readings = 0, queue_readings = 0;
+  int64_t step_ns = 1000, queued_per_step_ns = 0;
+  std::vector<int64_t> sleeps;
+  bool queue_known = true;
+  spyre_emu::device_kernels::StretchClock Clock() {
+    return {[this] {
+              now += step_ns;
+              if (readings++ > 0) queued += queued_per_step_ns;
+              return now;
+            },
+            [this] {
+              ++queue_readings;
+              return queue_known ? queued : int64_t{-1};
+            },
+            [this](int64_t ns) {
+              sleeps.push_back(ns);
+              now += ns;
+            }};
+  }
+};
+
+TEST(KernelFaultsTest, SlowStretchesTheOpsTimeLessItsRunQueueWait) {
+  using spyre_emu::device_kernels::StretchOp;
+  // An op of 10 ms of wall time, 6 ms of which it waited on a run queue: its
+  // own time is 4 ms, so slow=2 adds 4 ms of its own, not 10.
+  FakeThreadClock c;
+  c.queued = 6'000'000;
+  EXPECT_EQ(StretchOp(2.0, 10'000'000, /*queued_at_start_ns=*/0, /*overhead_ns=*/0, c.Clock()), 4'000'000);
+  ASSERT_EQ(c.sleeps.size(), 1u);
+  EXPECT_EQ(c.sleeps[0], 3'000'000);  // the bulk slept, the last millisecond spun
+  // The same op where the wait cannot be read: wall time.
+  FakeThreadClock wall;
+  wall.queue_known = false;
+  EXPECT_EQ(StretchOp(2.0, 10'000'000, -1, 0, wall.Clock()), 10'000'000);
+  // Not slowed: nothing read, nothing waited.
+  FakeThreadClock none;
+  EXPECT_EQ(StretchOp(1.0, 10'000'000, 0, 0, none.Clock()), 0);
+  EXPECT_EQ(none.now, 0);
+}
+
+TEST(KernelFaultsTest, SlowCountsTheStretchItselfLessItsRunQueueWait) {
+  using spyre_emu::device_kernels::StretchOp;
+  // A short op (100 us, no wait) slowed 1.5x: a 50 us spin, no sleep. While
+  // it spins the host takes the CPU away for half of every step: the spin
+  // lasts until 50 us of its own time have passed, about 100 us of wall time.
+  FakeThreadClock c;
+  c.queued_per_step_ns = 500;
+  const int64_t target = StretchOp(1.5, 100'000, 0, 0, c.Clock());
+  EXPECT_EQ(target, 50'000);
+  EXPECT_TRUE(c.sleeps.empty());
+  const int64_t own = c.now - c.step_ns - c.queued;  // since the stretch began
+  EXPECT_GE(own, 50'000 - c.step_ns);  // within a reading's step of the target
+  EXPECT_LE(own, 50'000 + c.step_ns);
+  EXPECT_GE(c.now, 95'000);  // about 100 us of wall time; a wall-time stretch would end at 50
+}
+
+TEST(KernelFaultsTest, ASlowedShortOpReadsTheWaitOnceAndMakesUpForIt) {
+  using spyre_emu::device_kernels::StretchOp;
+  // A 3 us op whose start reading of the wait took 1.6 us (inside its timer):
+  // too short to have waited, so the wait is not read again, and slow=2 adds
+  // 3 us less the 1.6 us reading: 6 us in all, twice the op.
+  FakeThreadClock c;
+  c.step_ns = 100;
+  EXPECT_EQ(StretchOp(2.0, 4'600, /*queued_at_start_ns=*/0, /*overhead_ns=*/1'600, c.Clock()),
+            1'400);
+  EXPECT_EQ(c.queue_readings, 0);
+  EXPECT_TRUE(c.sleeps.empty());
+  EXPECT_GE(c.now - c.step_ns, 1'400);
+  EXPECT_LE(c.now - c.step_ns, 1'400 + c.step_ns);
 }
 
 TEST(KernelFaultsTest, ErrorPerturbsDeterministicallyByTheRelativeMagnitude) {

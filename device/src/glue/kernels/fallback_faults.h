@@ -6,8 +6,9 @@
 //   FallbackFaults faults(name);   // abort / segv / hang / oom act here
 //   op.callBoxed(stack);           // ... the CPU op, results back on the device
 //   faults.Finish(stack, n);       // error=R / nan on the device float
-//                                  // results; sleeps to stretch the wall time
-//                                  // by slow=F (call before timing the event)
+//                                  // results; stretches the op's time by
+//                                  // slow=F (WallStretch; call before timing
+//                                  // the event)
 //
 // A malformed SPYRE_EMU_FAULTS throws (c10::Error naming the bad entry), as
 // it does for device kernels.
@@ -16,6 +17,7 @@
 #include <string>
 
 #include "glue/glue.h"
+#include "glue/kernels/kernel_support.h"
 #include "spyre_emu/faults.h"
 
 namespace spyre_emu::device_kernels {
@@ -30,6 +32,7 @@ class FallbackFaults {
  private:
   OpFaults faults_;
   glue::KernelTimer timer_;
+  WallStretch stretch_;
 };
 
 }  // namespace spyre_emu::device_kernels

@@ -2,11 +2,15 @@
 
 #include <ATen/Parallel.h>
 #include <c10/util/Exception.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <unistd.h>
 
 #include <array>
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -167,6 +171,7 @@ KernelCall::KernelCall(std::string op) : op_(std::move(op)) {
     TORCH_CHECK_WITH(OutOfMemoryError, false, "spyre_emu: out of device memory in op '", op_,
                      "' (injected fault 'oom' from SPYRE_EMU_FAULTS)");
   }
+  stretch_ = WallStretch(faults_.slow);
 }
 
 void PerturbOutput(const OpFaults& faults, const at::Tensor& out) {
@@ -192,24 +197,117 @@ void PerturbOutput(const OpFaults& faults, const at::Tensor& out) {
   }
 }
 
-void StretchWallTime(double slow, const glue::KernelTimer& timer) {
-  if (slow <= 1.0) return;
-  const auto extra = std::chrono::nanoseconds(
-      static_cast<int64_t>(static_cast<double>(timer.ElapsedNs()) * (slow - 1.0)));
-  const auto deadline = std::chrono::steady_clock::now() + extra;
+namespace {
+
+// The calling thread's /proc/thread-self/schedstat, opened once per thread
+// (-2: not yet). A forked child inherits the descriptor of its parent's
+// thread, so the child closes it and opens its own on its first reading.
+struct SchedstatFile {
+  int fd = -2;
+  void Close() {
+    if (fd >= 0) ::close(fd);
+    fd = -2;
+  }
+  ~SchedstatFile() { Close(); }
+};
+thread_local SchedstatFile schedstat;
+
+int SchedstatFd() {
+  static const bool registered = [] {
+    ::pthread_atfork(nullptr, nullptr, [] { schedstat.Close(); });
+    return true;
+  }();
+  (void)registered;
+  if (schedstat.fd == -2) schedstat.fd = ::open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+  return schedstat.fd;
+}
+
+}  // namespace
+
+int64_t ThreadQueueWaitNs() {
+  // One system call a reading (three with open and close).
+  const int fd = SchedstatFd();
+  if (fd < 0) return -1;
+  char buf[128];
+  const ssize_t n = ::pread(fd, buf, sizeof(buf) - 1, 0);
+  if (n <= 0) return -1;
+  buf[n] = '\0';
+  // "ns on a CPU" "ns waiting on a run queue" "timeslices"
+  char* end = nullptr;
+  std::strtoll(buf, &end, 10);
+  if (end == buf) return -1;
+  char* after = nullptr;
+  const long long wait = std::strtoll(end, &after, 10);
+  return after == end || wait < 0 ? -1 : static_cast<int64_t>(wait);
+}
+
+int64_t StretchOp(double slow, int64_t op_ns, int64_t queued_at_start_ns, int64_t overhead_ns,
+                  const StretchClock& clock) {
+  if (!(slow > 1.0)) return 0;
+  const int64_t t0 = clock.now_ns();
+  // A preemption leaves a wait of a good part of a time slice (hundreds of
+  // microseconds and more): an op shorter than this waited for nothing, and
+  // a stretch shorter than this is seldom preempted. Each reading of the wait
+  // costs about 2 us, so neither is read there.
+  constexpr int64_t kUnwaitedNs = 20'000;
+  bool known = queued_at_start_ns >= 0;
+  int64_t qref = queued_at_start_ns, op_wait = 0;
+  if (known && op_ns >= kUnwaitedNs) {
+    qref = clock.queued_ns();
+    known = qref >= queued_at_start_ns;
+    op_wait = known ? qref - queued_at_start_ns : 0;
+  }
+  // The op's own time, without the reading at its start, which the stretch
+  // then makes up for: the op takes slow x its own time in all.
+  const int64_t own = std::max<int64_t>(0, op_ns - overhead_ns - op_wait);
+  const int64_t extra =
+      std::max<int64_t>(0, std::llround(static_cast<double>(own) * (slow - 1.0)) - overhead_ns);
   // A sleep overshoots by the timer slack (~60 us here), which would turn
   // slow=1.05 on a 10 us kernel into x7: sleep only the bulk of a long wait,
-  // and spin the rest, so the wall time is stretched by the factor asked for.
-  constexpr auto kSpin = std::chrono::milliseconds(1);
-  if (extra > 2 * kSpin) std::this_thread::sleep_for(extra - kSpin);
-  while (std::chrono::steady_clock::now() < deadline) {
+  // and spin the rest.
+  constexpr int64_t kSpinNs = 1'000'000;
+  if (extra > 2 * kSpinNs) clock.sleep_ns(extra - kSpinNs);
+  const bool check = known && extra >= kUnwaitedNs;
+  int64_t waited = 0;  // run-queue wait since t0, as last read
+  for (;;) {
+    const int64_t wall = clock.now_ns() - t0;
+    if (wall < extra + waited) continue;  // the own time is at most wall - waited
+    if (!check) break;
+    const int64_t q = clock.queued_ns();
+    if (q < qref) break;  // the reading failed: wall time
+    waited = std::max(waited, q - qref);
+    if (wall - waited >= extra) break;
   }
+  return extra;
+}
+
+WallStretch::WallStretch(double slow) : slow_(slow) {
+  if (!(slow_ > 1.0)) return;
+  const auto before = std::chrono::steady_clock::now();
+  queued_at_start_ns_ = ThreadQueueWaitNs();
+  overhead_ns_ = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                     std::chrono::steady_clock::now() - before)
+                     .count();
+}
+
+void WallStretch::Apply(const glue::KernelTimer& timer) const {
+  if (!(slow_ > 1.0)) return;
+  static const StretchClock kThreadClock{
+      [] {
+        return static_cast<int64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                        std::chrono::steady_clock::now().time_since_epoch())
+                                        .count());
+      },
+      [] { return ThreadQueueWaitNs(); },
+      [](int64_t ns) { std::this_thread::sleep_for(std::chrono::nanoseconds(ns)); }};
+  StretchOp(slow_, static_cast<int64_t>(timer.ElapsedNs()), queued_at_start_ns_, overhead_ns_,
+            kThreadClock);
 }
 
 void KernelCall::Finish(at::ArrayRef<at::Tensor> inputs, const at::Tensor& out,
                         const KernelCost& cost) {
   PerturbOutput(faults_, out);
-  StretchWallTime(faults_.slow, timer_);
+  stretch_.Apply(timer_);
   uint64_t bytes = 0;
   for (const at::Tensor& t : inputs) {
     if (t.defined()) bytes += PaddedDeviceBytes(t.sizes().vec(), t.element_size());

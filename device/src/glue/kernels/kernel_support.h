@@ -17,6 +17,8 @@
 // nan and slow=F to the output and the modeled/wall times.
 #include <ATen/ATen.h>
 
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -51,6 +53,46 @@ KernelCost MatmulCost(int64_t batch, int64_t m, int64_t n, int64_t k, at::Scalar
 KernelCost VectorCost(VectorKind kind, int64_t rows, int64_t cols, at::ScalarType dtype,
                       std::initializer_list<at::Tensor> tensors, double steps_per_element);
 
+// slow=F makes an op take F times its own time, in the quantity the harness
+// judges latency on: wall time less the calling thread's run-queue wait. On a
+// loaded host the op is preempted for a varying share of its wall time;
+// stretching wall time would multiply those waits by F as well, so a slowed
+// op would spread with the load instead of being F times the op
+// (bench/README.md has the figures). Where the wait cannot be read, wall
+// time is stretched.
+class WallStretch {
+ public:
+  WallStretch() = default;
+  // Reads the thread's run-queue wait at the op's start when slow > 1.
+  explicit WallStretch(double slow);
+  // Waits until the op, timed by `timer` since its start, has taken slow x
+  // its own time (both less the run-queue wait).
+  void Apply(const glue::KernelTimer& timer) const;
+
+ private:
+  double slow_ = 1.0;
+  int64_t queued_at_start_ns_ = -1;
+  int64_t overhead_ns_ = 0;  // what reading the wait at the start took
+};
+
+// What a stretch reads and how it waits (a seam for tests).
+struct StretchClock {
+  std::function<int64_t()> now_ns;     // a monotonic clock
+  std::function<int64_t()> queued_ns;  // the thread's run-queue wait so far; -1 unknown
+  std::function<void(int64_t)> sleep_ns;
+};
+// The stretch of an op that took op_ns of wall time, overhead_ns of it
+// reading the run-queue wait at its start (queued_at_start_ns; -1: unknown):
+// it waits until (slow - 1) x the op's own time (less its wait and that
+// reading), less the reading, has passed, counted the same way (sleeping the
+// bulk of a long wait and spinning the last millisecond, as a sleep
+// overshoots by the timer slack). Returns that target in ns.
+int64_t StretchOp(double slow, int64_t op_ns, int64_t queued_at_start_ns, int64_t overhead_ns,
+                  const StretchClock& clock);
+// The calling thread's run-queue wait so far (second field of
+// /proc/thread-self/schedstat), -1 where the kernel does not provide it.
+int64_t ThreadQueueWaitNs();
+
 class KernelCall {
  public:
   explicit KernelCall(std::string op);
@@ -67,12 +109,11 @@ class KernelCall {
   std::string op_;
   OpFaults faults_;
   glue::KernelTimer timer_;
+  WallStretch stretch_;
 };
 
 // The value faults (error=R, nan) on a device tensor, in place. Exposed for
 // the CPU fallback hook (fallback_faults.cpp).
 void PerturbOutput(const OpFaults& faults, const at::Tensor& out);
-// Sleeps so that the wall time since `timer` becomes slow x itself.
-void StretchWallTime(double slow, const glue::KernelTimer& timer);
 
 }  // namespace spyre_emu::device_kernels
