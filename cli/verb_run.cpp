@@ -7,6 +7,7 @@
 #include <functional>
 #include <iostream>
 #include <memory>
+#include <regex>
 #include <sstream>
 
 #include "cli.h"
@@ -36,20 +37,16 @@ struct RunFlags {
 
 // `--rounds N` or `--rounds MIN-MAX` (1 <= MIN <= MAX <= 1000).
 Status ParseRounds(const std::string& spec, RunRequest* request) {
-  const auto number = [](const std::string& text, int* out) {
-    if (text.empty() || text.size() > 4 || text.find_first_not_of("0123456789") != std::string::npos)
-      return false;
-    *out = std::stoi(text);
-    return *out >= 1 && *out <= 1000;
-  };
-  const size_t dash = spec.find('-');
-  int lo = 0, hi = 0;
-  if (dash == std::string::npos ? number(spec, &hi)
-                                : number(spec.substr(0, dash), &lo) &&
-                                      number(spec.substr(dash + 1), &hi) && lo <= hi) {
-    request->rounds = hi;
-    request->rounds_min = dash == std::string::npos || lo == hi ? 0 : lo;
-    return Status::Ok();
+  static const std::regex kRounds("([0-9]{1,4})(?:-([0-9]{1,4}))?");
+  std::smatch m;
+  if (std::regex_match(spec, m, kRounds)) {
+    const int hi = std::stoi(m[2].matched ? m[2].str() : m[1].str());
+    const int lo = std::stoi(m[1]);
+    if (lo >= 1 && lo <= hi && hi <= 1000) {
+      request->rounds = hi;
+      request->rounds_min = lo < hi ? lo : 0;
+      return Status::Ok();
+    }
   }
   return UsageError("--rounds '" + spec +
                     "' is not a round count: give N or MIN-MAX, whole numbers from 1 to 1000 "

@@ -68,6 +68,25 @@ void Confirm(CaseResult* r, int64_t baseline_run, double base_us, double cand_us
   r->extra["confirm"] = harness::WallConfirmationJson(c);
 }
 
+// The baseline's configuration cannot be re-created beside the candidate
+// (a BLAS change): each case was re-timed in fresh processes at `cand_us`,
+// with no baseline processes beside them, so only history can judge it.
+void ConfirmAgainstHistoryOnly(harness::RunRecord* cand, const std::vector<double>& cand_us) {
+  for (size_t i = 0; i < cand->cases.size(); ++i) {
+    Confirm(&cand->cases[i], 1, 1000, cand_us[i]);
+    cand->cases[i].extra["confirm"]["baseline_values"] = nlohmann::json::array();
+  }
+  cand->env["blas"]["name"] = "reference";
+}
+
+// Ten earlier run medians around 1000 us, spreading by about 10% (log sd).
+std::vector<double> TenRunsAround1000() {
+  std::vector<double> history;
+  for (int i = 0; i < 10; ++i)
+    history.push_back(1000 * std::exp(0.1 * (i % 2 == 0 ? 1 : -1) * (i / 2) / 2.0));
+  return history;
+}
+
 std::vector<FindingKind> Kinds(const std::vector<harness::Finding>& f) {
   std::vector<FindingKind> k;
   for (const auto& x : f) k.push_back(x.kind);
@@ -233,18 +252,12 @@ TEST(DetectTest, FreshProcessesAreJudgedAgainstTheCasesBetweenRunHistory) {
   std::mt19937_64 rng(14);
   auto base = MakeRun(1, {Case("a", rng, 1000), Case("b", rng, 1000)});
   auto cand = MakeRun(2, {Case("a", rng, 1150), Case("b", rng, 1700)});
-  // The baseline's BLAS cannot be re-created: candidate processes only.
-  Confirm(&cand.cases[0], 1, 1000, 1150);
-  Confirm(&cand.cases[1], 1, 1000, 1700);
-  for (auto& r : cand.cases) r.extra["confirm"]["baseline_values"] = nlohmann::json::array();
-  cand.env["blas"]["name"] = "reference";
+  ConfirmAgainstHistoryOnly(&cand, {1150, 1700});
   // Without five runs of history there is no verdict, only a note.
   auto c = harness::CompareRuns(base, cand, harness::Thresholds());
   EXPECT_TRUE(c.regressions.empty());
   // Ten earlier runs spreading by 10% (log sd): +15% is inside, +70% is not.
-  std::vector<double> history;
-  for (int i = 0; i < 10; ++i)
-    history.push_back(1000 * std::exp(0.1 * (i % 2 == 0 ? 1 : -1) * (i / 2) / 2.0));
+  const std::vector<double> history = TenRunsAround1000();
   base.wall_run_medians = {{"smoke/a", history}, {"smoke/b", history}};
   c = harness::CompareRuns(base, cand, harness::Thresholds());
   ASSERT_EQ(c.regressions.size(), 1u);
@@ -262,13 +275,8 @@ TEST(DetectTest, FreshProcessesAgainstHistoryNeedTheRunsOwnMedianToAgree) {
   // Case b: slower in both.
   auto base = MakeRun(1, {Case("a", rng, 1000), Case("b", rng, 1000)});
   auto cand = MakeRun(2, {Case("a", rng, 1000), Case("b", rng, 1700)});
-  Confirm(&cand.cases[0], 1, 1000, 20000);
-  Confirm(&cand.cases[1], 1, 1000, 1700);
-  for (auto& r : cand.cases) r.extra["confirm"]["baseline_values"] = nlohmann::json::array();
-  cand.env["blas"]["name"] = "reference";
-  std::vector<double> history;
-  for (int i = 0; i < 10; ++i)
-    history.push_back(1000 * std::exp(0.1 * (i % 2 == 0 ? 1 : -1) * (i / 2) / 2.0));
+  ConfirmAgainstHistoryOnly(&cand, {20000, 1700});
+  const std::vector<double> history = TenRunsAround1000();
   base.wall_run_medians = {{"smoke/a", history}, {"smoke/b", history}};
   auto c = harness::CompareRuns(base, cand, harness::Thresholds());
   ASSERT_EQ(c.regressions.size(), 1u);
