@@ -70,7 +70,10 @@ StatusOr<int> TorchWorker(const WorkerOptions& options, const GlobalOptions& glo
       [&cache](const std::string& suite, const std::string& id, bool timed, bool judged) {
         return cache.Execute(suite, id, timed, judged);
       },
-      preloaded);
+      preloaded, [](const std::string& spec) -> Status {
+        SPYRE_ASSIGN_OR_RETURN(const DeviceUnderTest* device, LoadDeviceUnderTest());
+        return device->InjectFaults(spec);
+      });
 }
 
 }  // namespace harness::cli

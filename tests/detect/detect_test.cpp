@@ -248,6 +248,54 @@ TEST(DetectTest, ConfirmationRoundsDecideAndNameOnlyAnOpWhoseOwnChangeIsSignific
   EXPECT_NE(c.notes[0].find("p = 0.0079"), std::string::npos) << c.notes[0];
 }
 
+// Paired confirmation (both fault specs timed in each process): value i of
+// the two sides is one process's pair. Process levels swinging 0.5-2x make
+// the two sets overlap, yet a steady ratio is a finding; pairs whose ratios
+// scatter around one are not, whatever the sets look like.
+TEST(DetectTest, PairedConfirmationJudgesTheRatioOfEachProcess) {
+  std::mt19937_64 rng(21);
+  auto base = MakeRun(1, {Case("a", rng, 1000), Case("b", rng, 1000)});
+  auto cand = MakeRun(2, {Case("a", rng, 1400), Case("b", rng, 1400)});
+  cand.env["faults"] = "mm:slow=2";
+  base.env["faults"] = "";
+  const std::vector<double> level = {1.0, 2.0, 0.5, 1.6, 0.8, 1.2, 1.9, 0.6, 1.1};
+  const auto paired = [&](CaseResult* r, double ratio, double mm_ratio, double scatter) {
+    harness::WallConfirmation c;
+    c.baseline_run_id = 1;
+    c.paired = true;
+    for (size_t i = 0; i < level.size(); ++i) {
+      const double wobble = 1 + scatter * (i % 2 == 0 ? 1 : -1) * (1 + 0.1 * i);
+      c.baseline_values.push_back(1000 * level[i]);
+      c.values.push_back(1000 * level[i] * ratio * wobble);
+      c.baseline_op_wall["mm"].push_back(500 * level[i]);
+      c.op_wall["mm"].push_back(500 * level[i] * mm_ratio * wobble);
+      c.baseline_op_wall["add"].push_back(200 * level[i]);
+      c.op_wall["add"].push_back(200 * level[i] * wobble);
+    }
+    r->extra["confirm"] = harness::WallConfirmationJson(c);
+  };
+  paired(&cand.cases[0], 1.4, 1.8, 0.02);
+  paired(&cand.cases[1], 1.0, 1.0, 0.03);
+  auto c = harness::CompareRuns(base, cand, harness::Thresholds());
+  ASSERT_EQ(c.regressions.size(), 1u);
+  const auto& f = c.regressions[0];
+  EXPECT_EQ(f.case_id, "a");
+  EXPECT_NEAR(f.ratio, 1.4, 0.03);
+  EXPECT_NE(f.detail.find("9 fresh processes, each timing both configurations in turn"),
+            std::string::npos)
+      << f.detail;
+  EXPECT_TRUE(f.env_cause);
+  ASSERT_EQ(f.blamed_ops.size(), 1u) << "add's ratios scatter around one";
+  EXPECT_EQ(f.blamed_ops[0].rfind("mm (", 0), 0u) << f.blamed_ops[0];
+  // The same values judged as two unpaired sets overlap: not confirmed.
+  cand.cases[0].extra["confirm"]["paired"] = false;
+  c = harness::CompareRuns(base, cand, harness::Thresholds());
+  EXPECT_TRUE(c.regressions.empty());
+  // A steady ratio below the minimum effect (+3%) is no finding.
+  paired(&cand.cases[0], 1.03, 1.06, 0.002);
+  EXPECT_TRUE(harness::CompareRuns(base, cand, harness::Thresholds()).regressions.empty());
+}
+
 TEST(DetectTest, FreshProcessesAreJudgedAgainstTheCasesBetweenRunHistory) {
   std::mt19937_64 rng(14);
   auto base = MakeRun(1, {Case("a", rng, 1000), Case("b", rng, 1000)});

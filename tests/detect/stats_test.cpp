@@ -111,4 +111,27 @@ TEST(StatsTest, WelchTTest) {
   EXPECT_LT(r.p_value, 0.002);
 }
 
+TEST(StatsTest, PairedShiftTest) {
+  // d = {1, 2, 3, 4}: mean 2.5, variance 5/3, se = sqrt(5/12); Walsh
+  // averages 1 1.5 2 2.5 2 2.5 3 3 3.5 4, median 2.5.
+  auto r = harness::PairedShiftTest({1, 2, 3, 4});
+  EXPECT_EQ(r.n, 4u);
+  EXPECT_DOUBLE_EQ(r.estimate, 2.5);
+  EXPECT_NEAR(r.t, 2.5 / std::sqrt(5.0 / 12), 1e-12);
+  EXPECT_NEAR(r.p_value, 2 * (1 - harness::StudentTCdf(r.t, 3)), 1e-15);
+  // One wild difference moves the estimate little and the t-test's p a lot.
+  auto wild = harness::PairedShiftTest({0.30, 0.31, 0.29, 0.30, 0.32, 0.28, -2.0});
+  EXPECT_NEAR(wild.estimate, 0.30, 0.02);
+  EXPECT_GT(wild.p_value, 0.1);
+  // Signs mirror; symmetric differences give no evidence.
+  EXPECT_DOUBLE_EQ(harness::PairedShiftTest({-1, -2, -3, -4}).t, -r.t);
+  EXPECT_EQ(harness::PairedShiftTest({-1, 1, -2, 2}).p_value, 1);
+  // Edges: nothing, one value, a deterministic shift, no shift at all.
+  EXPECT_EQ(harness::PairedShiftTest({}).p_value, 1);
+  EXPECT_EQ(harness::PairedShiftTest({0.7}).p_value, 1);
+  EXPECT_DOUBLE_EQ(harness::PairedShiftTest({0.7}).estimate, 0.7);
+  EXPECT_EQ(harness::PairedShiftTest({0.5, 0.5, 0.5}).p_value, 0);
+  EXPECT_EQ(harness::PairedShiftTest({0, 0, 0}).p_value, 1);
+}
+
 }  // namespace

@@ -117,6 +117,49 @@ TEST(ConfirmBudgetTest, PastTheBudgetOnlyCasesStillApartFinishTheMinimum) {
   EXPECT_FALSE(FinishPastBudget({}, slowed, 3, 7));
 }
 
+// Paired processes: the machine's state moves both values of a process
+// alike, so what decides is how steady their ratio is, not whether the two
+// sets overlap.
+TEST(ConfirmStepTest, PairedProcessesAreDecidedOnTheirRatios) {
+  const ThresholdValues v;
+  // Seven processes whose level swings 0.6-2.4x (a loaded host), each
+  // timing the candidate 30% (+-2%) slower than the baseline beside it.
+  const std::vector<double> level = {1.0, 2.4, 0.6, 1.8, 0.9, 1.3, 2.0};
+  std::vector<double> base, slowed, same;
+  for (size_t i = 0; i < level.size(); ++i) {
+    base.push_back(100 * level[i]);
+    slowed.push_back(100 * level[i] * (1.30 + (i % 2 == 0 ? 0.02 : -0.02)));
+    same.push_back(100 * level[i] * (1 + (i % 2 == 0 ? 0.02 : -0.02) * (1 + 0.1 * i)));
+  }
+  // As two sets they overlap (Mann-Whitney far from 0.001): more rounds.
+  EXPECT_GT(MannWhitneyU(Logs(base), Logs(slowed)).p_value, 0.01);
+  EXPECT_EQ(NextConfirmStep(base, slowed, 7, 7, v), ConfirmStep::kMore);
+  // As pairs the change is plain.
+  EXPECT_EQ(NextConfirmStep(base, slowed, 7, 7, v, /*paired=*/true), ConfirmStep::kDecided);
+  // Below the minimum it goes on even so.
+  EXPECT_EQ(NextConfirmStep(base, slowed, 6, 7, v, true), ConfirmStep::kMore);
+  // Unchanged pairs are futile after four rounds.
+  const std::vector<double> b4(base.begin(), base.begin() + 4), s4(same.begin(), same.begin() + 4);
+  EXPECT_EQ(NextConfirmStep(b4, s4, 4, 7, v, true), ConfirmStep::kFutile);
+  // Sides of different lengths are not pairs.
+  EXPECT_EQ(NextConfirmStep(base, std::vector<double>(slowed.begin(), slowed.end() - 1), 7, 7, v,
+                            true),
+            ConfirmStep::kDecided);
+}
+
+TEST(ConfirmBudgetTest, PastTheBudgetPairsGoOnWhileEveryProcessAgrees) {
+  const std::vector<double> base = {410, 1520, 455, 610, 980, 430};
+  const std::vector<double> slowed = {450, 1700, 490, 700, 1100, 470};
+  // As sets they overlap; as pairs every process timed the candidate slower.
+  EXPECT_FALSE(FinishPastBudget(base, slowed, 6, 7));
+  EXPECT_TRUE(FinishPastBudget(base, slowed, 6, 7, /*paired=*/true));
+  EXPECT_TRUE(FinishPastBudget(slowed, base, 6, 7, true));
+  std::vector<double> one_other = slowed;
+  one_other[2] = 400;
+  EXPECT_FALSE(FinishPastBudget(base, one_other, 6, 7, true));
+  EXPECT_FALSE(FinishPastBudget(base, slowed, 7, 7, true));
+}
+
 TEST(ConfirmBudgetTest, TheBudgetCoversTheRoundsAnUndecidedCaseMayNeed) {
   // A quiet host: eleven rounds of 5 s fit in 120 s, which stays.
   EXPECT_DOUBLE_EQ(ConfirmBudget(120, 5, 11), 120);

@@ -312,13 +312,18 @@ TEST(RunE2E, SuspectsAreReTimedInFreshProcessesBesideTheBaselinesConfiguration) 
     const std::string run = std::to_string(attempt + 2);
     cases = One(db, "SELECT count(*) FROM results WHERE run_id = " + run);
     ASSERT_NE(cases, "0");
-    if (r.out.find("fresh process(es) per side, interleaved") == std::string::npos) continue;
+    // Faults are all that differs: every fresh process times both.
+    if (r.out.find("fresh process(es) each, every process timing the baseline's configuration "
+                   "and this run's in turn") == std::string::npos) {
+      continue;
+    }
     EXPECT_NE(r.err.find("budget 120 s"), std::string::npos) << r.err;
     // Every suspect's fresh processes are stored, for `compare` and the reports.
     const std::string confirmed = One(
         db,
         "SELECT count(*) FROM results WHERE run_id = " + run +
             " AND json_extract(extra_json, '$.confirm.baseline_run') = 1"
+            " AND json_extract(extra_json, '$.confirm.paired') = 1"
             " AND json_array_length(json_extract(extra_json, '$.confirm.values')) >= 7"
             " AND json_array_length(json_extract(extra_json, '$.confirm.baseline_values')) >= 7");
     EXPECT_NE(confirmed, "0");

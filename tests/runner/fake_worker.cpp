@@ -5,6 +5,9 @@
 //   segv*  SIGSEGV       abort* abort()       exit*   _exit(3)
 //   hang*  never returns slow*  passes after 200 ms
 //   noise* prints to stdout and stderr, then passes
+//   pair*  passes with three samples of 100 (1000 while the injected fault
+//          spec is "x10") plus the number of cases executed before it
+// Faults switch in place for paired requests; the spec "refuse" fails.
 // argv[1]: the thread count it reports in its hello (default 1).
 #include <unistd.h>
 
@@ -20,6 +23,15 @@
 namespace {
 
 bool Starts(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+std::string g_faults;  // the spec in force
+int g_executed = 0;
+
+harness::Status SwitchFaults(const std::string& spec) {
+  if (spec == "refuse") return harness::InvalidInput("fake worker: refused fault spec 'refuse'");
+  g_faults = spec;
+  return harness::Status::Ok();
+}
 
 harness::CaseResult Execute(const std::string& suite, const std::string& id, bool timed,
                             bool judged) {
@@ -44,6 +56,9 @@ harness::CaseResult Execute(const std::string& suite, const std::string& id, boo
   r.case_id = id;
   r.status = Starts(id, "fail") ? harness::CaseStatus::kFailed : harness::CaseStatus::kPassed;
   if (timed) r.wall_us = {1.0, 2.0, 3.0};
+  if (Starts(id, "pair")) r.wall_us.assign(3, (g_faults == "x10" ? 1000 : 100) + g_executed);
+  if (!g_faults.empty()) r.extra["faults"] = g_faults;
+  ++g_executed;
   if (!judged) r.extra["judged"] = false;  // what the request said, for the tests to see
   return r;
 }
@@ -52,5 +67,6 @@ harness::CaseResult Execute(const std::string& suite, const std::string& id, boo
 
 int main(int argc, char** argv) {
   const int threads = argc > 1 ? std::atoi(argv[1]) : 1;
-  return harness::ServeWorker(harness::kWorkerRequestFd, harness::kWorkerResultFd, threads, Execute);
+  return harness::ServeWorker(harness::kWorkerRequestFd, harness::kWorkerResultFd, threads, Execute,
+                              false, SwitchFaults);
 }

@@ -144,6 +144,43 @@ TEST(SupervisorTest, AnItemThatIsNotJudgedIsSentAsSuch) {
   EXPECT_EQ(out->workers_preloaded, 0);  // an exec'd program of its own
 }
 
+// A paired item is run twice in one worker, once under each fault spec in
+// the order asked; the answer is the candidate's result carrying the
+// baseline's, and the candidate's faults stay in force for the next case.
+TEST(SupervisorTest, APairedItemTimesBothFaultSpecsInOneWorker) {
+  for (const bool baseline_first : {true, false}) {
+    Collected c;
+    auto items = Items({"pair1", "pass2"});
+    items[0].paired = WorkItem::Paired{"", "x10", baseline_first};
+    auto out = RunCases(items, Options(1), Collect(&c), nullptr);
+    ASSERT_TRUE(out.ok()) << out.status().message();
+    EXPECT_EQ(out->workers_started, 1);
+    const CaseResult& cand = c.by_case["pair1"];
+    ASSERT_EQ(cand.status, CaseStatus::kPassed) << cand.message;
+    ASSERT_TRUE(cand.extra.contains("paired_baseline"));
+    auto base = CaseResultFromJson(cand.extra["paired_baseline"]);
+    ASSERT_TRUE(base.ok()) << base.status().message();
+    ASSERT_EQ(base->wall_us.size(), 3u);
+    ASSERT_EQ(cand.wall_us.size(), 3u);
+    // 100 or 1000 for the spec, plus how many cases the worker ran before.
+    EXPECT_EQ(base->wall_us[0], baseline_first ? 100 : 101);
+    EXPECT_EQ(cand.wall_us[0], baseline_first ? 1001 : 1000);
+    EXPECT_EQ(cand.extra.value("faults", ""), "x10");
+    EXPECT_EQ(c.by_case["pass2"].extra.value("faults", ""), "x10");
+  }
+}
+
+TEST(SupervisorTest, APairedItemWhoseFaultsCannotBeSwitchedIsAnError) {
+  Collected c;
+  auto items = Items({"pair1"});
+  items[0].paired = WorkItem::Paired{"refuse", "x10", true};
+  auto out = RunCases(items, Options(1), Collect(&c), nullptr);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ(c.by_case["pair1"].status, CaseStatus::kError);
+  EXPECT_NE(c.by_case["pair1"].message.find("refused fault spec 'refuse'"), std::string::npos)
+      << c.by_case["pair1"].message;
+}
+
 TEST(SupervisorTest, NoItemsStartsNoWorker) {
   Collected c;
   auto out = RunCases({}, Options(4), Collect(&c), nullptr);

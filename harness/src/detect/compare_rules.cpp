@@ -211,6 +211,9 @@ struct ProcessEvidence {
   const std::map<std::string, std::vector<double>>* base_ops = nullptr;
   const std::map<std::string, std::vector<double>>* cand_ops = nullptr;
   bool interleaved = false;
+  // Interleaved inside each process: base[i] and cand[i] (and the ops' i-th
+  // values) were timed in the same process, one after the other.
+  bool paired = false;
 };
 
 struct Verdict {
@@ -251,6 +254,29 @@ Verdict JudgeLevels(const std::vector<double>& base_logs, const std::vector<doub
 }
 
 // The op whose own wall time changed significantly and grew most, judged at
+// Both configurations timed in each process, one after the other: whatever
+// sets a process apart from the next (its placement, its caches, the load
+// while it ran) moves both values alike, and the log ratio of each pair is
+// what varies between processes. A one-sample t-test on those ratios at
+// `alpha` (processes are the replicates) and their median Walsh average
+// reaching the minimum effect. Pairs with a value missing on either side are
+// left out.
+Verdict JudgePairs(const std::vector<double>& base, const std::vector<double>& cand, double alpha,
+                   const ThresholdValues& v) {
+  std::vector<double> d;
+  for (size_t i = 0; i < base.size() && i < cand.size(); ++i) {
+    if (base[i] > 0 && cand[i] > 0 && std::isfinite(base[i]) && std::isfinite(cand[i])) {
+      d.push_back(std::log(cand[i] / base[i]));
+    }
+  }
+  Verdict out;
+  const PairedShift t = PairedShiftTest(d);
+  out.p = t.p_value;
+  out.shift = t.estimate;
+  out.changed = d.size() >= 3 && out.p < alpha && std::fabs(out.shift) >= std::log1p(v.wall_min_effect);
+  return out;
+}
+
 // the same level as the case (one value per process on each side); empty
 // when no op's change is significant.
 std::vector<std::string> BlameWallOps(const ProcessEvidence& e, const ThresholdValues& v) {
@@ -264,7 +290,9 @@ std::vector<std::string> BlameWallOps(const ProcessEvidence& e, const ThresholdV
     // value(s) as one new run against the op's earlier runs.
     if (a.size() < (e.interleaved ? 3u : 5u) || b.size() < (e.interleaved ? 3u : 1u)) continue;
     // Naming an op inside a finding already made: the ordinary level.
-    const Verdict verdict = JudgeLevels(a, b, e.interleaved, v.wall_alpha, v, /*robust=*/true);
+    const Verdict verdict = e.paired ? JudgePairs(it->second, cand_values, v.wall_alpha, v)
+                                     : JudgeLevels(a, b, e.interleaved, v.wall_alpha, v,
+                                                   /*robust=*/true);
     if (!verdict.changed || verdict.shift <= 0) continue;
     growth.emplace_back(Median(cand_values) - Median(it->second), op);
   }
@@ -412,6 +440,7 @@ void CompareWall(const CaseResult& base, const CaseResult& cand, const Threshold
       e.base = conf->baseline_values;
       e.base_ops = &conf->baseline_op_wall;
       e.interleaved = true;
+      e.paired = conf->paired && conf->baseline_values.size() == conf->values.size();
     }
   }
   if (e.cand.size() < 3 && cand_rounds.size() >= 3) {
@@ -464,7 +493,8 @@ void CompareWall(const CaseResult& base, const CaseResult& cand, const Threshold
   // Interleaved confirmation decides tens of suspects per run, each of which
   // would make the run exit 1: it is held to the stricter level.
   Verdict verdict =
-      JudgeLevels(a, b, e.interleaved, e.interleaved ? v.wall_confirm_alpha : v.wall_alpha, v);
+      e.paired ? JudgePairs(e.base, e.cand, v.wall_confirm_alpha, v)
+               : JudgeLevels(a, b, e.interleaved, e.interleaved ? v.wall_confirm_alpha : v.wall_alpha, v);
   // Fresh processes against history: the history is of whole runs' medians,
   // and a process that times only a few suspects can sit in another state
   // than a whole run (bench/README.md has a case 25x slower in its fresh
@@ -478,7 +508,9 @@ void CompareWall(const CaseResult& base, const CaseResult& cand, const Threshold
     if (own_disagrees) verdict.changed = false;
   }
   const std::string level =
-      e.interleaved ? Fmt("%g fresh processes each, interleaved with the baseline's configuration",
+      e.paired ? Fmt("%g fresh processes, each timing both configurations in turn (paired t-test)",
+                     double(b.size()))
+      : e.interleaved ? Fmt("%g fresh processes each, interleaved with the baseline's configuration",
                           double(b.size()))
       : b.size() == 1 ? Fmt("this run against the case's last %g runs", double(a.size()))
                       : Fmt("%g fresh processes against the case's last %g runs", double(b.size()),

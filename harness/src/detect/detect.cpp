@@ -105,6 +105,7 @@ std::optional<WallConfirmation> ReadWallConfirmation(const CaseResult& r) {
   WallConfirmation c;
   c.baseline_run_id = it->value("baseline_run", int64_t{0});
   c.unqueued = it->value("metric", std::string("wall_us")) == "unqueued_us";
+  c.paired = it->value("paired", false);
   c.values = Numbers(it->value("values", nlohmann::json()));
   c.baseline_values = Numbers(it->value("baseline_values", nlohmann::json()));
   c.op_wall = OpNumbers(it->value("op_wall_us", nlohmann::json()));
@@ -119,7 +120,8 @@ nlohmann::json WallConfirmationJson(const WallConfirmation& c) {
           {"values", c.values},
           {"baseline_values", c.baseline_values},
           {"op_wall_us", c.op_wall},
-          {"baseline_op_wall_us", c.baseline_op_wall}};
+          {"baseline_op_wall_us", c.baseline_op_wall},
+          {"paired", c.paired}};
 }
 
 namespace {

@@ -223,4 +223,26 @@ WelchResult WelchTTest(const std::vector<double>& a, const std::vector<double>& 
   return r;
 }
 
+PairedShift PairedShiftTest(const std::vector<double>& d) {
+  PairedShift r;
+  r.n = d.size();
+  if (d.empty()) return r;
+  std::vector<double> walsh;
+  walsh.reserve(d.size() * (d.size() + 1) / 2);
+  for (size_t i = 0; i < d.size(); ++i) {
+    for (size_t j = i; j < d.size(); ++j) walsh.push_back((d[i] + d[j]) / 2);
+  }
+  r.estimate = Median(std::move(walsh));
+  if (d.size() < 2) return r;
+  const double mean = Mean(d), se = std::sqrt(Variance(d) / static_cast<double>(d.size()));
+  if (!(se > 0)) {
+    r.p_value = mean == 0 ? 1 : 0;
+    r.t = mean == 0 ? 0 : std::copysign(std::numeric_limits<double>::infinity(), mean);
+    return r;
+  }
+  r.t = mean / se;
+  r.p_value = 2 * (1 - StudentTCdf(std::fabs(r.t), static_cast<double>(d.size() - 1)));
+  return r;
+}
+
 }  // namespace harness

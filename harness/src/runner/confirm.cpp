@@ -4,7 +4,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "harness/detect/detect.h"
@@ -23,19 +25,49 @@ struct Side {
   std::map<std::string, std::vector<double>> op_wall;
 };
 
+bool Timed(const CaseResult& r) {
+  return (r.status == CaseStatus::kPassed || r.status == CaseStatus::kFailed) &&
+         !r.wall_us.empty();
+}
+
+void Keep(const CaseResult& r, Side* side) {
+  // Wall time less the run-queue wait where the worker read it: a fresh
+  // process on a loaded host waits for a CPU for a varying share of its
+  // samples, which says nothing about the case (docs/detection.md).
+  side->unqueued = side->unqueued && r.HasQueueWait();
+  side->values.push_back(r.HasQueueWait() ? Median(r.UnqueuedUs()) : Median(r.wall_us));
+}
+
+// `base_sides` non-null: the items are paired (WorkItem::paired), and each
+// result carries the baseline's timing from the same process; a pair is
+// kept whole or not at all, so that value i of both sides (and of each op
+// both sides timed) comes from process i.
 Status TimeOnce(const std::vector<WorkItem>& items, const SupervisorOptions& options,
-                std::map<CaseKey, Side>* sides, ConfirmOutcome* out) {
+                std::map<CaseKey, Side>* sides, std::map<CaseKey, Side>* base_sides,
+                ConfirmOutcome* out) {
   RecordFn keep = [&](const CaseResult& r) -> Status {
-    if ((r.status != CaseStatus::kPassed && r.status != CaseStatus::kFailed) || r.wall_us.empty()) {
+    if (!Timed(r)) return Status::Ok();
+    Side& side = (*sides)[{r.suite, r.case_id}];
+    if (base_sides == nullptr) {
+      Keep(r, &side);
+      for (const OpSummary& o : r.ops) side.op_wall[o.op].push_back(o.wall_us);
       return Status::Ok();
     }
-    Side& side = (*sides)[{r.suite, r.case_id}];
-    // Wall time less the run-queue wait where the worker read it: a fresh
-    // process on a loaded host waits for a CPU for a varying share of its
-    // samples, which says nothing about the case (docs/detection.md).
-    side.unqueued = side.unqueued && r.HasQueueWait();
-    side.values.push_back(r.HasQueueWait() ? Median(r.UnqueuedUs()) : Median(r.wall_us));
-    for (const OpSummary& o : r.ops) side.op_wall[o.op].push_back(o.wall_us);
+    const auto paired = r.extra.find("paired_baseline");
+    if (paired == r.extra.end()) return Status::Ok();
+    StatusOr<CaseResult> b = CaseResultFromJson(*paired);
+    if (!b.ok() || !Timed(*b)) return Status::Ok();
+    Side& base = (*base_sides)[{r.suite, r.case_id}];
+    Keep(r, &side);
+    Keep(*b, &base);
+    std::map<std::string, double> base_ops;
+    for (const OpSummary& o : b->ops) base_ops[o.op] = o.wall_us;
+    for (const OpSummary& o : r.ops) {
+      auto it = base_ops.find(o.op);
+      if (it == base_ops.end()) continue;
+      side.op_wall[o.op].push_back(o.wall_us);
+      base.op_wall[o.op].push_back(it->second);
+    }
     return Status::Ok();
   };
   SPYRE_ASSIGN_OR_RETURN(auto outcome, RunCases(items, options, keep, nullptr));
@@ -46,6 +78,23 @@ Status TimeOnce(const std::vector<WorkItem>& items, const SupervisorOptions& opt
     out->signal_number = outcome.signal_number;
   }
   return Status::Ok();
+}
+
+// The two fault specs when injected faults are all that tells the baseline's
+// environment from the candidate's (how many workers ran at once aside).
+std::optional<WorkItem::Paired> PairedFaults(const nlohmann::json& base_env,
+                                             const nlohmann::json& cand_env) {
+  for (const EnvChange& e : DiffEnvironments(base_env, cand_env)) {
+    if (e.component != "faults" && e.component != "jobs") return std::nullopt;
+  }
+  const auto spec = [](const nlohmann::json& env) -> std::optional<std::string> {
+    const auto it = env.find("faults");
+    if (it == env.end()) return std::nullopt;
+    return it->is_string() ? it->get<std::string>() : it->dump();
+  };
+  const auto b = spec(base_env), c = spec(cand_env);
+  if (!b || !c) return std::nullopt;
+  return WorkItem::Paired{*b, *c, false};
 }
 
 std::vector<double> Logs(const std::vector<double>& v) {
@@ -59,8 +108,17 @@ std::vector<double> Logs(const std::vector<double>& v) {
 }  // namespace
 
 bool FinishPastBudget(const std::vector<double>& base_values, const std::vector<double>& cand_values,
-                      int rounds_done, int min_rounds) {
+                      int rounds_done, int min_rounds, bool paired) {
   if (rounds_done >= min_rounds || base_values.empty() || cand_values.empty()) return false;
+  if (paired) {
+    // Every process saw the same side slower.
+    if (base_values.size() != cand_values.size()) return false;
+    int slower = 0;
+    for (size_t i = 0; i < base_values.size(); ++i) {
+      slower += cand_values[i] > base_values[i] ? 1 : cand_values[i] < base_values[i] ? -1 : 0;
+    }
+    return static_cast<size_t>(std::abs(slower)) == base_values.size();
+  }
   const auto [base_lo, base_hi] = std::minmax_element(base_values.begin(), base_values.end());
   const auto [cand_lo, cand_hi] = std::minmax_element(cand_values.begin(), cand_values.end());
   return *base_hi < *cand_lo || *cand_hi < *base_lo;
@@ -83,15 +141,24 @@ double ConfirmBudget(double budget_s, double first_round_s, int rounds) {
 // by 40% can overlap at p = 0.2 and separate at eleven.
 ConfirmStep NextConfirmStep(const std::vector<double>& base_values,
                             const std::vector<double>& cand_values, int round, int min_rounds,
-                            const ThresholdValues& v) {
+                            const ThresholdValues& v, bool paired) {
   constexpr int kFutilityRounds = 4;
   constexpr double kFutilityP = 0.5;
   const std::vector<double> a = Logs(base_values), b = Logs(cand_values);
-  if (a.size() < 3 || b.size() < 3) {
+  if (a.size() < 3 || b.size() < 3 || (paired && a.size() != b.size())) {
     return round < min_rounds ? ConfirmStep::kMore : ConfirmStep::kDecided;
   }
-  const double p = MannWhitneyU(a, b).p_value;
-  const double shift = HodgesLehmannShift(a, b, v.wall_confirm_alpha).estimate;
+  double p = 1, shift = 0;
+  if (paired) {
+    std::vector<double> d;
+    for (size_t i = 0; i < a.size(); ++i) d.push_back(b[i] - a[i]);
+    const PairedShift t = PairedShiftTest(d);
+    p = t.p_value;
+    shift = t.estimate;
+  } else {
+    p = MannWhitneyU(a, b).p_value;
+    shift = HodgesLehmannShift(a, b, v.wall_confirm_alpha).estimate;
+  }
   if (round >= kFutilityRounds && p >= kFutilityP &&
       std::fabs(shift) < std::log1p(v.wall_min_effect)) {
     return ConfirmStep::kFutile;
@@ -154,6 +221,13 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
 
   const auto settings = BaselineWorkerSettings(base.env, env);
   out.interleaved = settings.has_value();
+  // Faults are all that differs: both configurations are timed in every
+  // process, one after the other (the device switches faults in place).
+  const std::optional<WorkItem::Paired> paired = settings ? PairedFaults(base.env, env) : std::nullopt;
+  out.paired = paired.has_value();
+  if (paired) {
+    for (WorkItem& item : items) item.paired = paired;
+  }
   SupervisorOptions timing = options;
   timing.jobs = 1;
   SupervisorOptions baseline_timing = timing;
@@ -167,9 +241,12 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
       plan_line, sizeof(plan_line),
       "confirming %d wall-time suspect(s)%s in fresh processes, %s: %d-%d rounds, budget %.0f s\n",
       out.suspects, screen.c_str(),
-      settings ? ("interleaved with baseline run " + std::to_string(*choice.run_id) +
-                  "'s configuration")
-                     .c_str()
+      paired ? ("each timing baseline run " + std::to_string(*choice.run_id) +
+                "'s configuration and this run's in turn")
+                   .c_str()
+      : settings ? ("interleaved with baseline run " + std::to_string(*choice.run_id) +
+                    "'s configuration")
+                       .c_str()
                : "against their between-run history (the baseline's environment cannot be "
                  "re-created here)",
       min_rounds, max_rounds, r.confirm_budget_s);
@@ -213,7 +290,7 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
       for (const WorkItem& item : pending) {
         const CaseKey key{item.suite, item.case_id};
         if (FinishPastBudget(base_sides[key].values, cand_sides[key].values, round - 1,
-                             min_rounds)) {
+                             min_rounds, out.paired)) {
           apart.push_back(item);
         }
       }
@@ -230,10 +307,15 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
     }
     // A B B A: neither side always runs first.
     const bool candidate_first = round % 2 == 1;
-    for (int half = 0; half < (settings ? 2 : 1); ++half) {
+    if (paired) {
+      for (WorkItem& item : pending) item.paired->baseline_first = !candidate_first;
+      SPYRE_RETURN_IF_ERROR(TimeOnce(pending, timing, &cand_sides, &base_sides, &out));
+      if (out.interrupted) return out;
+    }
+    for (int half = 0; !paired && half < (settings ? 2 : 1); ++half) {
       const bool candidate = (half == 0) == candidate_first || !settings;
       SPYRE_RETURN_IF_ERROR(TimeOnce(pending, candidate ? timing : baseline_timing,
-                                     candidate ? &cand_sides : &base_sides, &out));
+                                     candidate ? &cand_sides : &base_sides, nullptr, &out));
       if (out.interrupted) return out;
     }
     out.rounds = round;
@@ -247,7 +329,7 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
       const CaseKey key{item.suite, item.case_id};
       const ConfirmStep step =
           NextConfirmStep(base_sides[key].values, cand_sides[key].values, round, min_rounds,
-                          thresholds.For(item.suite, item.case_id));
+                          thresholds.For(item.suite, item.case_id), out.paired);
       if (step == ConfirmStep::kMore) next.push_back(item);
       if (step == ConfirmStep::kFutile) ++out.futile;
     }
@@ -258,6 +340,7 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
     const CaseKey key{item.suite, item.case_id};
     WallConfirmation c;
     c.baseline_run_id = *choice.run_id;
+    c.paired = out.paired;
     c.values = cand_sides[key].values;
     c.op_wall = cand_sides[key].op_wall;
     c.unqueued = cand_sides[key].unqueued && (!settings || base_sides[key].unqueued);
@@ -277,7 +360,9 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
       "confirmation: %d wall-time suspect(s) re-timed in up to %d fresh process(es) %s"
       "%s, %.1f s of a %.0f s budget%s",
       out.suspects, out.rounds,
-      settings ? "per side, interleaved with the baseline's configuration" : "each",
+      paired     ? "each, every process timing the baseline's configuration and this run's in turn"
+      : settings ? "per side, interleaved with the baseline's configuration"
+                 : "each",
       out.futile > 0
           ? (" (" + std::to_string(out.futile) + " stopped early, plainly unchanged)").c_str()
           : "",

@@ -12,6 +12,12 @@
 // it is re-timed too, in processes interleaved with the candidate's
 // (C B B C C B ...), so both sides see the same machine: the judge then
 // compares the two sets, and a change it finds is caused by the settings.
+// When they differ at most in injected faults (an unchanged rerun, a run
+// with --inject), every fresh process times both, one after the other, the
+// device switching faults in place (WorkItem::paired; which side goes first
+// alternates): whatever sets one process apart from the next moves both of
+// its values alike, and the judge tests the log ratios of the pairs (a
+// one-sample t-test over processes) instead of the two sets.
 // Otherwise the candidate's processes are judged against the case's own
 // between-run history at the baseline's environment.
 //
@@ -36,6 +42,7 @@ struct ConfirmOutcome {
   int rounds = 0;  // fresh processes per side for the longest-running case
   int futile = 0;  // suspects stopped early: plainly unchanged
   bool interleaved = false;
+  bool paired = false;  // both configurations timed in every process (faults only differ)
   double elapsed_s = 0;
   bool interrupted = false;
   int signal_number = 0;
@@ -49,16 +56,20 @@ struct ConfirmOutcome {
 // processes cannot change the answer, so that the budget goes to the cases
 // near the line). `round`: pairs timed so far.
 enum class ConfirmStep { kMore, kDecided, kFutile };
+// `paired`: value i of both sides came from process i (WorkItem::paired),
+// and the evidence is the paired t-test of their log ratios rather than
+// Mann-Whitney between the two sets.
 ConfirmStep NextConfirmStep(const std::vector<double>& base_values,
                             const std::vector<double>& cand_values, int round, int min_rounds,
-                            const ThresholdValues& v);
+                            const ThresholdValues& v, bool paired = false);
 
 // Whether an interleaved case goes on after the budget is spent: only while
 // it has fewer than min_rounds processes a side (fewer cannot confirm
 // anything, so stopping there wastes the rounds already timed) and its two
 // sets are still completely apart (the only cases the minimum can confirm).
+// Paired, "completely apart" means every process timed the same side slower.
 bool FinishPastBudget(const std::vector<double>& base_values, const std::vector<double>& cand_values,
-                      int rounds_done, int min_rounds);
+                      int rounds_done, int min_rounds, bool paired = false);
 
 // The confirmation's time budget once its first round took first_round_s:
 // the configured budget_s, raised to what `rounds` rounds take at that pace

@@ -101,6 +101,11 @@ class Supervisor {
       nlohmann::json request = {
           {"suite", item.suite}, {"case", item.case_id}, {"timed", item.timed}};
       if (!item.judged) request["judged"] = false;
+      if (item.paired) {
+        request["paired"] = {{"baseline_faults", item.paired->baseline_faults},
+                             {"candidate_faults", item.paired->candidate_faults},
+                             {"baseline_first", item.paired->baseline_first}};
+      }
       (void)slot.worker->Send(request);
     }
     return Status::Ok();

@@ -126,8 +126,13 @@ std::vector<double> LatencySamples(const CaseResult& r, bool unqueued);
 // `baseline_values`: the same for the baseline's configuration re-timed
 // interleaved with them (empty when it could not be reproduced);
 // `op_wall` / `baseline_op_wall`: per-op wall time per process.
+// `paired`: both configurations were timed in every one of those processes,
+// one after the other (they differed only in injected faults), so value i
+// and baseline value i (and op value i on both sides) come from the same
+// process and are judged as pairs.
 struct WallConfirmation {
   int64_t baseline_run_id = 0;
+  bool paired = false;
   // The values are medians of wall time less run-queue wait (true), or of
   // wall time (false: recorded before the wait was kept, or not available).
   bool unqueued = false;

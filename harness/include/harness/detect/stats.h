@@ -63,4 +63,17 @@ struct WelchResult {
 // deterministic series, e.g. modeled latency, shifts exactly).
 WelchResult WelchTTest(const std::vector<double>& a, const std::vector<double>& b);
 
+struct PairedShift {
+  double estimate = 0;  // median of the Walsh averages (one-sample Hodges-Lehmann)
+  double t = 0;
+  double p_value = 1;  // two-sided one-sample t-test of a zero mean
+  size_t n = 0;
+};
+// Differences of pairs measured together (log ratios of two configurations
+// timed in one process): the one-sample t-test of a zero mean and a robust
+// estimate of the shift. Fewer than two values give p_value = 1 (the
+// estimate is the one value, or 0); when all differences are equal the
+// p-value is 0 unless they are 0 (a deterministic shift).
+PairedShift PairedShiftTest(const std::vector<double>& d);
+
 }  // namespace harness

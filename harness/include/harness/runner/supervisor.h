@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,13 @@ struct WorkItem {
   // and traced, and nothing is judged (no golden reference, no comparison);
   // the result carries wall samples and op times only.
   bool judged = true;
+  // Set: time the case twice in one process, under the baseline's faults and
+  // the candidate's, in this order or the other (ServeWorker's "paired").
+  struct Paired {
+    std::string baseline_faults, candidate_faults;
+    bool baseline_first = false;
+  };
+  std::optional<Paired> paired = std::nullopt;
 };
 
 struct SupervisorOptions {
