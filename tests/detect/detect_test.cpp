@@ -296,6 +296,32 @@ TEST(DetectTest, PairedConfirmationJudgesTheRatioOfEachProcess) {
   EXPECT_TRUE(harness::CompareRuns(base, cand, harness::Thresholds()).regressions.empty());
 }
 
+// An op's time per process is one traced call, and now and then a call
+// takes milliseconds instead of tens of microseconds, on either side. One
+// such process a side does not keep the op that grew from being named.
+TEST(DetectTest, OneWildTracedCallASideDoesNotHideTheOpThatGrew) {
+  std::mt19937_64 rng(22);
+  auto base = MakeRun(1, {Case("a", rng, 1000)});
+  auto cand = MakeRun(2, {Case("a", rng, 9000)});
+  cand.env["faults"] = "mm:slow=9";
+  base.env["faults"] = "";
+  Confirm(&cand.cases[0], 1, 1000, 9000, 11.0);
+  nlohmann::json& conf = cand.cases[0].extra["confirm"];
+  conf["baseline_op_wall_us"]["mm"][3] = 4105.0;  // a wild baseline process
+  conf["op_wall_us"]["mm"][5] = 95000.0;          // and a wild candidate one
+  auto c = harness::CompareRuns(base, cand, harness::Thresholds());
+  ASSERT_EQ(c.regressions.size(), 1u);
+  ASSERT_FALSE(c.regressions[0].blamed_ops.empty()) << c.regressions[0].detail;
+  EXPECT_EQ(c.regressions[0].blamed_ops[0].rfind("mm (", 0), 0u);
+  // Two baseline processes slower than every candidate one are more than is
+  // left out: not named.
+  conf["baseline_op_wall_us"]["mm"][1] = 20000.0;
+  conf["baseline_op_wall_us"]["mm"][3] = 12000.0;
+  c = harness::CompareRuns(base, cand, harness::Thresholds());
+  ASSERT_EQ(c.regressions.size(), 1u);
+  EXPECT_TRUE(c.regressions[0].blamed_ops.empty()) << c.regressions[0].blamed_ops[0];
+}
+
 TEST(DetectTest, FreshProcessesAreJudgedAgainstTheCasesBetweenRunHistory) {
   std::mt19937_64 rng(14);
   auto base = MakeRun(1, {Case("a", rng, 1000), Case("b", rng, 1000)});

@@ -279,18 +279,45 @@ Verdict JudgePairs(const std::vector<double>& base, const std::vector<double>& c
 
 // the same level as the case (one value per process on each side); empty
 // when no op's change is significant.
+void LeaveOutExtreme(bool paired, std::vector<double>* base, std::vector<double>* cand) {
+  constexpr size_t kMinKept = 6;
+  if (base->size() < kMinKept || cand->size() < kMinKept) return;
+  if (!paired) {
+    for (std::vector<double>* side : {base, cand}) side->erase(std::max_element(side->begin(), side->end()));
+    return;
+  }
+  if (base->size() != cand->size()) return;
+  std::vector<double> d;
+  for (size_t i = 0; i < base->size(); ++i) d.push_back(std::log((*cand)[i] / (*base)[i]));
+  const double center = Median(d);
+  size_t far = 0;
+  for (size_t i = 1; i < d.size(); ++i) {
+    if (std::fabs(d[i] - center) > std::fabs(d[far] - center)) far = i;
+  }
+  base->erase(base->begin() + static_cast<std::ptrdiff_t>(far));
+  cand->erase(cand->begin() + static_cast<std::ptrdiff_t>(far));
+}
+
 std::vector<std::string> BlameWallOps(const ProcessEvidence& e, const ThresholdValues& v) {
   std::vector<std::pair<double, std::string>> growth;
   if (e.base_ops == nullptr || e.cand_ops == nullptr) return {};
   for (const auto& [op, cand_values] : *e.cand_ops) {
     auto it = e.base_ops->find(op);
     if (it == e.base_ops->end()) continue;
-    std::vector<double> a = Logs(it->second), b = Logs(cand_values);
+    std::vector<double> base_values = it->second, cand_kept = cand_values;
+    // An op's time in a process is one traced call, and one process in
+    // seven or so takes milliseconds over a call of tens of microseconds
+    // (seen on both sides alike). With six or more processes a side, the
+    // most extreme one of each side (of paired processes, the pair whose
+    // ratio is furthest out) is left out, as the suspect test leaves out
+    // each side's slowest sample.
+    if (e.interleaved) LeaveOutExtreme(e.paired, &base_values, &cand_kept);
+    std::vector<double> a = Logs(base_values), b = Logs(cand_kept);
     // Interleaved: processes against processes. History: the candidate's
     // value(s) as one new run against the op's earlier runs.
     if (a.size() < (e.interleaved ? 3u : 5u) || b.size() < (e.interleaved ? 3u : 1u)) continue;
     // Naming an op inside a finding already made: the ordinary level.
-    const Verdict verdict = e.paired ? JudgePairs(it->second, cand_values, v.wall_alpha, v)
+    const Verdict verdict = e.paired ? JudgePairs(base_values, cand_kept, v.wall_alpha, v)
                                      : JudgeLevels(a, b, e.interleaved, v.wall_alpha, v,
                                                    /*robust=*/true);
     if (!verdict.changed || verdict.shift <= 0) continue;
