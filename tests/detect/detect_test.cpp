@@ -1,6 +1,8 @@
 #include "harness/detect/detect.h"
 
 #include <cmath>
+#include <cstdio>
+#include <fstream>
 #include <random>
 
 #include <gtest/gtest.h>
@@ -644,6 +646,58 @@ TEST(DetectTest, TooFewSamplesGiveANoteNotAVerdict) {
   EXPECT_TRUE(Kinds(c.regressions).empty());
   ASSERT_EQ(c.notes.size(), 1u);
   EXPECT_NE(c.notes[0].find("not enough samples"), std::string::npos);
+}
+
+// Which baseline configurations a fresh worker can be given: emulator
+// settings by their variables, another BLAS by preloading its file (while
+// it is there) and OpenBLAS's kernel set by name; nothing else.
+TEST(DetectTest, BaselineWorkerSettingsPutBackEmulatorSettingsAndABlasFileThatIsThere) {
+  const std::string here = ::testing::TempDir() + "/libblas_baseline.so.3";
+  { std::ofstream(here) << "not really a library"; }
+  const nlohmann::json emulator = {{"profile", "inductor"}, {"rounding", "nearest-away"},
+                                   {"cores", 32}, {"faults", ""}};
+  nlohmann::json base = MakeRun(1, {}).env, cand = base;
+  base.update(emulator);
+  cand.update(emulator);
+  base["blas"]["path"] = here;
+  base["blas"]["core"] = "Zen";
+  cand["blas"] = {{"name", "reference"}, {"version", ""}, {"path", "/elsewhere/libblas.so.3"}};
+  auto s = harness::BaselineWorkerSettings(base, cand);
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->at("LD_PRELOAD"), here);
+  EXPECT_EQ(s->at("OPENBLAS_CORETYPE"), "Zen");
+  EXPECT_EQ(s->at("SPYRE_EMU_PROFILE"), "inductor");
+  EXPECT_EQ(s->at("SPYRE_EMU_CORES"), "32");
+  // The same library with another kernel set: only the kernel set.
+  cand["blas"] = base["blas"];
+  cand["blas"]["core"] = "Prescott";
+  s = harness::BaselineWorkerSettings(base, cand);
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->count("LD_PRELOAD"), 0u);
+  EXPECT_EQ(s->at("OPENBLAS_CORETYPE"), "Zen");
+  // Nothing differs: the emulator's settings only.
+  s = harness::BaselineWorkerSettings(base, base);
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->count("LD_PRELOAD") + s->count("OPENBLAS_CORETYPE"), 0u);
+  // A baseline with the reference BLAS against a candidate with OpenBLAS:
+  // its file preloaded, no kernel set to choose.
+  cand["blas"]["path"] = "/elsewhere/libopenblas.so.0";
+  base["blas"] = {{"name", "reference"}, {"path", here}};
+  s = harness::BaselineWorkerSettings(base, cand);
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->at("LD_PRELOAD"), here);
+  EXPECT_EQ(s->count("OPENBLAS_CORETYPE"), 0u);
+  // The baseline's BLAS file is gone, or the same file had a kernel set on
+  // one side only: it cannot be put back.
+  base["blas"]["path"] = ::testing::TempDir() + "/no_such_libblas.so.3";
+  EXPECT_FALSE(harness::BaselineWorkerSettings(base, cand).has_value());
+  base["blas"]["path"] = cand["blas"]["path"];
+  EXPECT_FALSE(harness::BaselineWorkerSettings(base, cand).has_value());
+  // Another libtorch is not a setting.
+  base = cand;
+  base["libtorch"] = "1.12.0";
+  EXPECT_FALSE(harness::BaselineWorkerSettings(base, cand).has_value());
+  std::remove(here.c_str());
 }
 
 TEST(DetectTest, EnvironmentDiffNamesUpstreamChanges) {

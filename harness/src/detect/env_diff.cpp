@@ -3,6 +3,8 @@
 #include <optional>
 #include <set>
 
+#include <unistd.h>
+
 #include "harness/detect/detect.h"
 
 namespace harness {
@@ -91,6 +93,33 @@ std::vector<EnvChange> DiffEnvironments(const nlohmann::json& a, const nlohmann:
   return out;
 }
 
+namespace {
+
+// What a fresh worker needs to compute with the baseline's BLAS instead of
+// the candidate's: its library file preloaded (its symbols then come first,
+// and the library libtorch names is taken as loaded) and OpenBLAS's kernel
+// set chosen as the baseline's was. std::nullopt when the baseline's file is
+// not there to load.
+std::optional<std::map<std::string, std::string>> BaselineBlas(const nlohmann::json& base,
+                                                               const nlohmann::json& cand) {
+  if (!base.is_object() || !cand.is_object()) return std::nullopt;
+  std::map<std::string, std::string> out;
+  const std::string path = base.value("path", ""), core = base.value("core", "");
+  if (path != cand.value("path", "")) {
+    if (path.empty() || ::access(path.c_str(), R_OK) != 0) return std::nullopt;
+    out["LD_PRELOAD"] = path;
+  }
+  if (core != cand.value("core", "")) {
+    // Without a kernel set of its own the baseline's library is another
+    // one than the candidate's OpenBLAS, and preloading it is enough.
+    if (core.empty() && out.empty()) return std::nullopt;
+    if (!core.empty()) out["OPENBLAS_CORETYPE"] = core;
+  }
+  return out;
+}
+
+}  // namespace
+
 std::optional<std::map<std::string, std::string>> BaselineWorkerSettings(
     const nlohmann::json& baseline, const nlohmann::json& candidate) {
   static const std::map<std::string, std::string> kSettable = {{"profile", "SPYRE_EMU_PROFILE"},
@@ -98,11 +127,17 @@ std::optional<std::map<std::string, std::string>> BaselineWorkerSettings(
                                                                {"rounding", "SPYRE_EMU_ROUNDING"},
                                                                {"cores", "SPYRE_EMU_CORES"}};
   if (!baseline.is_object() || !candidate.is_object()) return std::nullopt;
+  std::map<std::string, std::string> settings;
   for (const EnvChange& e : DiffEnvironments(baseline, candidate)) {
+    if (e.component == "blas") {
+      auto blas = BaselineBlas(baseline["blas"], candidate["blas"]);
+      if (!blas) return std::nullopt;
+      settings.insert(blas->begin(), blas->end());
+      continue;
+    }
     // How many workers ran at once is a run option, not the environment.
     if (kSettable.count(e.component) == 0 && e.component != "jobs") return std::nullopt;
   }
-  std::map<std::string, std::string> settings;
   for (const auto& [component, variable] : kSettable) {
     if (!baseline.contains(component)) return std::nullopt;
     const nlohmann::json& v = baseline[component];

@@ -12,6 +12,7 @@
 #include "harness/detect/detect.h"
 #include "harness/detect/history.h"
 #include "harness/detect/stats.h"
+#include "runner/zygote.h"
 
 namespace harness::runner_internal {
 namespace {
@@ -232,7 +233,12 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
   timing.jobs = 1;
   SupervisorOptions baseline_timing = timing;
   if (settings) {
-    for (const auto& [k, val] : *settings) baseline_timing.worker_env[k] = val;
+    for (const auto& [k, val] : *settings) {
+      baseline_timing.worker_env[k] = val;
+      // The baseline's workers load another BLAS or set it up otherwise:
+      // they are exec'd, and so are the candidate's beside them.
+      if (LoadTimeVariable(k)) timing.exec_workers = baseline_timing.exec_workers = true;
+    }
   }
   const int min_rounds = r.confirm_rounds,
             max_rounds = std::max(r.confirm_rounds, r.confirm_max_rounds);

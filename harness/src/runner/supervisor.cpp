@@ -78,7 +78,8 @@ class Supervisor {
       if (slot.worker || idle_or_starting >= pending_.size()) continue;
       const Clock::time_point spawned = Clock::now();
       SPYRE_ASSIGN_OR_RETURN(auto w,
-                             WorkerProcess::Spawn(options_.worker_argv, options_.worker_env));
+                             WorkerProcess::Spawn(options_.worker_argv, options_.worker_env,
+                                                 options_.exec_workers));
       slot.worker = std::move(w);
       slot.decoder = FrameDecoder();
       slot.ready = false;

@@ -35,7 +35,8 @@ std::string SignalName(int sig) {
 }  // namespace
 
 StatusOr<std::unique_ptr<WorkerProcess>> WorkerProcess::Spawn(
-    const std::vector<std::string>& argv, const std::map<std::string, std::string>& env) {
+    const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
+    bool exec) {
   // Everything the child needs is built before fork: after fork only
   // async-signal-safe calls until exec.
   std::vector<std::string> env_strings;
@@ -65,7 +66,7 @@ StatusOr<std::unique_ptr<WorkerProcess>> WorkerProcess::Spawn(
   // paying its start-up again; a worker of another program, or one the
   // zygote could not start, is exec'd.
   const int child_fds[3] = {req[0], res[1], out[1]};
-  const pid_t forked = SpawnThroughZygote(argv, env_strings, child_fds);
+  const pid_t forked = exec ? -1 : SpawnThroughZygote(argv, env_strings, child_fds);
   const pid_t parent = ::getpid();
   pid_t pid = forked > 0 ? forked : ::fork();
   if (pid < 0) {

@@ -21,9 +21,11 @@ class WorkerProcess {
   // gets requests on fd 3, writes records to fd 4, its stdout and stderr go to
   // one capture pipe; it is killed if the supervisor dies (PDEATHSIG) and
   // sits in its own process group, so a terminal Ctrl-C reaches only the
-  // supervisor, which then ends the workers itself.
+  // supervisor, which then ends the workers itself. `exec` true: never
+  // forked from the run's zygote (runner/zygote.h).
   static StatusOr<std::unique_ptr<WorkerProcess>> Spawn(const std::vector<std::string>& argv,
-                                                        const std::map<std::string, std::string>& env);
+                                                        const std::map<std::string, std::string>& env,
+                                                        bool exec = false);
   ~WorkerProcess();
   WorkerProcess(const WorkerProcess&) = delete;
   WorkerProcess& operator=(const WorkerProcess&) = delete;

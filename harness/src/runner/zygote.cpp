@@ -246,10 +246,26 @@ namespace runner_internal {
 
 bool WorkerZygoteRunning() { return State().pid > 0; }
 
+bool LoadTimeVariable(const std::string& name) {
+  return name.rfind("LD_", 0) == 0 || name.rfind("OPENBLAS_", 0) == 0;
+}
+
 pid_t SpawnThroughZygote(const std::vector<std::string>& argv,
                          const std::vector<std::string>& env, const int fds[3]) {
   ZygoteState& z = State();
   if (z.pid <= 0 || argv.empty() || argv[0] != z.exe) return -1;
+  // What is read while libraries load (LD_PRELOAD, OPENBLAS_CORETYPE...)
+  // takes effect only in a program started afresh: a worker asked to load
+  // or set up other libraries than the zygote did (a baseline's BLAS) is
+  // exec'd.
+  for (const std::string& e : env) {
+    const size_t eq = e.find('=');
+    if (!LoadTimeVariable(e.substr(0, eq))) continue;
+    const char* ours = std::getenv(e.substr(0, eq).c_str());
+    if (eq == std::string::npos || ours == nullptr || e.compare(eq + 1, std::string::npos, ours) != 0) {
+      return -1;
+    }
+  }
   std::string payload = std::to_string(argv.size());
   payload.push_back('\0');
   for (const std::string& a : argv) payload.append(a).push_back('\0');

@@ -17,6 +17,11 @@ bool WorkerZygoteRunning();
 // output (write) pipe ends. Returns the worker's pid, a child of this
 // process; -1 when the zygote does not serve argv[0] or failed (it is then
 // stopped, and the caller execs the worker itself).
+// Environment variables read while libraries load, which a process forked
+// from the zygote cannot take on: the dynamic loader's (LD_*) and
+// OpenBLAS's (OPENBLAS_*).
+bool LoadTimeVariable(const std::string& name);
+
 pid_t SpawnThroughZygote(const std::vector<std::string>& argv,
                          const std::vector<std::string>& env, const int fds[3]);
 

@@ -154,8 +154,11 @@ bool WallSuspect(const CaseResult& base, const CaseResult& cand, const Threshold
 // The emulator settings that turn the candidate's environment into the
 // baseline's (SPYRE_EMU_PROFILE, _FAULTS, _ROUNDING, _CORES), when the two
 // differ in nothing else: then the baseline's configuration can be re-timed
-// beside the candidate's by this very binary. std::nullopt otherwise (another
-// BLAS, libtorch, harness build, host or tag).
+// beside the candidate's by this very binary. Another BLAS library is put
+// back too, while the baseline's file is still there: LD_PRELOAD of that
+// file, and OPENBLAS_CORETYPE when OpenBLAS chose another kernel set.
+// std::nullopt otherwise (another libtorch, harness build, host or tag; a
+// BLAS file that is gone).
 std::optional<std::map<std::string, std::string>> BaselineWorkerSettings(
     const nlohmann::json& baseline, const nlohmann::json& candidate);
 

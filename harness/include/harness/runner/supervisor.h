@@ -54,6 +54,10 @@ struct SupervisorOptions {
   int expected_threads = 0;                     // > 0: a worker reporting another count is an error
   int max_start_failures = 3;                   // workers dying before "hello" in a row -> error
   double start_timeout_s = 120;                 // a worker silent this long after start -> error
+  // Every worker exec'd, none forked from the run's zygote: when one side
+  // of a comparison must be exec'd (it loads other libraries), the other is
+  // started the same way, so that how a process began is not a difference.
+  bool exec_workers = false;
 };
 
 // Events in firing order, from the supervisor's thread; a no-op base.
