@@ -298,6 +298,34 @@ TEST(DetectTest, PairedConfirmationJudgesTheRatioOfEachProcess) {
   EXPECT_TRUE(harness::CompareRuns(base, cand, harness::Thresholds()).regressions.empty());
 }
 
+// Rounds of two runs are judged against how far whole runs move; when the
+// baseline's configuration was also re-timed beside the candidate's (it
+// differs only in what this binary can set), that evidence decides.
+TEST(DetectTest, AConfirmationBesideTheBaselinesConfigurationOutranksRounds) {
+  std::mt19937_64 rng(23);
+  auto base = MakeRun(1, {Case("a", rng, 1000)});
+  auto cand = MakeRun(2, {Case("a", rng, 1150)});
+  MarkRounds(&base.cases[0]);
+  MarkRounds(&cand.cases[0]);
+  base.env["blas"]["path"] = "/b";
+  // Rounds alone: +15% is within what whole runs move without history.
+  auto c = harness::CompareRuns(base, cand, harness::Thresholds());
+  EXPECT_TRUE(c.regressions.empty());
+  ASSERT_FALSE(c.notes.empty());
+  EXPECT_NE(c.notes[0].find("within what whole runs move"), std::string::npos) << c.notes[0];
+  // Seven processes a side, interleaved with the baseline's BLAS: a finding.
+  Confirm(&cand.cases[0], 1, 1000, 1150, 1.3);
+  c = harness::CompareRuns(base, cand, harness::Thresholds());
+  ASSERT_EQ(c.regressions.size(), 1u);
+  EXPECT_NE(c.regressions[0].detail.find("interleaved with the baseline's configuration"),
+            std::string::npos)
+      << c.regressions[0].detail;
+  EXPECT_TRUE(c.regressions[0].env_cause);
+  // Values timed against another baseline are no evidence against this one.
+  Confirm(&cand.cases[0], 9, 1000, 1150, 1.3);
+  EXPECT_TRUE(harness::CompareRuns(base, cand, harness::Thresholds()).regressions.empty());
+}
+
 // An op's time per process is one traced call, and now and then a call
 // takes milliseconds instead of tens of microseconds, on either side. One
 // such process a side does not keep the op that grew from being named.

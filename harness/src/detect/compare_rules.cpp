@@ -444,7 +444,13 @@ void CompareWall(const CaseResult& base, const CaseResult& cand, const Threshold
   // samples carry the process-to-process variance (runner/timing_rounds.h).
   const std::vector<double> base_rounds = RoundValuesOf(base, base_s),
                             cand_rounds = RoundValuesOf(cand, cand_s);
-  if (static_cast<int>(base_rounds.size()) >= v.wall_min_rounds &&
+  std::optional<WallConfirmation> conf = ReadWallConfirmation(cand);
+  // The baseline's configuration re-timed beside the candidate's (it differs
+  // only in what this binary can set): that evidence saw one machine, where
+  // rounds of two runs are bounded by how far whole runs move.
+  const bool interleaved = conf && conf->baseline_run_id == out->baseline_run.run_id &&
+                           conf->baseline_values.size() >= 3;
+  if (!interleaved && static_cast<int>(base_rounds.size()) >= v.wall_min_rounds &&
       static_cast<int>(cand_rounds.size()) >= v.wall_min_rounds) {
     CompareRoundValues(base, cand, v, base_rounds, cand_rounds,
                        unq ? h.unqueued_sigma : h.run_sigma,
@@ -458,7 +464,6 @@ void CompareWall(const CaseResult& base, const CaseResult& cand, const Threshold
   // neither the between-process nor the between-run noise.
   ProcessEvidence e;
   bool e_unq = unq;  // the quantity of the evidence (confirmation values say theirs)
-  std::optional<WallConfirmation> conf = ReadWallConfirmation(cand);
   if (conf) {
     e.cand = conf->values;
     e.cand_ops = &conf->op_wall;

@@ -106,6 +106,16 @@ std::vector<double> Logs(const std::vector<double>& v) {
   return out;
 }
 
+// Round values that look changed (lenient, as WallSuspect is: Mann-Whitney
+// p < 0.1 and a Hodges-Lehmann shift of at least wall_min_effect).
+bool RoundsSuspect(const std::vector<double>& base_rounds, const std::vector<double>& cand_rounds,
+                   const ThresholdValues& v) {
+  const std::vector<double> a = Logs(base_rounds), b = Logs(cand_rounds);
+  if (a.size() < 3 || b.size() < 3) return false;
+  return MannWhitneyU(a, b).p_value < 0.1 &&
+         std::fabs(HodgesLehmannShift(a, b, 0.1).estimate) >= std::log1p(v.wall_min_effect);
+}
+
 }  // namespace
 
 bool FinishPastBudget(const std::vector<double>& base_values, const std::vector<double>& cand_values,
@@ -185,6 +195,18 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
   std::map<CaseKey, const CaseResult*> base_cases;
   for (const CaseResult& c : base.cases) base_cases[{c.suite, c.case_id}] = &c;
 
+  // Another configuration that this binary can re-create beside this one
+  // (another BLAS, profile or faults): a comparison of two runs' rounds is
+  // bounded by how far whole runs move between nights, while the two
+  // configurations timed interleaved see the same machine. Such cases are
+  // re-timed too when their rounds look changed.
+  const auto settings = BaselineWorkerSettings(base.env, env);
+  const std::vector<EnvChange> changes = DiffEnvironments(base.env, env);
+  const bool confirm_rounds =
+      settings.has_value() && std::any_of(changes.begin(), changes.end(), [](const EnvChange& e) {
+        return e.component != "jobs";
+      });
+
   // The suspects, in plan order.
   std::map<CaseKey, CaseResult*> cand_cases;
   for (CaseResult& c : *results) cand_cases[{c.suite, c.case_id}] = &c;
@@ -194,9 +216,16 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
     auto b = base_cases.find({item.suite, item.case_id});
     if (cand == cand_cases.end() || b == base_cases.end()) continue;
     const ThresholdValues v = thresholds.For(item.suite, item.case_id);
-    // Both sides already timed in enough rounds: the judge has its evidence.
-    if (static_cast<int>(WallRoundValues(*cand->second).size()) >= v.wall_min_rounds &&
-        static_cast<int>(WallRoundValues(*b->second).size()) >= v.wall_min_rounds) {
+    // Both sides already timed in enough rounds: the judge has its evidence,
+    // unless the baseline's configuration can be timed beside this one.
+    const std::vector<double> cand_rounds = WallRoundValues(*cand->second),
+                              base_rounds = WallRoundValues(*b->second);
+    if (static_cast<int>(cand_rounds.size()) >= v.wall_min_rounds &&
+        static_cast<int>(base_rounds.size()) >= v.wall_min_rounds) {
+      if (confirm_rounds && RoundsSuspect(base_rounds, cand_rounds, v)) {
+        item.judged = false;
+        items.push_back(item);
+      }
       continue;
     }
     if (static_cast<int>(cand->second->wall_us.size()) < v.wall_min_samples ||
@@ -220,7 +249,6 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
   out.suspects = static_cast<int>(items.size());
   if (items.empty()) return out;
 
-  const auto settings = BaselineWorkerSettings(base.env, env);
   out.interleaved = settings.has_value();
   // Faults are all that differs: both configurations are timed in every
   // process, one after the other (the device switches faults in place).
