@@ -298,6 +298,52 @@ TEST(DetectTest, PairedConfirmationJudgesTheRatioOfEachProcess) {
   EXPECT_TRUE(harness::CompareRuns(base, cand, harness::Thresholds()).regressions.empty());
 }
 
+// Paired cases share one level: a run that re-times every case must not
+// exit 1 by chance because it tested many. The ratios below are an
+// unchanged run's (+14.6%, p = 0.00036 at seven processes): a finding when
+// it is the only paired case, a note among 31.
+TEST(DetectTest, PairedCasesOfOneRunShareTheConfirmationLevel) {
+  EXPECT_DOUBLE_EQ(harness::PairedConfirmAlpha(0.001, 1), 0.001);
+  EXPECT_DOUBLE_EQ(harness::PairedConfirmAlpha(0.001, 10), 0.001);
+  EXPECT_DOUBLE_EQ(harness::PairedConfirmAlpha(0.001, 250), 0.00004);
+  const std::vector<double> d = {0.165, 0.098, 0.093, 0.203, 0.136, 0.18, 0.072};
+  const auto paired = [](CaseResult* r, const std::vector<double>& logs) {
+    harness::WallConfirmation c;
+    c.baseline_run_id = 1;
+    c.paired = true;
+    for (size_t i = 0; i < logs.size(); ++i) {
+      c.baseline_values.push_back(100.0 + 10 * i);
+      c.values.push_back((100.0 + 10 * i) * std::exp(logs[i]));
+    }
+    r->extra["confirm"] = harness::WallConfirmationJson(c);
+  };
+  std::mt19937_64 rng(24);
+  std::vector<CaseResult> base_cases, cand_cases;
+  for (int i = 0; i < 31; ++i) {
+    base_cases.push_back(Case("c" + std::to_string(i), rng, 100));
+    // c0 looks slower in the main pass: a suspect, whose verdict is a note.
+    cand_cases.push_back(Case("c" + std::to_string(i), rng, i == 0 ? 115 : 100));
+  }
+  auto base = MakeRun(1, {base_cases[0]});
+  auto cand = MakeRun(2, {cand_cases[0]});
+  paired(&cand.cases[0], d);
+  auto c = harness::CompareRuns(base, cand, harness::Thresholds());
+  ASSERT_EQ(c.regressions.size(), 1u);
+  EXPECT_EQ(c.regressions[0].detail.find("level shared"), std::string::npos);
+  base = MakeRun(1, base_cases);
+  cand = MakeRun(2, cand_cases);
+  paired(&cand.cases[0], d);
+  for (int i = 1; i < 31; ++i) paired(&cand.cases[i], {0.02, -0.01, 0.0, -0.02, 0.01, 0.0, -0.01});
+  c = harness::CompareRuns(base, cand, harness::Thresholds());
+  EXPECT_TRUE(c.regressions.empty()) << c.regressions[0].detail;
+  bool noted = false;
+  for (const std::string& n : c.notes) {
+    noted = noted || (n.rfind("smoke/c0:", 0) == 0 &&
+                      n.find("the level shared by the run's 31 paired cases") != std::string::npos);
+  }
+  EXPECT_TRUE(noted);
+}
+
 // Rounds of two runs are judged against how far whole runs move; when the
 // baseline's configuration was also re-timed beside the candidate's (it
 // differs only in what this binary can set), that evidence decides.

@@ -525,7 +525,7 @@ void CompareWall(const CaseResult& base, const CaseResult& cand, const Threshold
   // Interleaved confirmation decides tens of suspects per run, each of which
   // would make the run exit 1: it is held to the stricter level.
   Verdict verdict =
-      e.paired ? JudgePairs(e.base, e.cand, v.wall_confirm_alpha, v)
+      e.paired ? JudgePairs(e.base, e.cand, PairedConfirmAlpha(v.wall_confirm_alpha, h.paired_in_run), v)
                : JudgeLevels(a, b, e.interleaved, e.interleaved ? v.wall_confirm_alpha : v.wall_alpha, v);
   // Fresh processes against history: the history is of whole runs' medians,
   // and a process that times only a few suspects can sit in another state
@@ -540,8 +540,13 @@ void CompareWall(const CaseResult& base, const CaseResult& cand, const Threshold
     if (own_disagrees) verdict.changed = false;
   }
   const std::string level =
-      e.paired ? Fmt("%g fresh processes, each timing both configurations in turn (paired t-test)",
-                     double(b.size()))
+      e.paired ? Fmt("%g fresh processes, each timing both configurations in turn (paired t-test",
+                     double(b.size())) +
+                     (h.paired_in_run > 10
+                          ? Fmt(" at p < %.2g, the level shared by the run's %g paired cases)",
+                                PairedConfirmAlpha(v.wall_confirm_alpha, h.paired_in_run),
+                                double(h.paired_in_run))
+                          : std::string(")"))
       : e.interleaved ? Fmt("%g fresh processes each, interleaved with the baseline's configuration",
                           double(b.size()))
       : b.size() == 1 ? Fmt("this run against the case's last %g runs", double(a.size()))

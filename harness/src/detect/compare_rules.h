@@ -20,6 +20,10 @@ struct CaseHistory {
   const std::vector<double>* unqueued_medians = nullptr;
   // How many run medians each spread was computed from (0: not known).
   int run_count = 0, unqueued_count = 0;
+  // Of the whole candidate run: how many cases were confirmed in paired
+  // processes against this baseline (the level each is judged at depends
+  // on it: PairedConfirmAlpha).
+  size_t paired_in_run = 0;
 };
 
 // Appends the findings for one case present in both runs to *out.

@@ -114,6 +114,12 @@ std::optional<WallConfirmation> ReadWallConfirmation(const CaseResult& r) {
   return c;
 }
 
+double PairedConfirmAlpha(double wall_confirm_alpha, size_t paired_cases) {
+  constexpr double kFamily = 10;
+  return paired_cases > kFamily ? wall_confirm_alpha * kFamily / static_cast<double>(paired_cases)
+                                : wall_confirm_alpha;
+}
+
 nlohmann::json WallConfirmationJson(const WallConfirmation& c) {
   return {{"baseline_run", c.baseline_run_id},
           {"metric", c.unqueued ? "unqueued_us" : "wall_us"},
@@ -152,12 +158,17 @@ Comparison CompareRuns(const RunRecord& baseline, const RunRecord& candidate,
   c.env_diff = DiffEnvironments(baseline.env, candidate.env);
   std::map<std::pair<std::string, std::string>, const CaseResult*> base_cases;
   for (const CaseResult& r : baseline.cases) base_cases[{r.suite, r.case_id}] = &r;
-  size_t parity_only = 0, rounds_pruned = 0;
+  size_t parity_only = 0, rounds_pruned = 0, paired = 0;
+  for (const CaseResult& cand : candidate.cases) {
+    const std::optional<WallConfirmation> conf = ReadWallConfirmation(cand);
+    paired += conf && conf->paired && conf->baseline_run_id == baseline.run_id ? 1 : 0;
+  }
   for (const CaseResult& cand : candidate.cases) {
     auto it = base_cases.find({cand.suite, cand.case_id});
     if (it == base_cases.end()) continue;
     const std::string key = cand.suite + "/" + cand.case_id;
     detect_rules::CaseHistory h;
+    h.paired_in_run = paired;
     auto noise = baseline.wall_run_sigma.find(key);
     if (noise != baseline.wall_run_sigma.end()) h.run_sigma = noise->second;
     auto medians = baseline.wall_run_medians.find(key);

@@ -361,9 +361,11 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
     std::vector<WorkItem> next;
     for (const WorkItem& item : pending) {
       const CaseKey key{item.suite, item.case_id};
-      const ConfirmStep step =
-          NextConfirmStep(base_sides[key].values, cand_sides[key].values, round, min_rounds,
-                          thresholds.For(item.suite, item.case_id), out.paired);
+      ThresholdValues v = thresholds.For(item.suite, item.case_id);
+      // Paired cases are judged at a level shared among all of them.
+      if (out.paired) v.wall_confirm_alpha = PairedConfirmAlpha(v.wall_confirm_alpha, items.size());
+      const ConfirmStep step = NextConfirmStep(base_sides[key].values, cand_sides[key].values,
+                                               round, min_rounds, v, out.paired);
       if (step == ConfirmStep::kMore) next.push_back(item);
       if (step == ConfirmStep::kFutile) ++out.futile;
     }

@@ -140,6 +140,15 @@ struct WallConfirmation {
   std::map<std::string, std::vector<double>> op_wall, baseline_op_wall;
 };
 std::optional<WallConfirmation> ReadWallConfirmation(const CaseResult& r);
+
+// The level a case confirmed in paired processes is judged at, when
+// `paired_cases` cases of the run were: wall_confirm_alpha for up to ten,
+// divided among them beyond ten (Bonferroni), so that an unchanged run
+// that re-times every case keeps about a 1% chance of any latency finding.
+// The paired t-test's p-values are not bounded below as a rank test's of a
+// few processes are, and a run of 250 suspects at 0.001 each exits 1 by
+// chance one time in five.
+double PairedConfirmAlpha(double wall_confirm_alpha, size_t paired_cases);
 nlohmann::json WallConfirmationJson(const WallConfirmation& c);
 
 // Whether the candidate's wall samples look changed against the baseline's
