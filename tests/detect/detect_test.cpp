@@ -89,6 +89,16 @@ std::vector<double> TenRunsAround1000() {
   return history;
 }
 
+// Two cases "a" and "b" at 1000 us in run 1 and at 1400 us in run 2, which
+// ran with an injected mm:slow=2 (its configuration re-creatable beside it).
+std::pair<harness::RunRecord, harness::RunRecord> InjectedRuns(std::mt19937_64& rng) {
+  auto base = MakeRun(1, {Case("a", rng, 1000), Case("b", rng, 1000)});
+  auto cand = MakeRun(2, {Case("a", rng, 1400), Case("b", rng, 1400)});
+  cand.env["faults"] = "mm:slow=2";
+  base.env["faults"] = "";
+  return {base, cand};
+}
+
 std::vector<FindingKind> Kinds(const std::vector<harness::Finding>& f) {
   std::vector<FindingKind> k;
   for (const auto& x : f) k.push_back(x.kind);
@@ -211,10 +221,7 @@ TEST(DetectTest, AWallShiftSeenInsideOneProcessIsANoteNeverAVerdict) {
 
 TEST(DetectTest, ConfirmationRoundsDecideAndNameOnlyAnOpWhoseOwnChangeIsSignificant) {
   std::mt19937_64 rng(13);
-  auto base = MakeRun(1, {Case("a", rng, 1000), Case("b", rng, 1000)});
-  auto cand = MakeRun(2, {Case("a", rng, 1400), Case("b", rng, 1400)});
-  cand.env["faults"] = "mm:slow=2";
-  base.env["faults"] = "";
+  auto [base, cand] = InjectedRuns(rng);
   Confirm(&cand.cases[0], 1, 1000, 2000, 2.25);  // the fault doubled mm
   Confirm(&cand.cases[1], 1, 1000, 1000);        // the fresh processes agree: no change
   auto c = harness::CompareRuns(base, cand, harness::Thresholds());
@@ -256,10 +263,7 @@ TEST(DetectTest, ConfirmationRoundsDecideAndNameOnlyAnOpWhoseOwnChangeIsSignific
 // scatter around one are not, whatever the sets look like.
 TEST(DetectTest, PairedConfirmationJudgesTheRatioOfEachProcess) {
   std::mt19937_64 rng(21);
-  auto base = MakeRun(1, {Case("a", rng, 1000), Case("b", rng, 1000)});
-  auto cand = MakeRun(2, {Case("a", rng, 1400), Case("b", rng, 1400)});
-  cand.env["faults"] = "mm:slow=2";
-  base.env["faults"] = "";
+  auto [base, cand] = InjectedRuns(rng);
   const std::vector<double> level = {1.0, 2.0, 0.5, 1.6, 0.8, 1.2, 1.9, 0.6, 1.1};
   const auto paired = [&](CaseResult* r, double ratio, double mm_ratio, double scatter) {
     harness::WallConfirmation c;
