@@ -14,6 +14,7 @@
 // __worker`, exec'd or forked from the run's zygote), which loads the torch
 // part as `run` does.
 #include <cstdint>
+#include <iosfwd>
 #include <map>
 #include <string>
 
@@ -49,7 +50,7 @@ struct WorkerOptions {
 
 // Bumped whenever TorchVerbs or a type it passes changes: a torch part of
 // another interface is refused with a message rather than called.
-inline constexpr int kTorchPartInterface = 1;
+inline constexpr int kTorchPartInterface = 2;
 
 // What the torch part does for each verb. The verbs return an exit code or
 // an error Status, as VerbAction does; a libtorch exception comes back as
@@ -83,5 +84,11 @@ StatusOr<const TorchVerbs*> TorchPart(const std::string& verb);
 
 // The program's own path (/proc/self/exe); "" when it cannot be read.
 std::string ExecutablePath();
+
+// A run's human summary (`run`, and `confirm` of a recorded run): one line
+// on the run, what was not judged, the baseline, the confirmation, the
+// findings, then the contract's two closing lines ("N passed, M failed";
+// "regressions: ...").
+void PrintHumanSummary(std::ostream& out, const RunSummary& s, const std::string& db);
 
 }  // namespace harness::cli

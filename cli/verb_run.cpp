@@ -101,44 +101,6 @@ nlohmann::json SummaryJson(const RunSummary& s, const std::string& db) {
       {"warnings", s.warnings}};
 }
 
-// The contract's last two lines, after a one-line account of the run.
-void PrintHumanSummary(std::ostream& out, const RunSummary& s, const std::string& db) {
-  char elapsed[32];
-  std::snprintf(elapsed, sizeof(elapsed), "%.1f", s.elapsed_s);
-  out << "run " << s.run_id << " (" << s.suite << "): " << s.results.size() << " case(s) in "
-      << elapsed << " s, " << s.jobs << " worker(s) x " << s.threads_per_worker
-      << " thread(s), store " << db << "\n";
-  std::ostringstream breakdown;
-  for (CaseStatus st : {CaseStatus::kFailed, CaseStatus::kError, CaseStatus::kCrashed, CaseStatus::kTimeout}) {
-    if (s.Count(st) > 0) breakdown << (breakdown.tellp() > 0 ? ", " : "") << s.Count(st) << " " << CaseStatusName(st);
-  }
-  if (s.Failed() > 0) out << "not passed: " << breakdown.str() << "\n";
-  if (s.timed < s.planned) {
-    // Never a silent gap: the cases whose wall time got no verdict, and why.
-    out << "wall time not judged for " << (s.planned - s.timed) << " of " << s.planned
-        << " case(s): parity only, each run once ("
-        << (s.latency_mode == "none" ? std::string("--latency none")
-                                     : std::string("not marked for latency; --latency all times them"))
-        << ")\n";
-  }
-  for (const std::string& w : s.warnings) out << "warning: " << w << "\n";
-  if (s.baseline.baseline_run_id) {
-    out << "baseline: run " << *s.baseline.baseline_run_id << ", " << s.baseline.reason << "\n";
-  } else if (!s.baseline.reason.empty()) {
-    out << "baseline: none, " << s.baseline.reason << "\n";
-  }
-  if (!s.confirmation.empty()) out << s.confirmation << "\n";
-  PrintFindings(out, s.baseline.comparison);
-  out << s.Passed() << " passed, " << s.Failed() << " failed";
-  if (s.Skipped() > 0) out << ", " << s.Skipped() << " skipped";
-  out << "\n";
-  if (s.baseline.baseline_run_id) {
-    out << "regressions: " << s.baseline.regressions << " (baseline run " << *s.baseline.baseline_run_id << ")\n";
-  } else {
-    out << "regressions: none (no baseline)\n";
-  }
-}
-
 // The run's reports (reports/), read back from the store like `report` does.
 Status WriteRunReports(const std::string& db, int64_t run_id, const std::string& dir) {
   SPYRE_ASSIGN_OR_RETURN(auto store, Store::Open(db, Store::Mode::kReadOnly));
@@ -215,6 +177,44 @@ StatusOr<int> Run(const RunFlags& f, const GlobalOptions& g) {
 }
 
 }  // namespace
+
+// The contract's last two lines, after a one-line account of the run.
+void PrintHumanSummary(std::ostream& out, const RunSummary& s, const std::string& db) {
+  char elapsed[32];
+  std::snprintf(elapsed, sizeof(elapsed), "%.1f", s.elapsed_s);
+  out << "run " << s.run_id << " (" << s.suite << "): " << s.results.size() << " case(s) in "
+      << elapsed << " s, " << s.jobs << " worker(s) x " << s.threads_per_worker
+      << " thread(s), store " << db << "\n";
+  std::ostringstream breakdown;
+  for (CaseStatus st : {CaseStatus::kFailed, CaseStatus::kError, CaseStatus::kCrashed, CaseStatus::kTimeout}) {
+    if (s.Count(st) > 0) breakdown << (breakdown.tellp() > 0 ? ", " : "") << s.Count(st) << " " << CaseStatusName(st);
+  }
+  if (s.Failed() > 0) out << "not passed: " << breakdown.str() << "\n";
+  if (s.timed < s.planned) {
+    // Never a silent gap: the cases whose wall time got no verdict, and why.
+    out << "wall time not judged for " << (s.planned - s.timed) << " of " << s.planned
+        << " case(s): parity only, each run once ("
+        << (s.latency_mode == "none" ? std::string("--latency none")
+                                     : std::string("not marked for latency; --latency all times them"))
+        << ")\n";
+  }
+  for (const std::string& w : s.warnings) out << "warning: " << w << "\n";
+  if (s.baseline.baseline_run_id) {
+    out << "baseline: run " << *s.baseline.baseline_run_id << ", " << s.baseline.reason << "\n";
+  } else if (!s.baseline.reason.empty()) {
+    out << "baseline: none, " << s.baseline.reason << "\n";
+  }
+  if (!s.confirmation.empty()) out << s.confirmation << "\n";
+  PrintFindings(out, s.baseline.comparison);
+  out << s.Passed() << " passed, " << s.Failed() << " failed";
+  if (s.Skipped() > 0) out << ", " << s.Skipped() << " skipped";
+  out << "\n";
+  if (s.baseline.baseline_run_id) {
+    out << "regressions: " << s.baseline.regressions << " (baseline run " << *s.baseline.baseline_run_id << ")\n";
+  } else {
+    out << "regressions: none (no baseline)\n";
+  }
+}
 
 void AddRunVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
   auto f = std::make_shared<RunFlags>();

@@ -34,7 +34,8 @@ StatusOr<RunSummary> TorchRun(const RunRequest& request, const GlobalOptions& g,
   for (const std::string& w : plan.warnings) std::cerr << "spyre-regress: warning: " << w << "\n";
   ProgressPrinter progress(stderr, ChooseProgressStyle(stderr, g.quiet), UseColor(stderr),
                            plan.items.size());
-  StatusOr<RunSummary> finished = ExecuteRun(plan, &progress);
+  StatusOr<RunSummary> finished = request.confirm_run > 0 ? ConfirmRecordedRun(plan, &progress)
+                                                          : ExecuteRun(plan, &progress);
   progress.Clear();  // the progress line goes before any message, error or not
   return finished;
 }

@@ -334,6 +334,67 @@ TEST(RunE2E, SuspectsAreReTimedInFreshProcessesBesideTheBaselinesConfiguration) 
   EXPECT_EQ(flagged, cases) << "a tenfold mm slowdown was not confirmed in 3 attempts";
 }
 
+// A run judged without its baseline (a nightly shard) is confirmed later:
+// `confirm` re-times the run's suspects beside the baseline's configuration,
+// stores that evidence and judges the run again.
+TEST(RunE2E, ConfirmReTimesARecordedRunsSuspectsAndJudgesItAgain) {
+  TempDir dir;
+  const std::string db = dir.File("s.db");
+  const std::vector<std::string> common = {"run",     "--suite",  "smoke", "--filter",
+                                           "^smoke/mm\\.128x256", "--db", db,
+                                           "--rounds", "10", "--latency", "all", "--baseline", "none"};
+  auto base = RunCli(common);
+  ASSERT_EQ(base.exit_code, 0) << base.out << base.err;
+  std::vector<std::string> slow = common;
+  slow.insert(slow.end(), {"--inject", "mm:slow=10"});
+  auto cand = RunCli(slow);
+  ASSERT_EQ(cand.exit_code, 0) << cand.out << cand.err;
+  EXPECT_NE(cand.out.find("regressions: none (no baseline)"), std::string::npos) << cand.out;
+  const std::string cases = One(db, "SELECT count(*) FROM results WHERE run_id = 2");
+  ASSERT_NE(cases, "0");
+
+  // A tenfold slowdown: every case is a suspect, and every fresh process
+  // times both configurations.
+  std::string flagged;
+  for (int attempt = 0; attempt < 2 && flagged != cases; ++attempt) {
+    auto c = RunCli({"confirm", "--run", "2", "--db", db});
+    ASSERT_EQ(c.exit_code, 1) << c.out << c.err;
+    EXPECT_NE(c.out.find("run 2 (smoke): " + cases + " case(s)"), std::string::npos) << c.out;
+    EXPECT_NE(c.out.find("every process timing the baseline's configuration and this run's in turn"),
+              std::string::npos)
+        << c.out;
+    EXPECT_NE(c.out.find("(baseline run 1)"), std::string::npos) << c.out;
+    EXPECT_EQ(One(db,
+                  "SELECT count(*) FROM results WHERE run_id = 2"
+                  " AND json_extract(extra_json, '$.confirm.paired') = 1"
+                  " AND json_array_length(json_extract(extra_json, '$.confirm.values')) >= 7"),
+              cases);
+    flagged = One(db, "SELECT count(*) FROM v_regressions WHERE run_id = 2 AND kind = 'latency'");
+  }
+  EXPECT_EQ(flagged, cases) << "a tenfold mm slowdown was not confirmed in 2 attempts";
+
+  // The baseline re-created needs this machine to re-create the run too:
+  // one that ran elsewhere keeps its stored evidence and says so.
+  ASSERT_EQ(Exec(db, "UPDATE runs SET env_json = json_set(env_json, '$.cpu', 'another cpu')"
+                     " WHERE id = 2"),
+            "");
+  auto elsewhere = RunCli({"confirm", "--run", "2", "--db", db});
+  EXPECT_EQ(elsewhere.exit_code, 1) << elsewhere.out << elsewhere.err;
+  EXPECT_NE(elsewhere.out.find("confirmation: not possible here: run 2's configuration cannot be "
+                               "re-created on this machine (cpu another cpu here "),
+            std::string::npos)
+      << elsewhere.out;
+  EXPECT_EQ(One(db, "SELECT count(*) FROM v_regressions WHERE run_id = 2 AND kind = 'latency'"),
+            flagged);
+
+  // Bad input: one line, exit 2, nothing changed.
+  auto missing = RunCli({"confirm", "--run", "9", "--db", db});
+  EXPECT_EQ(missing.exit_code, 2) << missing.out << missing.err;
+  EXPECT_NE(missing.err.find("--run"), std::string::npos) << missing.err;
+  EXPECT_EQ(One(db, "SELECT count(*) FROM v_regressions WHERE run_id = 2 AND kind = 'latency'"),
+            flagged);
+}
+
 TEST(RunE2E, InjectNamesAreCheckedAndAFaultThatMatchedNoCallIsAWarning) {
   TempDir dir;
   const std::string db = dir.File("s.db");

@@ -60,6 +60,25 @@ inline std::vector<std::string> Query(const std::string& db_path, const std::str
   return rows;
 }
 
+// Runs one statement on a read-write connection (a test that alters what a
+// run recorded); "" or the error.
+inline std::string Exec(const std::string& db_path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
+    sqlite3_close(db);
+    return "<cannot open>";
+  }
+  sqlite3_busy_timeout(db, 5000);
+  char* error = nullptr;
+  std::string out;
+  if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error) != SQLITE_OK) {
+    out = error != nullptr ? error : "<error>";
+  }
+  sqlite3_free(error);
+  sqlite3_close(db);
+  return out;
+}
+
 inline std::string One(const std::string& db_path, const std::string& sql) {
   auto rows = Query(db_path, sql);
   return rows.empty() ? "<no row>" : rows[0];

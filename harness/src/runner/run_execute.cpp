@@ -298,4 +298,74 @@ StatusOr<RunSummary> ExecuteRun(const RunPlan& plan, RunListener* listener) {
   return summary;
 }
 
+StatusOr<RunSummary> ConfirmRecordedRun(const RunPlan& plan, RunListener* listener) {
+  const RunRequest& r = plan.request;
+  const auto start = std::chrono::steady_clock::now();
+  SPYRE_ASSIGN_OR_RETURN(const std::unique_ptr<Store> opened, Store::Open(r.db));
+  Store& store = *opened;
+  SPYRE_RETURN_IF_ERROR(CheckBaselineExists(store, r.baseline));
+  SPYRE_ASSIGN_OR_RETURN(const RunState state, ReadRunState(store, r.confirm_run));
+  if (!state.Complete()) {
+    return InvalidInput(state.Describe() +
+                        ": only a completed run can be confirmed; run the suites again");
+  }
+  SPYRE_ASSIGN_OR_RETURN(RunRecord run, LoadRunRecord(store, r.confirm_run));
+  SPYRE_ASSIGN_OR_RETURN(const int threads, ConfigureThreads(r.threads > 0 ? r.threads : 1));
+  SPYRE_ASSIGN_OR_RETURN(nlohmann::json here, CollectFingerprint(r.tags));
+  here["jobs"] = run.env.value("jobs", nlohmann::json(plan.jobs));
+
+  RunSummary summary;
+  summary.run_id = r.confirm_run;
+  summary.suite = run.suite;
+  summary.jobs = 1;
+  summary.threads_per_worker = threads;
+  summary.planned = run.cases.size();
+  summary.timed = plan.timed;
+  summary.latency_mode = r.latency;
+  summary.env = run.env;
+  summary.fingerprint = FingerprintHash(run.env);
+
+  // The run's own configuration, re-created in this machine's workers as a
+  // baseline's is beside a run (the same settings, the same limits).
+  const std::optional<std::map<std::string, std::string>> own = BaselineWorkerSettings(run.env, here);
+  if (!own) {
+    std::string differs;
+    for (const EnvChange& e : DiffEnvironments(run.env, here)) {
+      differs += (differs.empty() ? "" : ", ") + e.component + " " + e.baseline + " here " + e.candidate;
+    }
+    summary.confirmation = "confirmation: not possible here: run " + std::to_string(r.confirm_run) +
+                           "'s configuration cannot be re-created on this machine (" + differs +
+                           "); its verdict is judged again as recorded";
+  } else {
+    SupervisorOptions options;
+    options.worker_argv = WorkerArgv(plan, threads);
+    options.jobs = 1;
+    options.expected_threads = threads;
+    for (const auto& [k, val] : *own) {
+      options.worker_env[k] = val;
+      if (runner_internal::LoadTimeVariable(k)) options.exec_workers = true;
+    }
+    StatusOr<runner_internal::ConfirmOutcome> confirmed = runner_internal::ConfirmWallSuspects(
+        plan, options, store, r.confirm_run, run.env, &run.cases,
+        listener != nullptr ? stderr : nullptr);
+    if (!confirmed.ok()) return confirmed.status().WithContext("confirming run " + std::to_string(r.confirm_run));
+    if (confirmed->interrupted) {
+      return IoError("interrupted by signal " + std::to_string(confirmed->signal_number) +
+                     ": nothing of this confirmation was stored; run " +
+                     std::to_string(r.confirm_run) + " keeps its earlier verdict");
+    }
+    summary.workers_started = confirmed->workers_started;
+    summary.workers_preloaded = confirmed->workers_preloaded;
+    summary.confirmation = confirmed->suspects > 0
+                               ? confirmed->summary
+                               : "confirmation: no wall-time suspect to re-time";
+  }
+  summary.worker_spawn = runner_internal::WorkerZygoteRunning() ? "zygote" : "exec";
+  summary.results = std::move(run.cases);
+  SPYRE_ASSIGN_OR_RETURN(summary.baseline,
+                         DetectRegressionsForRun(store, r.confirm_run, plan.suite_key, r.baseline));
+  summary.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return summary;
+}
+
 }  // namespace harness

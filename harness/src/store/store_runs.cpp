@@ -79,7 +79,8 @@ StatusOr<int> Store::MarkAbandonedRuns() {
 
 StatusOr<std::optional<RunRow>> Store::FindRun(int64_t run_id) {
   Stmt q(db_, "SELECT id, uuid, suite, label, status, started_at, coalesce(finished_at, ''),"
-              " fingerprint, env_json, shard, host, note, pid, shard_group FROM runs WHERE id = ?");
+              " fingerprint, env_json, shard, host, note, pid, shard_group, options_json, threads"
+              " FROM runs WHERE id = ?");
   q.Bind(1, run_id);
   int rc = q.Step();
   if (rc == SQLITE_DONE) return std::optional<RunRow>();
@@ -99,6 +100,8 @@ StatusOr<std::optional<RunRow>> Store::FindRun(int64_t run_id) {
   r.note = q.Text(11);
   r.pid = q.Int(12);
   r.shard_group = q.Text(13);
+  r.options_json = q.Text(14);
+  r.threads = static_cast<int>(q.Int(15));
   return std::optional<RunRow>(r);
 }
 

@@ -64,6 +64,11 @@ struct RunRequest {
   int confirm_rounds = 7;
   int confirm_max_rounds = 11;
   double confirm_budget_s = 120;
+  // > 0: record no new run; re-time this completed run's wall-time suspects
+  // on this machine beside its baseline's configuration, store that
+  // evidence and judge the run again (`spyre-regress confirm`,
+  // ConfirmRecordedRun). The other fields then describe that run.
+  int64_t confirm_run = 0;
   std::string db, suites_dir, golden_dir;
   int threads = 0;          // libtorch threads shared by the workers (0: online cores)
   std::string worker_exe;   // the spyre-regress binary to exec as `__worker`
@@ -119,5 +124,15 @@ struct RunSummary {
 };
 
 StatusOr<RunSummary> ExecuteRun(const RunPlan& plan, RunListener* listener);
+
+// `spyre-regress confirm`: plan.request.confirm_run names a completed run
+// (plan: its suites, latency mode and options). Its own configuration is
+// re-created in fresh workers (emulator settings, faults, BLAS:
+// BaselineWorkerSettings; anything else that differs from this machine is an
+// error), its wall-time suspects are confirmed as at the end of a `run`
+// (runner/confirm.h) against plan.request.baseline, and the run is judged
+// again; its new findings replace the old. The summary describes that run
+// (results as recorded, with their confirmation).
+StatusOr<RunSummary> ConfirmRecordedRun(const RunPlan& plan, RunListener* listener);
 
 }  // namespace harness

@@ -66,6 +66,8 @@ struct RunRow {
   std::string uuid, suite, label, status, started_at, finished_at, fingerprint, env_json, shard;
   std::string host, note;
   std::string shard_group;  // merge --group KEY; empty for a plain run
+  std::string options_json = "{}";  // the run's options (NewRun::options_json)
+  int threads = 1;
   int64_t pid = 0;
 };
 

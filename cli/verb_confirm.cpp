@@ -1,0 +1,127 @@
+// `spyre-regress confirm [--run RUN] [--baseline B]`: re-times a recorded
+// run's wall-time suspects on this machine, beside its baseline's
+// configuration where this binary can re-create it, stores that evidence
+// with the run's results and judges the run again (its findings replace the
+// earlier ones). It is what a `run` does after its main pass, for a run
+// that was judged without it: the shards of a night run with no baseline
+// and are judged when they are merged, so the nightly confirms the merged
+// run (ci/nightly). The work is the torch part's (ConfirmRecordedRun).
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "cli.h"
+#include "command_line.h"
+#include "harness/runner/run.h"
+#include "harness/store/store.h"
+#include "torch_part.h"
+
+namespace harness::cli {
+namespace {
+
+struct ConfirmFlags {
+  std::string run = "latest", baseline = "auto";
+  int confirm_rounds = 7, confirm_max_rounds = 11;
+  double confirm_budget_s = 120;
+};
+
+// The request that re-creates run `id`'s plan: its suites and the options
+// it was run with (options_json), read from the store.
+StatusOr<RunRequest> RecordedRequest(Store& store, int64_t id) {
+  SPYRE_ASSIGN_OR_RETURN(const RunState state, ReadRunState(store, id));
+  if (!state.Complete()) {
+    return InvalidInput(state.Describe() + ": only a completed run can be confirmed; run the suites again");
+  }
+  SPYRE_ASSIGN_OR_RETURN(const auto row, store.FindRun(id));
+  if (!row) return NotFound("run " + std::to_string(id) + " is not in the store");
+  const nlohmann::json options = nlohmann::json::parse(row->options_json, nullptr, false);
+  const nlohmann::json env = nlohmann::json::parse(row->env_json, nullptr, false);
+  if (!options.is_object() || !env.is_object()) {
+    return InvalidInput("run " + std::to_string(id) +
+                        " has no readable options or fingerprint in the store: it cannot be re-created");
+  }
+  RunRequest request;
+  std::stringstream in(row->suite);
+  for (std::string name; std::getline(in, name, ',');) {
+    if (!name.empty()) request.suites.push_back(name);
+  }
+  const auto number = [&](const char* key, auto fallback) {
+    const auto it = options.find(key);
+    return it != options.end() && it->is_number() ? it->get<decltype(fallback)>() : fallback;
+  };
+  request.filter = options.value("filter", "");
+  request.latency = options.value("latency", "marked");
+  request.warmup = number("warmup", -1);
+  request.repeat = number("repeat", -1);
+  request.min_sample_us = number("min_sample_us", -1.0);
+  request.timeout_s = number("timeout_s", 0.0);
+  request.threads = number("threads_per_worker", row->threads);
+  if (env.contains("tags") && env["tags"].is_object()) {
+    for (const auto& [k, v] : env["tags"].items()) {
+      request.tags[k] = v.is_string() ? v.get<std::string>() : v.dump();
+    }
+  }
+  request.label = row->label;
+  request.confirm_run = id;
+  return request;
+}
+
+StatusOr<int> Confirm(const ConfirmFlags& f, const GlobalOptions& g) {
+  if (f.baseline.empty()) {
+    return UsageError("--baseline is empty: use auto, a run id, latest, ~N or label:NAME");
+  }
+  RunRequest request;
+  {
+    SPYRE_ASSIGN_OR_RETURN(auto store, Store::Open(g.db, Store::Mode::kReadOnly));
+    SPYRE_ASSIGN_OR_RETURN(const int64_t id, ResolveRunRef(*store, f.run, "--run"));
+    SPYRE_ASSIGN_OR_RETURN(request, RecordedRequest(*store, id));
+    request.baseline = f.baseline;
+    if (IsRelativeRunRef(f.baseline)) {
+      SPYRE_ASSIGN_OR_RETURN(auto base, ResolveRunRef(*store, f.baseline, "--baseline"));
+      request.baseline = std::to_string(base);
+    }
+  }
+  request.confirm_rounds = f.confirm_rounds;
+  request.confirm_max_rounds = std::max(f.confirm_rounds, f.confirm_max_rounds);
+  request.confirm_budget_s = f.confirm_budget_s;
+  request.db = g.db;
+  request.suites_dir = g.suites_dir;
+  request.golden_dir = g.golden_dir;
+  request.worker_exe = ExecutablePath();
+  if (request.worker_exe.empty()) return InternalError("cannot find this executable (/proc/self/exe)");
+  SPYRE_ASSIGN_OR_RETURN(const TorchVerbs* torch, TorchPart("confirm"));
+  SPYRE_ASSIGN_OR_RETURN(
+      RunSummary summary,
+      torch->run(request, g, [](const std::vector<std::string>& argv) { return RunCommandLine(argv); }));
+  PrintHumanSummary(std::cout, summary, g.db);
+  return summary.Failed() > 0 || summary.baseline.regressions > 0 ? 1 : 0;
+}
+
+}  // namespace
+
+void AddConfirmVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
+  auto f = std::make_shared<ConfirmFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "confirm",
+      "re-time a recorded run's wall-time suspects on this machine (beside its baseline's "
+      "configuration where it can be re-created), store them and judge the run again");
+  cmd->add_option("--run", f->run, "the run: an id, latest (default), ~N or label:NAME");
+  cmd->add_option("--baseline", f->baseline,
+                  "auto (default), a run id, latest, ~N (N runs before the newest) or label:NAME");
+  cmd->add_option("--confirm-rounds", f->confirm_rounds,
+                  "fresh processes per side at least (default 7; 0: re-time nothing, judge again)")
+      ->check(CLI::Range(0, 100));
+  cmd->add_option("--confirm-max-rounds", f->confirm_max_rounds,
+                  "up to this many while a verdict is undecided (default 11)")
+      ->check(CLI::Range(1, 100));
+  cmd->add_option("--confirm-budget", f->confirm_budget_s,
+                  "seconds the confirmation may take before it stops adding rounds (default 120)")
+      ->check(CLI::Range(0.0, 1e6));
+  cmd->callback([f, &global, action] {
+    *action = [f, &global]() -> StatusOr<int> { return Confirm(*f, global); };
+  });
+}
+
+SPYRE_REGISTER_VERB(25, AddConfirmVerb);
+
+}  // namespace harness::cli
