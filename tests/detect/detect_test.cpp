@@ -351,12 +351,19 @@ TEST(DetectTest, PairedCasesOfOneRunShareTheConfirmationLevel) {
 // Rounds of two runs are judged against how far whole runs move; when the
 // baseline's configuration was also re-timed beside the candidate's (it
 // differs only in what this binary can set), that evidence decides.
-TEST(DetectTest, AConfirmationBesideTheBaselinesConfigurationOutranksRounds) {
-  std::mt19937_64 rng(23);
-  auto base = MakeRun(1, {Case("a", rng, 1000)});
-  auto cand = MakeRun(2, {Case("a", rng, 1150)});
+// Two runs of one case "a", each timed in rounds (one value per process).
+std::pair<harness::RunRecord, harness::RunRecord> RoundsRuns(std::mt19937_64& rng, double base_us,
+                                                             double cand_us) {
+  auto base = MakeRun(1, {Case("a", rng, base_us)});
+  auto cand = MakeRun(2, {Case("a", rng, cand_us)});
   MarkRounds(&base.cases[0]);
   MarkRounds(&cand.cases[0]);
+  return {base, cand};
+}
+
+TEST(DetectTest, AConfirmationBesideTheBaselinesConfigurationOutranksRounds) {
+  std::mt19937_64 rng(23);
+  auto [base, cand] = RoundsRuns(rng, 1000, 1150);
   base.env["blas"]["path"] = "/b";
   // Rounds alone: +15% is within what whole runs move without history.
   auto c = harness::CompareRuns(base, cand, harness::Thresholds());
@@ -651,10 +658,7 @@ TEST(DetectTest, RoundValuesAreJudgedWithoutThePriorOrTheMicrosecondFloor) {
 
 TEST(DetectTest, WithRoundsAShiftMustExceedWhatWholeRunsMove) {
   std::mt19937_64 rng(22);
-  auto base = MakeRun(1, {Case("a", rng, 1000)});
-  auto cand = MakeRun(2, {Case("a", rng, 1080)});
-  MarkRounds(&base.cases[0]);
-  MarkRounds(&cand.cases[0]);
+  auto [base, cand] = RoundsRuns(rng, 1000, 1080);
   // The rounds of each run agree within 2%, so +8% between them is plain
   // (Mann-Whitney), but without history the runs' own drift is unknown: a
   // note that says so, never a regression.

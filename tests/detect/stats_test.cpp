@@ -1,6 +1,7 @@
 #include "harness/detect/stats.h"
 
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include <gtest/gtest.h>
@@ -132,6 +133,20 @@ TEST(StatsTest, PairedShiftTest) {
   EXPECT_DOUBLE_EQ(harness::PairedShiftTest({0.7}).estimate, 0.7);
   EXPECT_EQ(harness::PairedShiftTest({0.5, 0.5, 0.5}).p_value, 0);
   EXPECT_EQ(harness::PairedShiftTest({0, 0, 0}).p_value, 1);
+}
+
+TEST(StatsTest, PairLogRatiosLeaveOutABadPairWithoutShiftingTheOthers) {
+  const double nan = std::nan("");
+  // Pair 1 has no baseline value and pair 3 a NaN candidate: each is left
+  // out whole, and pairs 0, 2 and 4 keep their own partners.
+  const std::vector<double> d =
+      harness::PairLogRatios({10, 0, 20, 40, 5, 7}, {20, 30, 20, nan, 10});
+  ASSERT_EQ(d.size(), 3u);
+  EXPECT_DOUBLE_EQ(d[0], std::log(2.0));
+  EXPECT_DOUBLE_EQ(d[1], 0.0);
+  EXPECT_DOUBLE_EQ(d[2], std::log(2.0));
+  EXPECT_TRUE(harness::PairLogRatios({}, {1, 2}).empty());
+  EXPECT_TRUE(harness::PairLogRatios({1, 2}, {-1, std::numeric_limits<double>::infinity()}).empty());
 }
 
 }  // namespace

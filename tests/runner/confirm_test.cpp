@@ -145,6 +145,18 @@ TEST(ConfirmStepTest, PairedProcessesAreDecidedOnTheirRatios) {
   EXPECT_EQ(NextConfirmStep(base, std::vector<double>(slowed.begin(), slowed.end() - 1), 7, 7, v,
                             true),
             ConfirmStep::kDecided);
+  // A pair with a value missing is left out whole: the others keep their
+  // partners, and a plain change stays plain (shifted onto the neighbour's
+  // partner it would mix levels 0.6-2.4x apart).
+  std::vector<double> gap = slowed;
+  gap[1] = 0;
+  EXPECT_EQ(NextConfirmStep(base, gap, 7, 7, v, true), ConfirmStep::kDecided);
+  EXPECT_EQ(NextConfirmStep(base, gap, 6, 7, v, true), ConfirmStep::kMore);
+  // Three whole pairs of an unchanged case are judged (futile), not taken
+  // for sides that cannot be paired.
+  std::vector<double> s4_gap = s4;
+  s4_gap[1] = std::nan("");
+  EXPECT_EQ(NextConfirmStep(b4, s4_gap, 4, 7, v, true), ConfirmStep::kFutile);
 }
 
 TEST(ConfirmBudgetTest, PastTheBudgetPairsGoOnWhileEveryProcessAgrees) {

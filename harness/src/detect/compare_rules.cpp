@@ -253,7 +253,6 @@ Verdict JudgeLevels(const std::vector<double>& base_logs, const std::vector<doub
   return out;
 }
 
-// The op whose own wall time changed significantly and grew most, judged at
 // Both configurations timed in each process, one after the other: whatever
 // sets a process apart from the next (its placement, its caches, the load
 // while it ran) moves both values alike, and the log ratio of each pair is
@@ -263,12 +262,7 @@ Verdict JudgeLevels(const std::vector<double>& base_logs, const std::vector<doub
 // left out.
 Verdict JudgePairs(const std::vector<double>& base, const std::vector<double>& cand, double alpha,
                    const ThresholdValues& v) {
-  std::vector<double> d;
-  for (size_t i = 0; i < base.size() && i < cand.size(); ++i) {
-    if (base[i] > 0 && cand[i] > 0 && std::isfinite(base[i]) && std::isfinite(cand[i])) {
-      d.push_back(std::log(cand[i] / base[i]));
-    }
-  }
+  const std::vector<double> d = PairLogRatios(base, cand);
   Verdict out;
   const PairedShift t = PairedShiftTest(d);
   out.p = t.p_value;
@@ -277,8 +271,9 @@ Verdict JudgePairs(const std::vector<double>& base, const std::vector<double>& c
   return out;
 }
 
-// the same level as the case (one value per process on each side); empty
-// when no op's change is significant.
+// With six or more values a side, each side's slowest value is left out
+// (paired: the pair whose log ratio is furthest from their median), so one
+// wild traced call does not decide an op's verdict.
 void LeaveOutExtreme(bool paired, std::vector<double>* base, std::vector<double>* cand) {
   constexpr size_t kMinKept = 6;
   if (base->size() < kMinKept || cand->size() < kMinKept) return;
@@ -287,8 +282,8 @@ void LeaveOutExtreme(bool paired, std::vector<double>* base, std::vector<double>
     return;
   }
   if (base->size() != cand->size()) return;
-  std::vector<double> d;
-  for (size_t i = 0; i < base->size(); ++i) d.push_back(std::log((*cand)[i] / (*base)[i]));
+  const std::vector<double> d = PairLogRatios(*base, *cand);
+  if (d.size() != base->size()) return;  // a value missing: the indices would not match
   const double center = Median(d);
   size_t far = 0;
   for (size_t i = 1; i < d.size(); ++i) {
@@ -298,6 +293,9 @@ void LeaveOutExtreme(bool paired, std::vector<double>* base, std::vector<double>
   cand->erase(cand->begin() + static_cast<std::ptrdiff_t>(far));
 }
 
+// The op whose own wall time changed significantly and grew most, judged at
+// the same level as the case (one value per process on each side); empty
+// when no op's change is significant.
 std::vector<std::string> BlameWallOps(const ProcessEvidence& e, const ThresholdValues& v) {
   std::vector<std::pair<double, std::string>> growth;
   if (e.base_ops == nullptr || e.cand_ops == nullptr) return {};

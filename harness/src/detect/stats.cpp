@@ -223,6 +223,16 @@ WelchResult WelchTTest(const std::vector<double>& a, const std::vector<double>& 
   return r;
 }
 
+std::vector<double> PairLogRatios(const std::vector<double>& base, const std::vector<double>& cand) {
+  std::vector<double> d;
+  for (size_t i = 0; i < base.size() && i < cand.size(); ++i) {
+    if (base[i] > 0 && cand[i] > 0 && std::isfinite(base[i]) && std::isfinite(cand[i])) {
+      d.push_back(std::log(cand[i] / base[i]));
+    }
+  }
+  return d;
+}
+
 PairedShift PairedShiftTest(const std::vector<double>& d) {
   PairedShift r;
   r.n = d.size();

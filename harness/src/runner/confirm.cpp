@@ -163,13 +163,16 @@ ConfirmStep NextConfirmStep(const std::vector<double>& base_values,
   constexpr int kFutilityRounds = 4;
   constexpr double kFutilityP = 0.5;
   const std::vector<double> a = Logs(base_values), b = Logs(cand_values);
-  if (a.size() < 3 || b.size() < 3 || (paired && a.size() != b.size())) {
+  const std::vector<double> d = paired ? PairLogRatios(base_values, cand_values) : std::vector<double>();
+  // Paired sides of different lengths are not pairs (TimeOnce keeps a pair
+  // whole or not at all).
+  const bool unusable = paired ? base_values.size() != cand_values.size() || d.size() < 3
+                               : a.size() < 3 || b.size() < 3;
+  if (unusable) {
     return round < min_rounds ? ConfirmStep::kMore : ConfirmStep::kDecided;
   }
   double p = 1, shift = 0;
   if (paired) {
-    std::vector<double> d;
-    for (size_t i = 0; i < a.size(); ++i) d.push_back(b[i] - a[i]);
     const PairedShift t = PairedShiftTest(d);
     p = t.p_value;
     shift = t.estimate;

@@ -76,4 +76,9 @@ struct PairedShift {
 // p-value is 0 unless they are 0 (a deterministic shift).
 PairedShift PairedShiftTest(const std::vector<double>& d);
 
+// log(cand[i] / base[i]) for each pair i that has both values positive and
+// finite, in order (the others are left out, never shifted onto a neighbour's
+// partner); pairs beyond the shorter side are ignored.
+std::vector<double> PairLogRatios(const std::vector<double>& base, const std::vector<double>& cand);
+
 }  // namespace harness
