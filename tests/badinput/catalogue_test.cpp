@@ -129,8 +129,12 @@ const std::vector<Entry>& Catalogue() {
     {"report_out_unwritable", {"report", "--out", "{ws}/plain-file/report"}, {}, {"plain-file/report"}},
     {"history_unknown_suite", {"history", "--suite", "nosuch"}, {}, {"nosuch", "spyre-regress list"}},
     {"merge_missing_source", {"merge", "--into", "{ws}/merged.db", "{ws}/no-such-shard.db"}, {}, {"no-such-shard.db"}},
+    {"confirm_unknown_run", {"confirm", "--run", "999"}, {}, {"--run", "999"}},
+    {"confirm_rounds_negative", {"confirm", "--confirm-rounds", "-1"}, {}, {"--confirm-rounds"}},
+    {"confirm_empty_baseline", {"confirm", "--baseline", ""}, {}, {"--baseline is empty"}},
     // Runs that did not complete have no verdict
     {"report_aborted_run", {"report", "--out", "{ws}/report-aborted", "--db", "{ws}/aborted.db"}, {}, {"run 1 was aborted", "interrupted by signal 15", "no verdict", "'aborted'"}},
+    {"confirm_aborted_run", {"confirm", "--run", "1", "--db", "{ws}/aborted.db"}, {}, {"run 1 was aborted", "only a completed run can be confirmed"}},
     {"report_latest_dead_running_run", {"report", "--out", "{ws}/report-running", "--db", "{ws}/running.db"}, {}, {"run 1", "supervisor is gone", "no verdict", "'aborted'"}},
     {"compare_dead_partial_candidate", {"compare", "--baseline", "1", "--candidate", "2", "--db", "{ws}/runs.db"}, {}, {"--candidate 2", "supervisor is gone", "1 of ", "not a verdict"}},
     {"compare_running_baseline", {"compare", "--baseline", "2", "--candidate", "1", "--db", "{ws}/runs.db"}, {}, {"--baseline 2", "must be a completed run"}},

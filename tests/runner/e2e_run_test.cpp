@@ -393,6 +393,12 @@ TEST(RunE2E, ConfirmReTimesARecordedRunsSuspectsAndJudgesItAgain) {
   EXPECT_NE(missing.err.find("--run"), std::string::npos) << missing.err;
   EXPECT_EQ(One(db, "SELECT count(*) FROM v_regressions WHERE run_id = 2 AND kind = 'latency'"),
             flagged);
+  // The first run has nothing before it to be confirmed against.
+  auto first = RunCli({"confirm", "--run", "1", "--db", db});
+  EXPECT_EQ(first.exit_code, 0) << first.out << first.err;
+  EXPECT_NE(first.out.find("confirmation: no baseline to re-time against"), std::string::npos)
+      << first.out;
+  EXPECT_NE(first.out.find("regressions: none (no baseline)"), std::string::npos) << first.out;
 }
 
 TEST(RunE2E, InjectNamesAreCheckedAndAFaultThatMatchedNoCallIsAWarning) {

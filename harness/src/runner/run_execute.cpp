@@ -320,7 +320,12 @@ StatusOr<RunSummary> ConfirmRecordedRun(const RunPlan& plan, RunListener* listen
   summary.jobs = 1;
   summary.threads_per_worker = threads;
   summary.planned = run.cases.size();
-  summary.timed = plan.timed;
+  // The plan holds every case of the suites; the run may hold a shard of them.
+  std::set<std::pair<std::string, std::string>> recorded;
+  for (const CaseResult& c : run.cases) recorded.emplace(c.suite, c.case_id);
+  for (const WorkItem& item : plan.items) {
+    if (item.timed && recorded.count({item.suite, item.case_id}) > 0) ++summary.timed;
+  }
   summary.latency_mode = r.latency;
   summary.env = run.env;
   summary.fingerprint = FingerprintHash(run.env);
@@ -356,14 +361,18 @@ StatusOr<RunSummary> ConfirmRecordedRun(const RunPlan& plan, RunListener* listen
     }
     summary.workers_started = confirmed->workers_started;
     summary.workers_preloaded = confirmed->workers_preloaded;
-    summary.confirmation = confirmed->suspects > 0
-                               ? confirmed->summary
-                               : "confirmation: no wall-time suspect to re-time";
+    summary.confirmation = confirmed->summary;
   }
   summary.worker_spawn = runner_internal::WorkerZygoteRunning() ? "zygote" : "exec";
   summary.results = std::move(run.cases);
   SPYRE_ASSIGN_OR_RETURN(summary.baseline,
                          DetectRegressionsForRun(store, r.confirm_run, plan.suite_key, r.baseline));
+  if (summary.confirmation.empty()) {
+    summary.confirmation = r.confirm_rounds <= 0 ? "confirmation: off (--confirm-rounds 0)"
+                           : summary.baseline.baseline_run_id
+                               ? "confirmation: no wall-time suspect to re-time"
+                               : "confirmation: no baseline to re-time against";
+  }
   summary.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return summary;
 }
