@@ -7,6 +7,10 @@
 //   noise* prints to stdout and stderr, then passes
 //   pair*  passes with three samples of 100 (1000 while the injected fault
 //          spec is "x10") plus the number of cases executed before it
+//   ipair* samples through harness::TakeWallSamples (four samples, one call
+//          each): a call sleeps 100 us, 20 ms while the spec is "x10", and
+//          notes the spec it ran under in extra["sequence"] ('b' for "",
+//          'c' for "x10")
 // Faults switch in place for paired requests; the spec "refuse" fails.
 // argv[1]: the thread count it reports in its hello (default 1).
 #include <unistd.h>
@@ -19,6 +23,7 @@
 #include <thread>
 
 #include "harness/runner/worker_loop.h"
+#include "harness/wall_sampler.h"
 
 namespace {
 
@@ -57,6 +62,23 @@ harness::CaseResult Execute(const std::string& suite, const std::string& id, boo
   r.status = Starts(id, "fail") ? harness::CaseStatus::kFailed : harness::CaseStatus::kPassed;
   if (timed) r.wall_us = {1.0, 2.0, 3.0};
   if (Starts(id, "pair")) r.wall_us.assign(3, (g_faults == "x10" ? 1000 : 100) + g_executed);
+  if (Starts(id, "ipair")) {
+    harness::SamplingPlan plan;
+    plan.warmup = 0;
+    plan.repeat = 4;
+    plan.min_sample_us = 0;
+    plan.timed = timed;
+    r.wall_us.clear();
+    std::string sequence;
+    harness::TakeWallSamples(
+        plan,
+        [&] {
+          sequence += g_faults == "x10" ? 'c' : 'b';
+          std::this_thread::sleep_for(std::chrono::microseconds(g_faults == "x10" ? 20000 : 100));
+        },
+        &r);
+    r.extra["sequence"] = sequence;
+  }
   if (!g_faults.empty()) r.extra["faults"] = g_faults;
   ++g_executed;
   if (!judged) r.extra["judged"] = false;  // what the request said, for the tests to see

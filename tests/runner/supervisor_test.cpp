@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "harness/detect/stats.h"
+
 namespace harness {
 namespace {
 
@@ -167,6 +169,32 @@ TEST(SupervisorTest, APairedItemTimesBothFaultSpecsInOneWorker) {
     EXPECT_EQ(cand.wall_us[0], baseline_first ? 1001 : 1000);
     EXPECT_EQ(cand.extra.value("faults", ""), "x10");
     EXPECT_EQ(c.by_case["pass2"].extra.value("faults", ""), "x10");
+  }
+}
+
+// A kind that samples through TakeWallSamples alternates the two specs
+// sample by sample (A B B A ...), the side asked for first opening the first
+// group; the baseline's samples come back as its own, and its untimed pass
+// adds no samples.
+TEST(SupervisorTest, APairedItemAlternatesTheSpecsSampleBySample) {
+  for (const bool baseline_first : {true, false}) {
+    Collected c;
+    auto items = Items({"ipair1"});
+    items[0].paired = WorkItem::Paired{"", "x10", baseline_first};
+    auto out = RunCases(items, Options(1), Collect(&c), nullptr);
+    ASSERT_TRUE(out.ok()) << out.status().message();
+    const CaseResult& cand = c.by_case["ipair1"];
+    ASSERT_EQ(cand.status, CaseStatus::kPassed) << cand.message;
+    EXPECT_EQ(cand.extra.value("paired_sampling", ""), "interleaved");
+    EXPECT_EQ(cand.extra.value("sequence", ""), baseline_first ? "bccbbccb" : "cbbccbbc");
+    EXPECT_FALSE(cand.extra.contains("paired_wall_us"));
+    auto base = CaseResultFromJson(cand.extra["paired_baseline"]);
+    ASSERT_TRUE(base.ok()) << base.status().message();
+    ASSERT_EQ(base->wall_us.size(), 4u);
+    ASSERT_EQ(cand.wall_us.size(), 4u);
+    // 100 us against 20 ms a call: the sides were not mixed up.
+    EXPECT_LT(Median(base->wall_us) * 5, Median(cand.wall_us));
+    EXPECT_EQ(base->queue_us.size(), cand.queue_us.size());
   }
 }
 

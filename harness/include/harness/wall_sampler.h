@@ -22,6 +22,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "harness/case_result.h"
@@ -57,6 +58,37 @@ inline SamplingPlan SamplingFor(const SuiteSpec& suite, const ExecOptions& o) {
                                                : kDefaultMinSampleUs;
   return p;
 }
+
+// Paired sampling: a confirmation process that times a case under two
+// configurations (runner/worker_loop.cpp) installs one of these around the
+// case. TakeWallSamples then alternates the two sample by sample (A B B A
+// ...; set_side(0) is the baseline's configuration, 1 the candidate's), so
+// that the load's swings within the process touch both alike: timed one
+// after the other, the two halves of a process saw different moments of a
+// loaded host and their ratio varied 7-10% (median) between processes. The
+// candidate's samples go to wall_us and queue_us as usual, the baseline's to
+// extra["paired_wall_us"] and extra["paired_queue_us"]; the candidate's
+// configuration is left in force (the kind's traced pass and outputs are
+// its). A kind that times its own way (decode) leaves `used` false.
+struct PairedSides {
+  std::function<bool(int side)> set_side;  // false: the switch failed
+  int first = 1;                           // the side whose sample opens each A B B A group
+  bool used = false;
+  bool failed = false;
+};
+// The paired sampling in force on this thread; nullptr when none.
+PairedSides* ActivePairedSides();
+// Installs `sides` for the lifetime of the scope.
+class ScopedPairedSides {
+ public:
+  explicit ScopedPairedSides(PairedSides* sides);
+  ~ScopedPairedSides();
+  ScopedPairedSides(const ScopedPairedSides&) = delete;
+  ScopedPairedSides& operator=(const ScopedPairedSides&) = delete;
+
+ private:
+  PairedSides* previous_;
+};
 
 // Calls per sample for a call that took `once_us`.
 inline int CallsPerSample(double min_sample_us, double once_us) {
@@ -94,11 +126,59 @@ int SizeBatch(double min_sample_us, Call&& call, int* calls_made = nullptr) {
   return made == 0 ? 1 : CallsPerSample(min_sample_us, elapsed / n);
 }
 
+// TakeWallSamples under a PairedSides: both configurations, interleaved.
+template <typename Call>
+void TakePairedWallSamples(const SamplingPlan& plan, PairedSides& sides, Call&& call,
+                           CaseResult* r) {
+  using Clock = std::chrono::steady_clock;
+  sides.used = true;
+  const auto set = [&](int side) {
+    if (!sides.set_side || !sides.set_side(side)) sides.failed = true;
+  };
+  const int first = sides.first == 0 ? 0 : 1;
+  for (int i = 0; i < plan.warmup; ++i) {
+    for (int side : {first, 1 - first}) {
+      set(side);
+      call();
+    }
+  }
+  // One batch size for both sides, sized on the candidate's configuration.
+  set(1);
+  const int batch = SizeBatch(plan.min_sample_us, call);
+  HostProbe probe;
+  std::vector<int64_t> before[2], after[2];
+  std::vector<double> wall[2];
+  for (int i = 0; i < plan.repeat; ++i) {
+    for (int k = 0; k < 2; ++k) {
+      const int side = (i + k) % 2 == 0 ? first : 1 - first;
+      set(side);
+      probe.Sample();
+      before[side].push_back(ThreadRunQueueWaitNs());
+      const auto start = Clock::now();
+      for (int c = 0; c < batch; ++c) call();
+      const double us = MicrosSince(start);
+      after[side].push_back(ThreadRunQueueWaitNs());
+      wall[side].push_back(us / batch);
+    }
+  }
+  set(1);
+  r->wall_us = wall[1];
+  r->queue_us = QueueWaitPerCallUs(before[1], after[1], batch);
+  r->extra["wall_batch"] = batch;
+  r->extra["paired_wall_us"] = wall[0];
+  r->extra["paired_queue_us"] = QueueWaitPerCallUs(before[0], after[0], batch);
+  probe.Record(r);
+}
+
 template <typename Call>
 void TakeWallSamples(const SamplingPlan& plan, Call&& call, CaseResult* r) {
   using Clock = std::chrono::steady_clock;
   // A parity-only case: the kind's own traced pass is its one run.
   if (!plan.timed) return;
+  if (PairedSides* sides = ActivePairedSides()) {
+    TakePairedWallSamples(plan, *sides, call, r);
+    return;
+  }
   for (int i = 0; i < plan.warmup; ++i) call();
   const int batch = SizeBatch(plan.min_sample_us, call);
   HostProbe probe;

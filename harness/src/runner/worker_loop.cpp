@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "harness/runner/worker_loop.h"
+#include "harness/wall_sampler.h"
 
 namespace harness {
 namespace {
@@ -27,9 +28,13 @@ CaseResult ExecuteGuarded(const CaseExecutor& execute, const std::string& suite,
   }
 }
 
-// Both configurations of a paired request, one after the other in this
-// process, so that whatever this process's placement and the machine's
-// state do to the case, they do to both (runner/confirm.h).
+// Both configurations of a paired request in this process, so that whatever
+// this process's placement and the machine's state do to the case, they do
+// to both (runner/confirm.h). A kind that samples through TakeWallSamples
+// alternates them sample by sample (harness/wall_sampler.h), and the
+// baseline's configuration then gets an untimed pass of its own for its
+// traced ops and modeled time; any other kind (decode) runs the case under
+// one and then the other, `baseline_first` saying which goes first.
 CaseResult ExecutePaired(const CaseExecutor& execute, const FaultSwitch& switch_faults,
                          const nlohmann::json& paired, const std::string& suite,
                          const std::string& case_id, bool timed, bool judged) {
@@ -39,22 +44,46 @@ CaseResult ExecutePaired(const CaseExecutor& execute, const FaultSwitch& switch_
   }
   const std::string specs[2] = {paired.value("baseline_faults", ""),
                                 paired.value("candidate_faults", "")};
-  const bool baseline_first = paired.value("baseline_first", false);
-  CaseResult sides[2];  // [0] the baseline's faults, [1] the candidate's
-  for (int k = 0; k < 2; ++k) {
-    const int side = (k == 0) == baseline_first ? 0 : 1;
-    if (Status s = switch_faults(specs[side]); !s.ok()) {
-      (void)switch_faults(specs[1]);
-      return CaseResult::Error("paired timing: " + s.message(), suite, case_id);
-    }
-    sides[side] = ExecuteGuarded(execute, suite, case_id, timed, judged);
+  const int first = paired.value("baseline_first", false) ? 0 : 1;
+  const auto fail = [&](const std::string& why) {
+    (void)switch_faults(specs[1]);
+    return CaseResult::Error("paired timing: " + why, suite, case_id);
+  };
+  PairedSides sides;
+  sides.first = first;
+  sides.set_side = [&](int side) { return switch_faults(specs[side]).ok(); };
+  if (Status s = switch_faults(specs[first]); !s.ok()) return fail(s.message());
+  CaseResult opened;
+  {
+    ScopedPairedSides scope(&sides);
+    opened = ExecuteGuarded(execute, suite, case_id, timed, judged);
   }
-  if (Status s = switch_faults(specs[1]); !s.ok()) {
-    return CaseResult::Error("paired timing: " + s.message(), suite, case_id);
+  CaseResult results[2];  // [0] the baseline's faults, [1] the candidate's
+  if (sides.used) {
+    if (sides.failed) return fail("the device refused to switch faults between samples");
+    results[1] = std::move(opened);
+    if (Status s = switch_faults(specs[0]); !s.ok()) return fail(s.message());
+    results[0] = ExecuteGuarded(execute, suite, case_id, /*timed=*/false, judged);
+    nlohmann::json& extra = results[1].extra;
+    const auto samples = [&](const char* key) {
+      const auto it = extra.find(key);
+      std::vector<double> v;
+      if (it != extra.end() && it->is_array()) v = it->get<std::vector<double>>();
+      extra.erase(key);
+      return v;
+    };
+    results[0].wall_us = samples("paired_wall_us");
+    results[0].queue_us = samples("paired_queue_us");
+  } else {
+    results[first] = std::move(opened);
+    if (Status s = switch_faults(specs[1 - first]); !s.ok()) return fail(s.message());
+    results[1 - first] = ExecuteGuarded(execute, suite, case_id, timed, judged);
   }
-  CaseResult r = std::move(sides[1]);
-  sides[0].extra = nlohmann::json::object();  // its timing is what is wanted
-  r.extra["paired_baseline"] = ToJson(sides[0]);
+  if (Status s = switch_faults(specs[1]); !s.ok()) return fail(s.message());
+  CaseResult r = std::move(results[1]);
+  results[0].extra = nlohmann::json::object();  // its timing is what is wanted
+  r.extra["paired_baseline"] = ToJson(results[0]);
+  r.extra["paired_sampling"] = sides.used ? "interleaved" : "in turn";
   return r;
 }
 
