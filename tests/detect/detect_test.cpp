@@ -656,6 +656,48 @@ TEST(DetectTest, RoundValuesAreJudgedWithoutThePriorOrTheMicrosecondFloor) {
   EXPECT_EQ(c.regressions[0].case_id, "tiny");
 }
 
+// Paired confirmation values: process i at `level[i]` x 1000 us, the
+// candidate's at exp(d[i]) times its baseline's.
+void ConfirmPaired(CaseResult* r, const std::vector<double>& d) {
+  harness::WallConfirmation c;
+  c.baseline_run_id = 1;
+  c.paired = true;
+  for (size_t i = 0; i < d.size(); ++i) {
+    const double level = 1000 * (1 + 0.3 * static_cast<double>(i % 3));
+    c.baseline_values.push_back(level);
+    c.values.push_back(level * std::exp(d[i]));
+  }
+  r->extra["confirm"] = harness::WallConfirmationJson(c);
+}
+
+// A confirmation beside the baseline's configuration that cannot tell at its
+// level, but moved the case the way the rounds did by at least the minimum
+// effect, leaves the rounds' verdict standing; one that puts the change
+// inside the minimum effect overrules it.
+TEST(DetectTest, AnInconclusiveConfirmationLeavesTheRoundsVerdictStanding) {
+  std::mt19937_64 rng(22);
+  auto [base, cand] = RoundsRuns(rng, 1000, 1080);
+  base.wall_run_sigma = {{"smoke/a", 0.005}};
+  ASSERT_EQ(harness::CompareRuns(base, cand, harness::Thresholds()).regressions.size(), 1u);
+  // Seven pairs averaging +8%, scattered: the paired t-test's p is about 0.2.
+  ConfirmPaired(&cand.cases[0], {0.25, -0.10, 0.20, -0.05, 0.15, -0.08, 0.22});
+  auto c = harness::CompareRuns(base, cand, harness::Thresholds());
+  ASSERT_EQ(c.regressions.size(), 1u);
+  EXPECT_NE(c.regressions[0].detail.find("beyond what whole runs move"), std::string::npos)
+      << c.regressions[0].detail;
+  EXPECT_NE(c.regressions[0].detail.find("re-timed beside the baseline's configuration it moved "
+                                         "the same way"),
+            std::string::npos)
+      << c.regressions[0].detail;
+  // Pairs within 2% of each other: the rounds' +8% was the whole run moving.
+  ConfirmPaired(&cand.cases[0], {0.01, -0.01, 0.02, -0.02, 0.0, 0.01, -0.01});
+  c = harness::CompareRuns(base, cand, harness::Thresholds());
+  EXPECT_TRUE(c.regressions.empty()) << c.regressions[0].detail;
+  // And pairs that moved the other way do not carry it either.
+  ConfirmPaired(&cand.cases[0], {-0.25, 0.10, -0.20, 0.05, -0.15, 0.08, -0.22});
+  EXPECT_TRUE(harness::CompareRuns(base, cand, harness::Thresholds()).regressions.empty());
+}
+
 TEST(DetectTest, WithRoundsAShiftMustExceedWhatWholeRunsMove) {
   std::mt19937_64 rng(22);
   auto [base, cand] = RoundsRuns(rng, 1000, 1080);

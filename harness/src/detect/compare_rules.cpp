@@ -448,11 +448,15 @@ void CompareWall(const CaseResult& base, const CaseResult& cand, const Threshold
   // rounds of two runs are bounded by how far whole runs move.
   const bool interleaved = conf && conf->baseline_run_id == out->baseline_run.run_id &&
                            conf->baseline_values.size() >= 3;
-  if (!interleaved && static_cast<int>(base_rounds.size()) >= v.wall_min_rounds &&
-      static_cast<int>(cand_rounds.size()) >= v.wall_min_rounds) {
+  const bool rounds = static_cast<int>(base_rounds.size()) >= v.wall_min_rounds &&
+                      static_cast<int>(cand_rounds.size()) >= v.wall_min_rounds;
+  const auto judge_rounds = [&](Comparison* into) {
     CompareRoundValues(base, cand, v, base_rounds, cand_rounds,
                        unq ? h.unqueued_sigma : h.run_sigma,
-                       unq ? h.unqueued_count : h.run_count, unq, out);
+                       unq ? h.unqueued_count : h.run_count, unq, into);
+  };
+  if (!interleaved && rounds) {
+    judge_rounds(out);
     return;
   }
   // Otherwise only process-level evidence may give a verdict: the case
@@ -550,6 +554,25 @@ void CompareWall(const CaseResult& base, const CaseResult& cand, const Threshold
       : b.size() == 1 ? Fmt("this run against the case's last %g runs", double(a.size()))
                       : Fmt("%g fresh processes against the case's last %g runs", double(b.size()),
                             double(a.size()));
+  // A confirmation beside the baseline's configuration that cannot tell at
+  // its level (tens to hundreds of paired cases share it) but moved the case
+  // the way the rounds did, by at least the minimum effect, leaves the
+  // rounds' verdict standing: it decides against the rounds only when it
+  // puts the change inside the minimum effect or the other way. A finding
+  // then rests on both (the rounds beyond what whole runs move, and the same
+  // machine's processes agreeing), never on the rounds alone.
+  if (!verdict.changed && e.interleaved && rounds &&
+      std::fabs(verdict.shift) >= std::log1p(v.wall_min_effect)) {
+    Comparison by_rounds;
+    judge_rounds(&by_rounds);
+    for (Finding& f : verdict.shift > 0 ? by_rounds.regressions : by_rounds.improvements) {
+      f.detail += "; re-timed beside the baseline's configuration it moved the same way (" +
+                  HumanChange(std::exp(verdict.shift)) + ", " + HumanPValue(verdict.p) + ", " +
+                  level + ")";
+      (verdict.shift > 0 ? out->regressions : out->improvements).push_back(f);
+      return;
+    }
+  }
   if (!verdict.changed) {
     if (suspect || own_disagrees) {
       out->notes.push_back(CaseKey(cand) + ": " + LatencyName(unq) +
