@@ -85,6 +85,11 @@ StatusOr<const TorchVerbs*> TorchPart(const std::string& verb);
 // The program's own path (/proc/self/exe); "" when it cannot be read.
 std::string ExecutablePath();
 
+// `request` (a `run`, or a `confirm` of a recorded run) executed by the
+// torch part, with the store, suites and golden files of the global options
+// and this program as its workers; `verb` names the verb in a load error.
+StatusOr<RunSummary> RunInTorchPart(RunRequest request, const GlobalOptions& g, const char* verb);
+
 // A run's human summary (`run`, and `confirm` of a recorded run): one line
 // on the run, what was not judged, the baseline, the confirmation, the
 // findings, then the contract's two closing lines ("N passed, M failed";

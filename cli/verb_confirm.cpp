@@ -11,7 +11,6 @@
 #include <sstream>
 
 #include "cli.h"
-#include "command_line.h"
 #include "harness/runner/run.h"
 #include "harness/store/store.h"
 #include "torch_part.h"
@@ -84,15 +83,7 @@ StatusOr<int> Confirm(const ConfirmFlags& f, const GlobalOptions& g) {
   request.confirm_rounds = f.confirm_rounds;
   request.confirm_max_rounds = std::max(f.confirm_rounds, f.confirm_max_rounds);
   request.confirm_budget_s = f.confirm_budget_s;
-  request.db = g.db;
-  request.suites_dir = g.suites_dir;
-  request.golden_dir = g.golden_dir;
-  request.worker_exe = ExecutablePath();
-  if (request.worker_exe.empty()) return InternalError("cannot find this executable (/proc/self/exe)");
-  SPYRE_ASSIGN_OR_RETURN(const TorchVerbs* torch, TorchPart("confirm"));
-  SPYRE_ASSIGN_OR_RETURN(
-      RunSummary summary,
-      torch->run(request, g, [](const std::vector<std::string>& argv) { return RunCommandLine(argv); }));
+  SPYRE_ASSIGN_OR_RETURN(RunSummary summary, RunInTorchPart(std::move(request), g, "confirm"));
   PrintHumanSummary(std::cout, summary, g.db);
   return summary.Failed() > 0 || summary.baseline.regressions > 0 ? 1 : 0;
 }

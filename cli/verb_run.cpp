@@ -146,19 +146,9 @@ StatusOr<int> Run(const RunFlags& f, const GlobalOptions& g) {
   request.confirm_rounds = f.confirm_rounds;
   request.confirm_max_rounds = std::max(f.confirm_rounds, f.confirm_max_rounds);
   request.confirm_budget_s = f.confirm_budget_s;
-  request.db = g.db;
-  request.suites_dir = g.suites_dir;
-  request.golden_dir = g.golden_dir;
   request.threads = g.threads;
-  // Workers are this program (`__worker`), which loads the torch part as
-  // this process does.
-  request.worker_exe = ExecutablePath();
-  if (request.worker_exe.empty()) return InternalError("cannot find this executable (/proc/self/exe)");
 
-  SPYRE_ASSIGN_OR_RETURN(const TorchVerbs* torch, TorchPart("run"));
-  SPYRE_ASSIGN_OR_RETURN(
-      RunSummary summary,
-      torch->run(request, g, [](const std::vector<std::string>& argv) { return RunCommandLine(argv); }));
+  SPYRE_ASSIGN_OR_RETURN(RunSummary summary, RunInTorchPart(std::move(request), g, "run"));
   std::ostream& human = f.json ? std::cerr : std::cout;
   Status reported = f.report.empty() ? Status::Ok() : WriteRunReports(g.db, summary.run_id, f.report);
   if (!f.report.empty() && reported.ok()) {
@@ -177,6 +167,19 @@ StatusOr<int> Run(const RunFlags& f, const GlobalOptions& g) {
 }
 
 }  // namespace
+
+StatusOr<RunSummary> RunInTorchPart(RunRequest request, const GlobalOptions& g, const char* verb) {
+  request.db = g.db;
+  request.suites_dir = g.suites_dir;
+  request.golden_dir = g.golden_dir;
+  // Workers are this program (`__worker`), which loads the torch part as
+  // this process does.
+  request.worker_exe = ExecutablePath();
+  if (request.worker_exe.empty()) return InternalError("cannot find this executable (/proc/self/exe)");
+  SPYRE_ASSIGN_OR_RETURN(const TorchVerbs* torch, TorchPart(verb));
+  return torch->run(request, g,
+                    [](const std::vector<std::string>& argv) { return RunCommandLine(argv); });
+}
 
 // The contract's last two lines, after a one-line account of the run.
 void PrintHumanSummary(std::ostream& out, const RunSummary& s, const std::string& db) {

@@ -126,6 +126,7 @@ struct RunSummary {
 StatusOr<RunSummary> ExecuteRun(const RunPlan& plan, RunListener* listener);
 
 // `spyre-regress confirm`: plan.request.confirm_run names a completed run
+// (the caller checks that it is: cli/verb_confirm.cpp)
 // (plan: its suites, latency mode and options). Its own configuration is
 // re-created in fresh workers (emulator settings, faults, BLAS:
 // BaselineWorkerSettings; anything else that differs from this machine is an
