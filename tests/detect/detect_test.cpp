@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <random>
 
 #include <gtest/gtest.h>
@@ -302,14 +303,33 @@ TEST(DetectTest, PairedConfirmationJudgesTheRatioOfEachProcess) {
   EXPECT_TRUE(harness::CompareRuns(base, cand, harness::Thresholds()).regressions.empty());
 }
 
-// Paired cases share one level: a run that re-times every case must not
-// exit 1 by chance because it tested many. The ratios below are an
-// unchanged run's (+14.6%, p = 0.00036 at seven processes): a finding when
-// it is the only paired case, a note among 31.
-TEST(DetectTest, PairedCasesOfOneRunShareTheConfirmationLevel) {
-  EXPECT_DOUBLE_EQ(harness::PairedConfirmAlpha(0.001, 1), 0.001);
-  EXPECT_DOUBLE_EQ(harness::PairedConfirmAlpha(0.001, 10), 0.001);
-  EXPECT_DOUBLE_EQ(harness::PairedConfirmAlpha(0.001, 250), 0.00004);
+// The confirmed cases of one run share one level: a run that re-times
+// every case must not exit 1 by chance because it tested many, and when
+// many of them changed the level rises with their number. The ratios below
+// are an unchanged run's (+14.6%, p = 0.00036 at seven processes): a finding
+// when it is the only paired case, a note among 31 unchanged ones, and a
+// finding again among 31 of which 20 plainly changed.
+TEST(DetectTest, ConfirmedCasesOfOneRunShareTheConfirmationLevel) {
+  const double never = std::numeric_limits<double>::infinity();
+  EXPECT_DOUBLE_EQ(harness::SharedConfirmScale({}), 1);
+  EXPECT_DOUBLE_EQ(harness::SharedConfirmScale(std::vector<double>(10, 0.5)), 1);
+  // Nothing changed: a tenth of Bonferroni's correction.
+  EXPECT_DOUBLE_EQ(harness::SharedConfirmScale(std::vector<double>(250, never)), 0.04);
+  EXPECT_DOUBLE_EQ(harness::SharedConfirmScale(std::vector<double>(250, 2.0)), 0.04);
+  // Forty far below: the level rises to 40 / 250, and a case at that level
+  // is taken in with them (step-up), one just above it is not.
+  std::vector<double> rel(250, never);
+  for (int i = 0; i < 40; ++i) rel[i] = 1e-4;
+  EXPECT_DOUBLE_EQ(harness::SharedConfirmScale(rel), 0.16);
+  rel[40] = 0.164;
+  EXPECT_DOUBLE_EQ(harness::SharedConfirmScale(rel), 41.0 / 250);
+  rel[40] = 0.1641;
+  EXPECT_DOUBLE_EQ(harness::SharedConfirmScale(rel), 0.16);
+  // Step-up, not step-down: the 12th smallest below 12 / 250 takes in the
+  // eleven before it, whichever of them lies above their own rank's line.
+  std::vector<double> up(250, never);
+  for (int i = 0; i < 12; ++i) up[i] = 0.047;
+  EXPECT_DOUBLE_EQ(harness::SharedConfirmScale(up), 12.0 / 250);
   const std::vector<double> d = {0.165, 0.098, 0.093, 0.203, 0.136, 0.18, 0.072};
   const auto paired = [](CaseResult* r, const std::vector<double>& logs) {
     harness::WallConfirmation c;
@@ -343,9 +363,21 @@ TEST(DetectTest, PairedCasesOfOneRunShareTheConfirmationLevel) {
   bool noted = false;
   for (const std::string& n : c.notes) {
     noted = noted || (n.rfind("smoke/c0:", 0) == 0 &&
-                      n.find("the level shared by the run's 31 paired cases") != std::string::npos);
+                      n.find("the level shared by the run's 31 confirmed cases") != std::string::npos);
   }
   EXPECT_TRUE(noted);
+  // Twenty of the others slowed plainly by a third: the level rises to
+  // 0.001 x 21 / 31, and c0's evidence is a finding again.
+  for (int i = 1; i <= 20; ++i) {
+    paired(&cand.cases[i], {0.29, 0.31, 0.28, 0.3, 0.32, 0.27, 0.3});
+  }
+  c = harness::CompareRuns(base, cand, harness::Thresholds());
+  ASSERT_EQ(c.regressions.size(), 21u);
+  EXPECT_EQ(c.regressions[0].case_id, "c0");
+  EXPECT_NE(c.regressions[0].detail.find("at p < 0.00068, the level shared by the run's 31 "
+                                         "confirmed cases"),
+            std::string::npos)
+      << c.regressions[0].detail;
 }
 
 // Rounds of two runs are judged against how far whole runs move; when the

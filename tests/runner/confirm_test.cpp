@@ -100,21 +100,20 @@ TEST(ConfirmStepTest, ASmallEstimateStopsAtTheMinimumEvenNearTheLine) {
   EXPECT_EQ(NextConfirmStep(b, c, 6, 7, v), ConfirmStep::kMore);
 }
 
-TEST(ConfirmBudgetTest, PastTheBudgetOnlyCasesStillApartFinishTheMinimum) {
+TEST(ConfirmBudgetTest, PastTheBudgetOnlyUndecidedCasesStillApartGoOn) {
   // Six processes a side of a decode case slowed 2.5x on a loaded host, the
-  // budget spent: six cannot reach p < 0.001, seven completely apart can.
+  // budget spent: six cannot reach p < 0.001, seven completely apart can,
+  // and nine can reach the lower level that tens of confirmed cases share.
   const std::vector<double> base = {410, 520, 455, 610, 480, 430};
   const std::vector<double> slowed = {1150, 1320, 990, 1480, 1210, 1060};
-  EXPECT_TRUE(FinishPastBudget(base, slowed, 6, 7));
-  EXPECT_TRUE(FinishPastBudget(slowed, base, 6, 7));  // faster: the same
-  // One baseline process above the slowest candidate's: the minimum cannot
-  // confirm it (p = 0.0012 at seven a side), so it stops with the budget.
+  EXPECT_TRUE(FinishPastBudget(base, slowed));
+  EXPECT_TRUE(FinishPastBudget(slowed, base));  // faster: the same
+  // One baseline process above the slowest candidate's: more processes
+  // could still confirm it, but not within what was budgeted.
   std::vector<double> overlap = base;
   overlap.back() = 1000;
-  EXPECT_FALSE(FinishPastBudget(overlap, slowed, 6, 7));
-  // At the minimum the budget stops every case.
-  EXPECT_FALSE(FinishPastBudget(base, slowed, 7, 7));
-  EXPECT_FALSE(FinishPastBudget({}, slowed, 3, 7));
+  EXPECT_FALSE(FinishPastBudget(overlap, slowed));
+  EXPECT_FALSE(FinishPastBudget({}, slowed));
 }
 
 // Paired processes: the machine's state moves both values of a process
@@ -163,13 +162,14 @@ TEST(ConfirmBudgetTest, PastTheBudgetPairsGoOnWhileEveryProcessAgrees) {
   const std::vector<double> base = {410, 1520, 455, 610, 980, 430};
   const std::vector<double> slowed = {450, 1700, 490, 700, 1100, 470};
   // As sets they overlap; as pairs every process timed the candidate slower.
-  EXPECT_FALSE(FinishPastBudget(base, slowed, 6, 7));
-  EXPECT_TRUE(FinishPastBudget(base, slowed, 6, 7, /*paired=*/true));
-  EXPECT_TRUE(FinishPastBudget(slowed, base, 6, 7, true));
+  EXPECT_FALSE(FinishPastBudget(base, slowed));
+  EXPECT_TRUE(FinishPastBudget(base, slowed, /*paired=*/true));
+  EXPECT_TRUE(FinishPastBudget(slowed, base, true));
   std::vector<double> one_other = slowed;
   one_other[2] = 400;
-  EXPECT_FALSE(FinishPastBudget(base, one_other, 6, 7, true));
-  EXPECT_FALSE(FinishPastBudget(base, slowed, 7, 7, true));
+  EXPECT_FALSE(FinishPastBudget(base, one_other, true));
+  // Sides of different lengths are not pairs.
+  EXPECT_FALSE(FinishPastBudget(base, {450, 1700, 490}, true));
 }
 
 TEST(ConfirmBudgetTest, TheBudgetCoversTheRoundsAnUndecidedCaseMayNeed) {

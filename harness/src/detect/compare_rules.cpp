@@ -262,12 +262,11 @@ Verdict JudgeLevels(const std::vector<double>& base_logs, const std::vector<doub
 // left out.
 Verdict JudgePairs(const std::vector<double>& base, const std::vector<double>& cand, double alpha,
                    const ThresholdValues& v) {
-  const std::vector<double> d = PairLogRatios(base, cand);
+  const ConfirmTest t = TestConfirmation(base, cand, /*paired=*/true);
   Verdict out;
-  const PairedShift t = PairedShiftTest(d);
-  out.p = t.p_value;
-  out.shift = t.estimate;
-  out.changed = d.size() >= 3 && out.p < alpha && std::fabs(out.shift) >= std::log1p(v.wall_min_effect);
+  out.p = t.p;
+  out.shift = t.shift;
+  out.changed = t.usable && out.p < alpha && std::fabs(out.shift) >= std::log1p(v.wall_min_effect);
   return out;
 }
 
@@ -525,10 +524,12 @@ void CompareWall(const CaseResult& base, const CaseResult& cand, const Threshold
   const std::vector<double> a = Logs(e.base), b = Logs(e.cand);
   if (std::fabs(std::exp(Median(b)) - std::exp(Median(a))) < v.wall_min_abs_us) return;
   // Interleaved confirmation decides tens of suspects per run, each of which
-  // would make the run exit 1: it is held to the stricter level.
-  Verdict verdict =
-      e.paired ? JudgePairs(e.base, e.cand, PairedConfirmAlpha(v.wall_confirm_alpha, h.paired_in_run), v)
-               : JudgeLevels(a, b, e.interleaved, e.interleaved ? v.wall_confirm_alpha : v.wall_alpha, v);
+  // would make the run exit 1: it is held to the stricter level, shared
+  // among the run's confirmed cases.
+  const double confirm_level = v.wall_confirm_alpha * h.confirm_scale;
+  Verdict verdict = e.paired ? JudgePairs(e.base, e.cand, confirm_level, v)
+                             : JudgeLevels(a, b, e.interleaved,
+                                           e.interleaved ? confirm_level : v.wall_alpha, v);
   // Fresh processes against history: the history is of whole runs' medians,
   // and a process that times only a few suspects can sit in another state
   // than a whole run (bench/README.md has a case 25x slower in its fresh
@@ -541,16 +542,17 @@ void CompareWall(const CaseResult& base, const CaseResult& cand, const Threshold
     own_disagrees = !(own * verdict.shift > 0 && std::fabs(own) >= std::log1p(v.wall_min_effect));
     if (own_disagrees) verdict.changed = false;
   }
+  const std::string shared =
+      h.confirm_scale < 1 ? Fmt(" at p < %.2g, the level shared by the run's %g confirmed cases",
+                                confirm_level, double(h.confirmed_in_run))
+                          : std::string();
   const std::string level =
       e.paired ? Fmt("%g fresh processes, each timing both configurations in turn (paired t-test",
                      double(b.size())) +
-                     (h.paired_in_run > 10
-                          ? Fmt(" at p < %.2g, the level shared by the run's %g paired cases)",
-                                PairedConfirmAlpha(v.wall_confirm_alpha, h.paired_in_run),
-                                double(h.paired_in_run))
-                          : std::string(")"))
+                     shared + ")"
       : e.interleaved ? Fmt("%g fresh processes each, interleaved with the baseline's configuration",
-                          double(b.size()))
+                            double(b.size())) +
+                            (shared.empty() ? std::string() : " (Mann-Whitney" + shared + ")")
       : b.size() == 1 ? Fmt("this run against the case's last %g runs", double(a.size()))
                       : Fmt("%g fresh processes against the case's last %g runs", double(b.size()),
                             double(a.size()));

@@ -20,10 +20,11 @@ struct CaseHistory {
   const std::vector<double>* unqueued_medians = nullptr;
   // How many run medians each spread was computed from (0: not known).
   int run_count = 0, unqueued_count = 0;
-  // Of the whole candidate run: how many cases were confirmed in paired
-  // processes against this baseline (the level each is judged at depends
-  // on it: PairedConfirmAlpha).
-  size_t paired_in_run = 0;
+  // Of the whole candidate run: how many cases were confirmed beside this
+  // baseline's configuration, and the factor their wall_confirm_alpha is
+  // multiplied by, the level they share (SharedConfirmScale).
+  size_t confirmed_in_run = 0;
+  double confirm_scale = 1;
 };
 
 // Appends the findings for one case present in both runs to *out.

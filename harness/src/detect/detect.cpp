@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -114,10 +115,51 @@ std::optional<WallConfirmation> ReadWallConfirmation(const CaseResult& r) {
   return c;
 }
 
-double PairedConfirmAlpha(double wall_confirm_alpha, size_t paired_cases) {
+ConfirmTest TestConfirmation(const std::vector<double>& base, const std::vector<double>& cand,
+                             bool paired) {
+  ConfirmTest out;
+  if (paired) {
+    const std::vector<double> d = PairLogRatios(base, cand);
+    // Paired sides of different lengths are not pairs.
+    out.usable = base.size() == cand.size() && d.size() >= 3;
+    if (!out.usable) return out;
+    const PairedShift t = PairedShiftTest(d);
+    out.p = t.p_value;
+    out.shift = t.estimate;
+    return out;
+  }
+  const std::vector<double> a = detect_rules::LogsOf(base), b = detect_rules::LogsOf(cand);
+  out.usable = a.size() >= 3 && b.size() >= 3;
+  if (!out.usable) return out;
+  out.p = MannWhitneyU(a, b).p_value;
+  // The estimate does not depend on the interval's level.
+  out.shift = HodgesLehmannShift(a, b, 0.05).estimate;
+  return out;
+}
+
+double RelativeConfirmP(const WallConfirmation& c, const ThresholdValues& v) {
+  constexpr double kNever = std::numeric_limits<double>::infinity();
+  const bool paired = c.paired && c.baseline_values.size() == c.values.size();
+  const ConfirmTest t = TestConfirmation(c.baseline_values, c.values, paired);
+  if (!t.usable || std::fabs(t.shift) < std::log1p(v.wall_min_effect)) return kNever;
+  const double gap = std::exp(Median(detect_rules::LogsOf(c.values))) -
+                     std::exp(Median(detect_rules::LogsOf(c.baseline_values)));
+  if (std::fabs(gap) < v.wall_min_abs_us) return kNever;
+  return t.p / v.wall_confirm_alpha;
+}
+
+double SharedConfirmScale(std::vector<double> relative_p) {
   constexpr double kFamily = 10;
-  return paired_cases > kFamily ? wall_confirm_alpha * kFamily / static_cast<double>(paired_cases)
-                                : wall_confirm_alpha;
+  const double n = static_cast<double>(relative_p.size());
+  if (n <= kFamily) return 1;
+  std::sort(relative_p.begin(), relative_p.end());
+  double k = 0;
+  for (size_t j = 1; j <= relative_p.size(); ++j) {
+    if (relative_p[j - 1] <= std::max(kFamily, static_cast<double>(j)) / n) {
+      k = static_cast<double>(j);
+    }
+  }
+  return std::min(1.0, std::max(kFamily, k) / n);
 }
 
 nlohmann::json WallConfirmationJson(const WallConfirmation& c) {
@@ -158,17 +200,26 @@ Comparison CompareRuns(const RunRecord& baseline, const RunRecord& candidate,
   c.env_diff = DiffEnvironments(baseline.env, candidate.env);
   std::map<std::pair<std::string, std::string>, const CaseResult*> base_cases;
   for (const CaseResult& r : baseline.cases) base_cases[{r.suite, r.case_id}] = &r;
-  size_t parity_only = 0, rounds_pruned = 0, paired = 0;
+  size_t parity_only = 0, rounds_pruned = 0;
+  // The cases confirmed beside this baseline's configuration share one level.
+  std::vector<double> relative_p;
   for (const CaseResult& cand : candidate.cases) {
+    if (base_cases.count({cand.suite, cand.case_id}) == 0) continue;
     const std::optional<WallConfirmation> conf = ReadWallConfirmation(cand);
-    paired += conf && conf->paired && conf->baseline_run_id == baseline.run_id ? 1 : 0;
+    if (!conf || conf->baseline_run_id != baseline.run_id || conf->baseline_values.size() < 3) {
+      continue;
+    }
+    relative_p.push_back(RelativeConfirmP(*conf, thresholds.For(cand.suite, cand.case_id)));
   }
+  const size_t confirmed = relative_p.size();
+  const double confirm_scale = SharedConfirmScale(std::move(relative_p));
   for (const CaseResult& cand : candidate.cases) {
     auto it = base_cases.find({cand.suite, cand.case_id});
     if (it == base_cases.end()) continue;
     const std::string key = cand.suite + "/" + cand.case_id;
     detect_rules::CaseHistory h;
-    h.paired_in_run = paired;
+    h.confirmed_in_run = confirmed;
+    h.confirm_scale = confirm_scale;
     auto noise = baseline.wall_run_sigma.find(key);
     if (noise != baseline.wall_run_sigma.end()) h.run_sigma = noise->second;
     auto medians = baseline.wall_run_medians.find(key);

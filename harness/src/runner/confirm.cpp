@@ -126,8 +126,8 @@ bool RoundsSuspect(const std::vector<double>& base_rounds, const std::vector<dou
 }  // namespace
 
 bool FinishPastBudget(const std::vector<double>& base_values, const std::vector<double>& cand_values,
-                      int rounds_done, int min_rounds, bool paired) {
-  if (rounds_done >= min_rounds || base_values.empty() || cand_values.empty()) return false;
+                      bool paired) {
+  if (base_values.empty() || cand_values.empty()) return false;
   if (paired) {
     // Every process saw the same side slower.
     if (base_values.size() != cand_values.size()) return false;
@@ -162,24 +162,9 @@ ConfirmStep NextConfirmStep(const std::vector<double>& base_values,
                             const ThresholdValues& v, bool paired) {
   constexpr int kFutilityRounds = 4;
   constexpr double kFutilityP = 0.5;
-  const std::vector<double> a = Logs(base_values), b = Logs(cand_values);
-  const std::vector<double> d = paired ? PairLogRatios(base_values, cand_values) : std::vector<double>();
-  // Paired sides of different lengths are not pairs (TimeOnce keeps a pair
-  // whole or not at all).
-  const bool unusable = paired ? base_values.size() != cand_values.size() || d.size() < 3
-                               : a.size() < 3 || b.size() < 3;
-  if (unusable) {
-    return round < min_rounds ? ConfirmStep::kMore : ConfirmStep::kDecided;
-  }
-  double p = 1, shift = 0;
-  if (paired) {
-    const PairedShift t = PairedShiftTest(d);
-    p = t.p_value;
-    shift = t.estimate;
-  } else {
-    p = MannWhitneyU(a, b).p_value;
-    shift = HodgesLehmannShift(a, b, v.wall_confirm_alpha).estimate;
-  }
+  const ConfirmTest t = TestConfirmation(base_values, cand_values, paired);
+  if (!t.usable) return round < min_rounds ? ConfirmStep::kMore : ConfirmStep::kDecided;
+  const double p = t.p, shift = t.shift;
   if (round >= kFutilityRounds && p >= kFutilityP &&
       std::fabs(shift) < std::log1p(v.wall_min_effect)) {
     return ConfirmStep::kFutile;
@@ -325,21 +310,20 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
       // rounds spent so far would be lost. Interleaved cases whose two sets
       // are still completely apart (the only ones the minimum can confirm)
       // get the rest of it; the others stop here.
-      if (!settings || round > min_rounds) break;
+      if (!settings) break;
       std::vector<WorkItem> apart;
       for (const WorkItem& item : pending) {
         const CaseKey key{item.suite, item.case_id};
-        if (FinishPastBudget(base_sides[key].values, cand_sides[key].values, round - 1,
-                             min_rounds, out.paired)) {
+        if (FinishPastBudget(base_sides[key].values, cand_sides[key].values, out.paired)) {
           apart.push_back(item);
         }
       }
       if (apart.empty()) break;
       if (!past_budget && log != nullptr) {
         std::fprintf(log,
-                     "confirmation budget spent after %d round(s): %zu case(s) still completely "
-                     "apart get the %d a verdict needs\n",
-                     round - 1, apart.size(), min_rounds);
+                     "confirmation budget spent after %d round(s): %zu undecided case(s) still "
+                     "completely apart go on, up to %d\n",
+                     round - 1, apart.size(), max_rounds);
         std::fflush(log);
       }
       past_budget = true;
@@ -364,12 +348,24 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
       if (round >= min_rounds) pending.clear();
       continue;
     }
+    // The confirmed cases are judged at a level they share, which rises
+    // with the number of them that changed (SharedConfirmScale): the
+    // sequential rule aims at it as it stands after this round.
+    std::vector<double> relative_p;
+    for (const WorkItem& item : items) {
+      const CaseKey key{item.suite, item.case_id};
+      WallConfirmation c;
+      c.paired = out.paired;
+      c.values = cand_sides[key].values;
+      c.baseline_values = base_sides[key].values;
+      relative_p.push_back(RelativeConfirmP(c, thresholds.For(item.suite, item.case_id)));
+    }
+    const double scale = SharedConfirmScale(std::move(relative_p));
     std::vector<WorkItem> next;
     for (const WorkItem& item : pending) {
       const CaseKey key{item.suite, item.case_id};
       ThresholdValues v = thresholds.For(item.suite, item.case_id);
-      // Paired cases are judged at a level shared among all of them.
-      if (out.paired) v.wall_confirm_alpha = PairedConfirmAlpha(v.wall_confirm_alpha, items.size());
+      v.wall_confirm_alpha *= scale;
       const ConfirmStep step = NextConfirmStep(base_sides[key].values, cand_sides[key].values,
                                                round, min_rounds, v, out.paired);
       if (step == ConfirmStep::kMore) next.push_back(item);
@@ -409,7 +405,7 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
           ? (" (" + std::to_string(out.futile) + " stopped early, plainly unchanged)").c_str()
           : "",
       out.elapsed_s, budget,
-      past_budget   ? " (budget spent: only cases still completely apart finished the minimum)"
+      past_budget   ? " (budget spent: only undecided cases still completely apart went on)"
       : over_budget ? " (budget spent: fewer rounds)"
                     : "");
   out.summary = line;

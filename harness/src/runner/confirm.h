@@ -22,7 +22,7 @@
 // between-run history at the baseline's environment.
 //
 // confirm_rounds processes per side at least; while a case is undecided
-// (interleaved Mann-Whitney p not yet below wall_confirm_alpha, and an
+// (p not yet below the level the confirmed cases share, and an
 // estimated change of at least wall_min_effect) more pairs follow, up to
 // confirm_max_rounds, as long as the time budget lasts (ConfirmBudget). A case
 // whose sets plainly overlap after four pairs (p >= 0.5, estimate inside the
@@ -63,13 +63,14 @@ ConfirmStep NextConfirmStep(const std::vector<double>& base_values,
                             const std::vector<double>& cand_values, int round, int min_rounds,
                             const ThresholdValues& v, bool paired = false);
 
-// Whether an interleaved case goes on after the budget is spent: only while
-// it has fewer than min_rounds processes a side (fewer cannot confirm
-// anything, so stopping there wastes the rounds already timed) and its two
-// sets are still completely apart (the only cases the minimum can confirm).
-// Paired, "completely apart" means every process timed the same side slower.
+// Whether an undecided interleaved case goes on after the budget is spent:
+// only while its two sets are still completely apart (paired: every process
+// timed the same side slower). Such a case is a change whose evidence has
+// not yet reached the level the run's confirmations share (fewer than eight
+// processes a side cannot reach it by Mann-Whitney when tens of cases
+// share it), and stopping there would turn it into a note.
 bool FinishPastBudget(const std::vector<double>& base_values, const std::vector<double>& cand_values,
-                      int rounds_done, int min_rounds, bool paired = false);
+                      bool paired = false);
 
 // The confirmation's time budget once its first round took first_round_s:
 // the configured budget_s, raised to what `rounds` rounds take at that pace

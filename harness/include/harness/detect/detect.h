@@ -141,14 +141,41 @@ struct WallConfirmation {
 };
 std::optional<WallConfirmation> ReadWallConfirmation(const CaseResult& r);
 
-// The level a case confirmed in paired processes is judged at, when
-// `paired_cases` cases of the run were: wall_confirm_alpha for up to ten,
-// divided among them beyond ten (Bonferroni), so that an unchanged run
-// that re-times every case keeps about a 1% chance of any latency finding.
-// The paired t-test's p-values are not bounded below as a rank test's of a
-// few processes are, and a run of 250 suspects at 0.001 each exits 1 by
-// chance one time in five.
-double PairedConfirmAlpha(double wall_confirm_alpha, size_t paired_cases);
+// The evidence of one confirmation beside the baseline's configuration,
+// before any level: the two-sided p-value (paired: a one-sample t-test of
+// the pairs' log ratios; otherwise Mann-Whitney between the two sets of
+// processes) and the estimated shift (log ratio, candidate over baseline:
+// the median Walsh average of the pairs, or Hodges-Lehmann). `usable` is
+// false with fewer than three processes a side (or paired sides of
+// different lengths); p is then 1.
+struct ConfirmTest {
+  double p = 1;
+  double shift = 0;
+  bool usable = false;
+};
+ConfirmTest TestConfirmation(const std::vector<double>& base, const std::vector<double>& cand,
+                             bool paired);
+// A confirmation's p-value divided by the case's wall_confirm_alpha, what
+// the run's confirmations share their level by (SharedConfirmScale);
+// infinity when it cannot be a finding: not usable, an estimate short of
+// wall_min_effect, or medians closer than wall_min_abs_us. Paired when
+// c.paired and both sides have as many values.
+double RelativeConfirmP(const WallConfirmation& c, const ThresholdValues& v);
+
+// The run's confirmations beside the baseline's configuration share one
+// level. Given, per such case, its p-value divided by its own
+// wall_confirm_alpha (infinity where its estimate falls short of
+// wall_min_effect: it cannot be a finding), returns the factor every case's
+// wall_confirm_alpha is multiplied by: min(1, max(10, k) / n) for n cases,
+// where k is the largest j whose j-th smallest relative p-value is at most
+// max(10, j) / n (a step-up rule, after Benjamini and Hochberg). Without a
+// real change this is a tenth of Bonferroni's correction: a run that
+// re-times all of its 250 cases keeps about a 1% chance of any latency
+// finding, as ten cases at wall_confirm_alpha would; when tens of cases
+// changed (a slower kernel under many of them) the level rises with their
+// number, so that the expected share of false findings among them stays
+// near wall_confirm_alpha. Up to ten cases: 1.
+double SharedConfirmScale(std::vector<double> relative_p);
 nlohmann::json WallConfirmationJson(const WallConfirmation& c);
 
 // Whether the candidate's wall samples look changed against the baseline's
