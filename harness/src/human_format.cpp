@@ -79,9 +79,9 @@ std::string HumanPercent(double fraction) {
   return HumanNumber(fraction * 100) + "%";
 }
 
-std::string HumanPValue(double p) {
+std::string HumanPValue(double p, double floor) {
   if (std::isnan(p)) return "p = -";
-  if (p < 0.001) return "p < 0.001";
+  if (p < floor) return "p < " + HumanNumber(floor, 2);
   return "p = " + HumanNumber(p, 2);
 }
 

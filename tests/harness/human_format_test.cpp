@@ -82,6 +82,9 @@ TEST(HumanFormatTest, ChangesPercentagesAndPValues) {
   EXPECT_EQ(HumanPValue(0.0079), "p = 0.0079");
   EXPECT_EQ(HumanPValue(0.012), "p = 0.012");
   EXPECT_EQ(HumanPValue(1.1e-5), "p < 0.001");
+  // Against a lower level, down to the floor given.
+  EXPECT_EQ(HumanPValue(6.7e-4, 5.1e-5), "p = 0.00067");
+  EXPECT_EQ(HumanPValue(1.1e-5, 5.1e-5), "p < 0.000051");
 }
 
 TEST(HumanFormatTest, BytesMetricsPluralsAndBlankValues) {

@@ -36,8 +36,10 @@ std::string HumanChange(double ratio);
 // A fraction as a percentage with 3 significant digits ("93.8%", "100%").
 std::string HumanPercent(double fraction);
 
-// "p = 0.0079"; "p < 0.001" below that.
-std::string HumanPValue(double p);
+// "p = 0.0079"; "p < 0.001" below that, or below `floor` when given (a
+// p-value judged at a lower level than 0.001 is shown against that level:
+// "p = 0.00067" beside a level of 0.00051).
+std::string HumanPValue(double p, double floor = 0.001);
 
 // Bytes in B, KiB, MiB or GiB.
 std::string HumanBytes(double bytes);

@@ -542,6 +542,9 @@ void CompareWall(const CaseResult& base, const CaseResult& cand, const Threshold
     own_disagrees = !(own * verdict.shift > 0 && std::fabs(own) >= std::log1p(v.wall_min_effect));
     if (own_disagrees) verdict.changed = false;
   }
+  // Judged at a shared level below 0.001, the p-value is shown down to a
+  // tenth of it.
+  const double p_floor = e.interleaved ? std::min(0.001, confirm_level / 10) : 0.001;
   const std::string shared =
       h.confirm_scale < 1 ? Fmt(" at p < %.2g, the level shared by the run's %g confirmed cases",
                                 confirm_level, double(h.confirmed_in_run))
@@ -569,7 +572,7 @@ void CompareWall(const CaseResult& base, const CaseResult& cand, const Threshold
     judge_rounds(&by_rounds);
     for (Finding& f : verdict.shift > 0 ? by_rounds.regressions : by_rounds.improvements) {
       f.detail += "; re-timed beside the baseline's configuration it moved the same way (" +
-                  HumanChange(std::exp(verdict.shift)) + ", " + HumanPValue(verdict.p) + ", " +
+                  HumanChange(std::exp(verdict.shift)) + ", " + HumanPValue(verdict.p, p_floor) + ", " +
                   level + ")";
       (verdict.shift > 0 ? out->regressions : out->improvements).push_back(f);
       return;
@@ -580,7 +583,7 @@ void CompareWall(const CaseResult& base, const CaseResult& cand, const Threshold
       out->notes.push_back(CaseKey(cand) + ": " + LatencyName(unq) +
                            Fmt(" %+.1f%% inside one process each, ", 100 * within) +
                            "not confirmed (" + HumanChange(std::exp(verdict.shift)) + ", " +
-                           HumanPValue(verdict.p) + ", " + level +
+                           HumanPValue(verdict.p, p_floor) + ", " + level +
                            (own_disagrees ? "; the run's own median did not move so against them"
                                           : "") +
                            ")");
@@ -590,7 +593,7 @@ void CompareWall(const CaseResult& base, const CaseResult& cand, const Threshold
   Finding f = Make(cand, FindingKind::kLatency, LatencyMetric(e_unq), std::exp(Median(a)),
                    std::exp(Median(b)),
                    std::string(LatencyName(e_unq)) + " " + HumanChange(std::exp(verdict.shift)) +
-                       ", " + HumanPValue(verdict.p) + ", " + level +
+                       ", " + HumanPValue(verdict.p, p_floor) + ", " + level +
                        WallAside(base, cand, e_unq));
   f.ratio = std::exp(verdict.shift);  // the effect the detail states
   // Interleaved, the two configurations differ only by the environment
