@@ -10,9 +10,12 @@
 namespace nightly_test {
 
 std::map<std::string, std::string> NightlyEnv(const std::map<std::string, std::string>& extra) {
-  // Two timing rounds instead of the nightly's 10-20: the tests check what a
-  // night does, not its wall-time resolution, and CI time is short.
-  std::map<std::string, std::string> env = {{"SPYRE_REGRESS", SPYRE_REGRESS_BIN}, {"NIGHTLY_ROUNDS", "2"}};
+  // Two timing rounds instead of the nightly's 10-20, and confirmations of
+  // at most 11 processes instead of 21: the tests check what a night does,
+  // not its wall-time resolution, and CI time is short.
+  std::map<std::string, std::string> env = {{"SPYRE_REGRESS", SPYRE_REGRESS_BIN},
+                                            {"NIGHTLY_ROUNDS", "2"},
+                                            {"NIGHTLY_CONFIRM_MAX_ROUNDS", "11"}};
   for (const auto& [k, v] : extra) env[k] = v;
   return env;
 }

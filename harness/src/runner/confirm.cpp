@@ -106,20 +106,23 @@ std::vector<double> Logs(const std::vector<double>& v) {
   return out;
 }
 
-// Round values that do not rule out a change of wall_min_effect either way:
-// the Hodges-Lehmann shift's 90% interval reaches that far (a case that
-// looks changed, Mann-Whitney p < 0.1 with a shift of at least the minimum,
-// always does). On a quiet host ten rounds a side pin a case within a few
-// per cent and only the cases near or past the line are re-timed; on a
-// loaded one rounds move a case by 10-20% and every case is (most stop
-// after four pairs, plainly unchanged): a screen as tight as the verdict
-// would let a 5-10% shift through unseen.
+// Round values that do not rule out a change of half wall_min_effect
+// either way: the Hodges-Lehmann shift's 90% interval reaches that far (a
+// case that looks changed, Mann-Whitney p < 0.1 with a shift of at least
+// the minimum, always does). Half, because rounds of two nights are also
+// apart by how far the machine moved between them: under a parallel build
+// a case whose paired processes moved +12% had rounds of +4.4%, inside the
+// minimum, and went unconfirmed. On a quiet host ten rounds a side pin a
+// case within a few per cent and only the cases near or past the line are
+// re-timed; on a loaded one rounds move a case by 10-20% and every case is
+// (most stop after four pairs, plainly unchanged): a screen as tight as the
+// verdict would let a 5-10% shift through unseen.
 bool RoundsSuspect(const std::vector<double>& base_rounds, const std::vector<double>& cand_rounds,
                    const ThresholdValues& v) {
   const std::vector<double> a = Logs(base_rounds), b = Logs(cand_rounds);
   if (a.size() < 3 || b.size() < 3) return false;
   const ShiftEstimate s = HodgesLehmannShift(a, b, 0.1);
-  const double line = std::log1p(v.wall_min_effect);
+  const double line = std::log1p(v.wall_min_effect) / 2;
   return s.upper >= line || s.lower <= -line;
 }
 
