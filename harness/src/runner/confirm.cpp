@@ -110,9 +110,9 @@ std::vector<double> Logs(const std::vector<double>& v) {
 // either way: the Hodges-Lehmann shift's 90% interval reaches that far (a
 // case that looks changed, Mann-Whitney p < 0.1 with a shift of at least
 // the minimum, always does). Half, because rounds of two nights are also
-// apart by how far the machine moved between them: under a parallel build
-// a case whose paired processes moved +12% had rounds of +4.4%, inside the
-// minimum, and went unconfirmed. On a quiet host ten rounds a side pin a
+// apart by how far the machine moved between them, which can put a real
+// change of more than the minimum inside it (bench/README.md has a case
+// that went unconfirmed so). On a quiet host ten rounds a side pin a
 // case within a few per cent and only the cases near or past the line are
 // re-timed; on a loaded one rounds move a case by 10-20% and every case is
 // (most stop after four pairs, plainly unchanged): a screen as tight as the
@@ -309,10 +309,10 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
     }
     if (round > 1 && elapsed > budget) {
       over_budget = true;
-      // Fewer than min_rounds processes a side cannot confirm anything: the
-      // rounds spent so far would be lost. Interleaved cases whose two sets
-      // are still completely apart (the only ones the minimum can confirm)
-      // get the rest of it; the others stop here.
+      // Interleaved cases still undecided but completely apart go on (up to
+      // max_rounds): below min_rounds, or below the eight a side that a
+      // Mann-Whitney test needs to reach a shared level, the rounds spent
+      // on them would be lost (FinishPastBudget). The others stop here.
       if (!settings) break;
       std::vector<WorkItem> apart;
       for (const WorkItem& item : pending) {
