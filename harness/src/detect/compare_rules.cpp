@@ -222,25 +222,14 @@ struct Verdict {
   double p = 1;
 };
 
-// Interleaved processes: Mann-Whitney between the two sets at `alpha` and the
-// Hodges-Lehmann estimate reaching the minimum effect. History: the
-// candidate's processes taken together are one new run, which must lie
-// outside the history's between-run spread (prediction interval, Student t
-// with n - 1 degrees of freedom) by at least the minimum effect.
-Verdict JudgeLevels(const std::vector<double>& base_logs, const std::vector<double>& cand_logs,
-                    bool interleaved, double alpha, const ThresholdValues& v, bool robust = false) {
+// Against history: the candidate's processes taken together are one new
+// run, which must lie outside the history's between-run spread (prediction
+// interval, Student t with n - 1 degrees of freedom) by at least the
+// minimum effect.
+Verdict JudgeHistory(const std::vector<double>& base_logs, const std::vector<double>& cand_logs,
+                     double alpha, const ThresholdValues& v, bool robust = false) {
   Verdict out;
   const double effect = std::log1p(v.wall_min_effect);
-  if (interleaved) {
-    // The estimate itself must reach the minimum effect: a handful of
-    // processes a side is evidence of a change, not of its size, and
-    // between-process drift of a few percent is common on a shared host
-    // (an unchanged rerun was confirmed at +2.4% with the far bound).
-    out.p = MannWhitneyU(base_logs, cand_logs).p_value;
-    out.shift = HodgesLehmannShift(base_logs, cand_logs, alpha).estimate;
-    out.changed = out.p < alpha && std::fabs(out.shift) >= effect;
-    return out;
-  }
   const double n = static_cast<double>(base_logs.size());
   out.shift = Median(cand_logs) - Median(base_logs);
   // `robust`: the spread of the history as its MAD, so that one wild run
@@ -253,16 +242,18 @@ Verdict JudgeLevels(const std::vector<double>& base_logs, const std::vector<doub
   return out;
 }
 
-// Both configurations timed in each process, one after the other: whatever
-// sets a process apart from the next (its placement, its caches, the load
-// while it ran) moves both values alike, and the log ratio of each pair is
-// what varies between processes. A one-sample t-test on those ratios at
-// `alpha` (processes are the replicates) and their median Walsh average
-// reaching the minimum effect. Pairs with a value missing on either side are
-// left out.
-Verdict JudgePairs(const std::vector<double>& base, const std::vector<double>& cand, double alpha,
-                   const ThresholdValues& v) {
-  const ConfirmTest t = TestConfirmation(base, cand, /*paired=*/true);
+// Processes against processes, timed interleaved (TestConfirmation: the
+// pairs' log ratios when both configurations were timed in each process,
+// Mann-Whitney between the two sets otherwise) at `alpha`, and the
+// estimate itself reaching the minimum effect: a handful of processes a
+// side is evidence of a change, not of its size, and between-process drift
+// of a few percent is common on a shared host (an unchanged rerun was
+// confirmed at +2.4% with the far bound). Whatever sets a process apart
+// from the next moves both values of a pair alike; values missing on
+// either side leave their pair out.
+Verdict JudgeProcesses(const std::vector<double>& base, const std::vector<double>& cand, bool paired,
+                       double alpha, const ThresholdValues& v) {
+  const ConfirmTest t = TestConfirmation(base, cand, paired);
   Verdict out;
   out.p = t.p;
   out.shift = t.shift;
@@ -314,9 +305,9 @@ std::vector<std::string> BlameWallOps(const ProcessEvidence& e, const ThresholdV
     // value(s) as one new run against the op's earlier runs.
     if (a.size() < (e.interleaved ? 3u : 5u) || b.size() < (e.interleaved ? 3u : 1u)) continue;
     // Naming an op inside a finding already made: the ordinary level.
-    const Verdict verdict = e.paired ? JudgePairs(base_values, cand_kept, v.wall_alpha, v)
-                                     : JudgeLevels(a, b, e.interleaved, v.wall_alpha, v,
-                                                   /*robust=*/true);
+    const Verdict verdict =
+        e.interleaved ? JudgeProcesses(base_values, cand_kept, e.paired, v.wall_alpha, v)
+                      : JudgeHistory(a, b, v.wall_alpha, v, /*robust=*/true);
     if (!verdict.changed || verdict.shift <= 0) continue;
     growth.emplace_back(Median(cand_values) - Median(it->second), op);
   }
@@ -527,9 +518,8 @@ void CompareWall(const CaseResult& base, const CaseResult& cand, const Threshold
   // would make the run exit 1: it is held to the stricter level, shared
   // among the run's confirmed cases.
   const double confirm_level = v.wall_confirm_alpha * h.confirm_scale;
-  Verdict verdict = e.paired ? JudgePairs(e.base, e.cand, confirm_level, v)
-                             : JudgeLevels(a, b, e.interleaved,
-                                           e.interleaved ? confirm_level : v.wall_alpha, v);
+  Verdict verdict = e.interleaved ? JudgeProcesses(e.base, e.cand, e.paired, confirm_level, v)
+                                  : JudgeHistory(a, b, v.wall_alpha, v);
   // Fresh processes against history: the history is of whole runs' medians,
   // and a process that times only a few suspects can sit in another state
   // than a whole run (bench/README.md has a case 25x slower in its fresh
