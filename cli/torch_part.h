@@ -45,12 +45,13 @@ struct WorkerOptions {
   int warmup = -1;
   int repeat = -1;
   int max_repeat = -1;  // > 0: at most this many samples per case (a timing round)
+  int min_repeat = -1;  // > 0: at least this many samples per case (a confirmation)
   double min_sample_us = -1;
 };
 
 // Bumped whenever TorchVerbs or a type it passes changes: a torch part of
 // another interface is refused with a message rather than called.
-inline constexpr int kTorchPartInterface = 2;
+inline constexpr int kTorchPartInterface = 3;
 
 // What the torch part does for each verb. The verbs return an exit code or
 // an error Status, as VerbAction does; a libtorch exception comes back as

@@ -20,7 +20,7 @@ namespace {
 
 struct ConfirmFlags {
   std::string run = "latest", baseline = "auto";
-  int confirm_rounds = 7, confirm_max_rounds = 11;
+  int confirm_rounds = 7, confirm_max_rounds = 11, confirm_repeat = 11;
   double confirm_budget_s = 120;
 };
 
@@ -82,6 +82,7 @@ StatusOr<int> Confirm(const ConfirmFlags& f, const GlobalOptions& g) {
   }
   request.confirm_rounds = f.confirm_rounds;
   request.confirm_max_rounds = std::max(f.confirm_rounds, f.confirm_max_rounds);
+  request.confirm_repeat = f.confirm_repeat;
   request.confirm_budget_s = f.confirm_budget_s;
   SPYRE_ASSIGN_OR_RETURN(RunSummary summary, RunInTorchPart(std::move(request), g, "confirm"));
   PrintHumanSummary(std::cout, summary, g.db);
@@ -105,6 +106,10 @@ void AddConfirmVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
   cmd->add_option("--confirm-max-rounds", f->confirm_max_rounds,
                   "up to this many while a verdict is undecided (default 11)")
       ->check(CLI::Range(1, 100));
+  cmd->add_option("--confirm-repeat", f->confirm_repeat,
+                  "wall samples a side each process takes of a case, at least (default 11; the "
+                  "case's repeat when more)")
+      ->check(CLI::Range(1, 1000000));
   cmd->add_option("--confirm-budget", f->confirm_budget_s,
                   "seconds the confirmation may take before it stops adding rounds (default 120)")
       ->check(CLI::Range(0.0, 1e6));

@@ -26,6 +26,7 @@ struct RunFlags {
   std::string latency = "marked";
   std::string rounds = "1";
   int warmup = -1, repeat = -1, jobs = 1, confirm_rounds = 7, confirm_max_rounds = 11;
+  int confirm_repeat = 11;
   double round_precision = 0.01;
   int round_repeat = 3;
   double confirm_budget_s = 120;
@@ -145,6 +146,7 @@ StatusOr<int> Run(const RunFlags& f, const GlobalOptions& g) {
   request.baseline = baseline;
   request.confirm_rounds = f.confirm_rounds;
   request.confirm_max_rounds = std::max(f.confirm_rounds, f.confirm_max_rounds);
+  request.confirm_repeat = f.confirm_repeat;
   request.confirm_budget_s = f.confirm_budget_s;
   request.threads = g.threads;
 
@@ -255,6 +257,10 @@ void AddRunVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
   cmd->add_option("--confirm-max-rounds", f->confirm_max_rounds,
                   "up to this many while a verdict is undecided (default 11)")
       ->check(CLI::Range(1, 100));
+  cmd->add_option("--confirm-repeat", f->confirm_repeat,
+                  "wall samples a side each confirmation process takes of a case, at least (default "
+                  "11; the case's repeat when more)")
+      ->check(CLI::Range(1, 1000000));
   cmd->add_option("--confirm-budget", f->confirm_budget_s,
                   "seconds the confirmation may take before it stops adding rounds (default 120)")
       ->check(CLI::Range(0.0, 1e6));

@@ -16,6 +16,7 @@ void AddWorkerVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
   cmd->add_option("--warmup", opts->warmup);
   cmd->add_option("--repeat", opts->repeat);
   cmd->add_option("--max-repeat", opts->max_repeat);
+  cmd->add_option("--min-repeat", opts->min_repeat);
   cmd->add_option("--min-sample-us", opts->min_sample_us);
   cmd->callback([opts, &global, action] {
     *action = [opts, &global]() -> StatusOr<int> {

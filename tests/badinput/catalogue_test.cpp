@@ -115,6 +115,7 @@ const std::vector<Entry>& Catalogue() {
     {"rounds_not_a_count", {"run", "--suite", "smoke", "--rounds", "many"}, {}, {"--rounds", "'many'"}},
     {"round_precision_negative", {"run", "--suite", "smoke", "--rounds", "10-20", "--round-precision", "-1"}, {}, {"--round-precision"}},
     {"round_repeat_zero", {"run", "--suite", "smoke", "--rounds", "10", "--round-repeat", "0"}, {}, {"--round-repeat"}},
+    {"confirm_repeat_zero", {"run", "--suite", "smoke", "--confirm-repeat", "0"}, {}, {"--confirm-repeat"}},
     {"latency_not_a_mode", {"run", "--suite", "smoke", "--latency", "some"}, {}, {"--latency", "some"}},
     {"min_sample_negative", {"run", "--suite", "smoke", "--min-sample-us", "-5"}, {}, {"--min-sample-us"}},
     {"threads_zero", {"run", "--suite", "smoke", "--threads", "0"}, {}, {"--threads"}},

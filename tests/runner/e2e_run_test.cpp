@@ -295,8 +295,10 @@ TEST(RunE2E, SuspectsAreReTimedInFreshProcessesBesideTheBaselinesConfiguration) 
       "9",   "--confirm-rounds", "7", "--latency", "all"};
   auto base = RunCli(common);
   ASSERT_EQ(base.exit_code, 0) << base.out << base.err;
+  // Each confirmation process takes at least --confirm-repeat samples a
+  // side, more than the run's own nine.
   std::vector<std::string> slow = common;
-  slow.insert(slow.end(), {"--inject", "mm:slow=10"});
+  slow.insert(slow.end(), {"--inject", "mm:slow=10", "--confirm-repeat", "12"});
   // A host whose load swings tenfold within a run is rare but not
   // impossible: the slow run may be repeated twice before the test says the
   // confirmation missed. Every attempt is judged against run 1 (the auto
@@ -317,13 +319,16 @@ TEST(RunE2E, SuspectsAreReTimedInFreshProcessesBesideTheBaselinesConfiguration) 
                    "and this run's in turn") == std::string::npos) {
       continue;
     }
-    EXPECT_NE(r.err.find("budget 120 s"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("7-11 rounds of at least 12 samples a side, budget 120 s"),
+              std::string::npos)
+        << r.err;
     // Every suspect's fresh processes are stored, for `compare` and the reports.
     const std::string confirmed = One(
         db,
         "SELECT count(*) FROM results WHERE run_id = " + run +
             " AND json_extract(extra_json, '$.confirm.baseline_run') = 1"
             " AND json_extract(extra_json, '$.confirm.paired') = 1"
+            " AND json_extract(extra_json, '$.confirm.samples') = 12"
             " AND json_array_length(json_extract(extra_json, '$.confirm.values')) >= 7"
             " AND json_array_length(json_extract(extra_json, '$.confirm.baseline_values')) >= 7");
     EXPECT_NE(confirmed, "0");
@@ -367,8 +372,10 @@ TEST(RunE2E, ConfirmReTimesARecordedRunsSuspectsAndJudgesItAgain) {
     EXPECT_EQ(One(db,
                   "SELECT count(*) FROM results WHERE run_id = 2"
                   " AND json_extract(extra_json, '$.confirm.paired') = 1"
+                  " AND json_extract(extra_json, '$.confirm.samples') = 11"
                   " AND json_array_length(json_extract(extra_json, '$.confirm.values')) >= 7"),
-              cases);
+              cases)
+        << "each process takes confirm's default of 11 samples a side, more than smoke's 5";
     flagged = One(db, "SELECT count(*) FROM v_regressions WHERE run_id = 2 AND kind = 'latency'");
   }
   EXPECT_EQ(flagged, cases) << "a tenfold mm slowdown was not confirmed in 2 attempts";

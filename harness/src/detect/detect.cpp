@@ -107,6 +107,7 @@ std::optional<WallConfirmation> ReadWallConfirmation(const CaseResult& r) {
   c.baseline_run_id = it->value("baseline_run", int64_t{0});
   c.unqueued = it->value("metric", std::string("wall_us")) == "unqueued_us";
   c.paired = it->value("paired", false);
+  c.samples = it->value("samples", 0);
   c.values = Numbers(it->value("values", nlohmann::json()));
   c.baseline_values = Numbers(it->value("baseline_values", nlohmann::json()));
   c.op_wall = OpNumbers(it->value("op_wall_us", nlohmann::json()));
@@ -169,7 +170,8 @@ nlohmann::json WallConfirmationJson(const WallConfirmation& c) {
           {"baseline_values", c.baseline_values},
           {"op_wall_us", c.op_wall},
           {"baseline_op_wall_us", c.baseline_op_wall},
-          {"paired", c.paired}};
+          {"paired", c.paired},
+          {"samples", c.samples}};
 }
 
 namespace {

@@ -22,6 +22,7 @@ using CaseKey = std::pair<std::string, std::string>;
 // One value per process and per op, from the results of one worker.
 struct Side {
   std::vector<double> values;
+  int samples = 0;  // the fewest samples of one process
   bool unqueued = true;  // every value is a median of wall time less run-queue wait
   std::map<std::string, std::vector<double>> op_wall;
 };
@@ -36,6 +37,8 @@ void Keep(const CaseResult& r, Side* side) {
   // process on a loaded host waits for a CPU for a varying share of its
   // samples, which says nothing about the case (docs/detection.md).
   side->unqueued = side->unqueued && r.HasQueueWait();
+  const int n = static_cast<int>(r.wall_us.size());
+  side->samples = side->values.empty() ? n : std::min(side->samples, n);
   side->values.push_back(r.HasQueueWait() ? Median(r.UnqueuedUs()) : Median(r.wall_us));
 }
 
@@ -253,6 +256,13 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
   }
   SupervisorOptions timing = options;
   timing.jobs = 1;
+  // More samples a side than the main pass takes: a process's value is
+  // their median, and with five a side the pairs of a loaded host spread
+  // about half as much again as with eleven (bench/README.md).
+  if (r.confirm_repeat > 0) {
+    timing.worker_argv.insert(timing.worker_argv.end(),
+                              {"--min-repeat", std::to_string(r.confirm_repeat)});
+  }
   SupervisorOptions baseline_timing = timing;
   if (settings) {
     for (const auto& [k, val] : *settings) {
@@ -267,7 +277,8 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
   char plan_line[768];
   std::snprintf(
       plan_line, sizeof(plan_line),
-      "confirming %d wall-time suspect(s)%s in fresh processes, %s: %d-%d rounds, budget %.0f s\n",
+      "confirming %d wall-time suspect(s)%s in fresh processes, %s: %d-%d rounds%s, budget %.0f "
+      "s\n",
       out.suspects, screen.c_str(),
       paired ? ("each timing baseline run " + std::to_string(*choice.run_id) +
                 "'s configuration and this run's in turn")
@@ -277,7 +288,11 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
                        .c_str()
                : "against their between-run history (the baseline's environment cannot be "
                  "re-created here)",
-      min_rounds, max_rounds, r.confirm_budget_s);
+      min_rounds, max_rounds,
+      r.confirm_repeat > 0
+          ? (" of at least " + std::to_string(r.confirm_repeat) + " samples a side").c_str()
+          : "",
+      r.confirm_budget_s);
   if (log != nullptr) {
     std::fputs(plan_line, log);
     std::fflush(log);
@@ -385,6 +400,8 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
     c.values = cand_sides[key].values;
     c.op_wall = cand_sides[key].op_wall;
     c.unqueued = cand_sides[key].unqueued && (!settings || base_sides[key].unqueued);
+    c.samples = settings ? std::min(cand_sides[key].samples, base_sides[key].samples)
+                         : cand_sides[key].samples;
     if (settings) {
       c.baseline_values = base_sides[key].values;
       c.baseline_op_wall = base_sides[key].op_wall;

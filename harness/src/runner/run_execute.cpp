@@ -38,6 +38,7 @@ nlohmann::json OptionsJson(const RunPlan& plan, int threads) {
           {"confirm_rounds", r.confirm_rounds},
           {"confirm_max_rounds", r.confirm_max_rounds},
           {"confirm_budget_s", r.confirm_budget_s},
+          {"confirm_repeat", r.confirm_repeat},
           {"cases", plan.items.size()}};
 }
 

@@ -138,6 +138,9 @@ struct WallConfirmation {
   bool unqueued = false;
   std::vector<double> values, baseline_values;
   std::map<std::string, std::vector<double>> op_wall, baseline_op_wall;
+  // The fewest wall samples one process took of the case on either side,
+  // each value being their median (0: not recorded).
+  int samples = 0;
 };
 std::optional<WallConfirmation> ReadWallConfirmation(const CaseResult& r);
 

@@ -64,6 +64,9 @@ struct RunRequest {
   int confirm_rounds = 7;
   int confirm_max_rounds = 11;
   double confirm_budget_s = 120;
+  // Wall samples each side of a confirmation process takes of a case, at
+  // least (the case's own repeat when that is more; 0: the case's repeat).
+  int confirm_repeat = 11;
   // > 0: record no new run; re-time this completed run's wall-time suspects
   // on this machine beside its baseline's configuration, store that
   // evidence and judge the run again (`spyre-regress confirm`,
