@@ -45,7 +45,7 @@ struct WorkerOptions {
   int warmup = -1;
   int repeat = -1;
   int max_repeat = -1;  // > 0: at most this many samples per case (a timing round)
-  int min_repeat = -1;  // > 0: at least this many samples per case (a confirmation)
+  int min_repeat = -1;  // > 0: samples per case up to this many while short (a confirmation)
   double min_sample_us = -1;
 };
 

@@ -258,8 +258,8 @@ void AddRunVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
                   "up to this many while a verdict is undecided (default 11)")
       ->check(CLI::Range(1, 100));
   cmd->add_option("--confirm-repeat", f->confirm_repeat,
-                  "wall samples a side each confirmation process takes of a case, at least (default "
-                  "11; the case's repeat when more)")
+                  "wall samples a side each confirmation process takes of a case, past its repeat "
+                  "while they take under 0.1 s in all (default 11)")
       ->check(CLI::Range(1, 1000000));
   cmd->add_option("--confirm-budget", f->confirm_budget_s,
                   "seconds the confirmation may take before it stops adding rounds (default 120)")

@@ -22,7 +22,7 @@ class SuiteCache {
     options_.repeat = w.repeat;
     options_.min_sample_us = w.min_sample_us;
     max_repeat_ = w.max_repeat;
-    min_repeat_ = w.min_repeat;
+    options_.min_repeat = w.min_repeat;
   }
 
   CaseResult Execute(const std::string& suite_name, const std::string& case_id, bool timed,
@@ -36,9 +36,10 @@ class SuiteCache {
     for (const CaseSpec& c : it->second.cases) {
       if (c.id != case_id) continue;
       ExecOptions options = options_;
-      const int repeat = options.repeat >= 0 ? options.repeat : it->second.repeat;
-      if (max_repeat_ > 0) options.repeat = std::min(repeat, max_repeat_);
-      if (min_repeat_ > 0) options.repeat = std::max(repeat, min_repeat_);
+      if (max_repeat_ > 0) {
+        options.repeat =
+            std::min(options.repeat >= 0 ? options.repeat : it->second.repeat, max_repeat_);
+      }
       options.timed = timed;
       options.judged = judged;
       return ExecuteCase(it->second, c, options);
@@ -49,7 +50,7 @@ class SuiteCache {
 
  private:
   ExecOptions options_;
-  int max_repeat_ = -1, min_repeat_ = -1;
+  int max_repeat_ = -1;
   std::map<std::string, SuiteSpec> suites_;
 };
 

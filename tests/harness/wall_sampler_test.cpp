@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
+
 namespace harness {
 namespace {
 
@@ -93,6 +96,42 @@ TEST(WallSamplerTest, TheRunOverridesTheSuiteDefaults) {
   EXPECT_EQ(p.warmup, 0);
   EXPECT_EQ(p.repeat, 2);
   EXPECT_EQ(p.min_sample_us, 0);
+}
+
+TEST(WallSamplerTest, AConfirmationTakesMoreSamplesWhileTheyAreShort) {
+  SuiteSpec suite;
+  suite.repeat = 5;
+  ExecOptions o;
+  o.min_repeat = 11;
+  const SamplingPlan p = SamplingFor(suite, o);
+  EXPECT_EQ(p.repeat, 5);
+  EXPECT_EQ(p.min_repeat, 11);
+  // The repeat is always taken; past it, samples up to min_repeat while
+  // those before took less than kExtraSamplesWithinUs in all.
+  EXPECT_TRUE(TakeSample(p, 4, 1e9));
+  EXPECT_TRUE(TakeSample(p, 5, 0));
+  EXPECT_TRUE(TakeSample(p, 10, kExtraSamplesWithinUs - 1));
+  EXPECT_FALSE(TakeSample(p, 11, 0));
+  EXPECT_FALSE(TakeSample(p, 5, kExtraSamplesWithinUs));
+  SamplingPlan plain = p;
+  plain.min_repeat = 0;
+  EXPECT_FALSE(TakeSample(plain, 5, 0));
+
+  // The sampler counts each sample's time: calls that take 30 ms stop at
+  // the repeat (five already take 150 ms), quick ones go on to eleven.
+  SamplingPlan q = p;
+  q.warmup = 0;
+  q.min_sample_us = 0;
+  CaseResult quick, slow;
+  TakeWallSamples(
+      q, [] {}, &quick);
+  TakeWallSamples(
+      q, [] { std::this_thread::sleep_for(std::chrono::milliseconds(30)); }, &slow);
+  EXPECT_EQ(slow.wall_us.size(), 5u);
+  // Eleven samples of an empty call outlast 100 ms only on a host stalled
+  // for that long; then fewer are taken, never fewer than the repeat.
+  EXPECT_GE(quick.wall_us.size(), 5u);
+  EXPECT_LE(quick.wall_us.size(), 11u);
 }
 
 TEST(WallSamplerTest, AParityOnlyCaseIsNotTimedAtAll) {

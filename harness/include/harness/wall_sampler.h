@@ -38,9 +38,16 @@ inline constexpr double kDefaultMinSampleUs = 1000;
 // Calls per sample never exceed this (a call that times at 0 us).
 inline constexpr int kMaxCallsPerSample = 100000;
 
+// A confirmation process takes samples past the repeat (SamplingPlan::
+// min_repeat) only while the case's samples so far took less than this: a
+// short case's value, the median of its samples, then spreads less between
+// processes, and a case whose samples are long already averages over them.
+inline constexpr double kExtraSamplesWithinUs = 100'000;
+
 struct SamplingPlan {
   int warmup = 1;
   int repeat = 5;
+  int min_repeat = 0;  // > repeat: more samples while they are short (above)
   double min_sample_us = kDefaultMinSampleUs;  // <= 0: one call per sample
   bool timed = true;  // false: TakeWallSamples takes nothing (a parity-only case)
 };
@@ -53,6 +60,7 @@ inline SamplingPlan SamplingFor(const SuiteSpec& suite, const ExecOptions& o) {
   p.timed = o.timed;
   p.warmup = o.warmup >= 0 ? o.warmup : suite.warmup;
   p.repeat = std::max(1, o.repeat >= 0 ? o.repeat : suite.repeat);
+  p.min_repeat = o.min_repeat;
   p.min_sample_us = o.min_sample_us >= 0       ? o.min_sample_us
                     : suite.min_sample_us >= 0 ? suite.min_sample_us
                                                : kDefaultMinSampleUs;
@@ -103,6 +111,19 @@ inline double MicrosSince(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
+// Whether sample `i` (from 0) is taken when the samples before it took
+// `sampled_us` in all (less their run-queue wait: a busy host does not cut
+// a confirmation's samples short).
+inline bool TakeSample(const SamplingPlan& plan, int i, double sampled_us) {
+  return i < plan.repeat || (i < plan.min_repeat && sampled_us < kExtraSamplesWithinUs);
+}
+
+// A sample's time less the run-queue wait read at its edges (-1: not read).
+inline double SampleOwnUs(double us, int64_t wait_before_ns, int64_t wait_after_ns) {
+  if (wait_before_ns < 0 || wait_after_ns < wait_before_ns) return us;
+  return std::max(0.0, us - static_cast<double>(wait_after_ns - wait_before_ns) / 1000);
+}
+
 // Calls per sample for `call`: times 1, 8, 64, ... calls until a group lasts
 // an eighth of `min_sample_us`, then scales. Timing one call alone misjudges
 // microsecond calls (the first call after the warm-up is often twice as slow
@@ -148,7 +169,8 @@ void TakePairedWallSamples(const SamplingPlan& plan, PairedSides& sides, Call&& 
   HostProbe probe;
   std::vector<int64_t> before[2], after[2];
   std::vector<double> wall[2];
-  for (int i = 0; i < plan.repeat; ++i) {
+  double sampled_us = 0;
+  for (int i = 0; TakeSample(plan, i, sampled_us); ++i) {
     for (int k = 0; k < 2; ++k) {
       const int side = (i + k) % 2 == 0 ? first : 1 - first;
       set(side);
@@ -159,6 +181,7 @@ void TakePairedWallSamples(const SamplingPlan& plan, PairedSides& sides, Call&& 
       const double us = MicrosSince(start);
       after[side].push_back(ThreadRunQueueWaitNs());
       wall[side].push_back(us / batch);
+      sampled_us += SampleOwnUs(us, before[side].back(), after[side].back());
     }
   }
   set(1);
@@ -183,7 +206,8 @@ void TakeWallSamples(const SamplingPlan& plan, Call&& call, CaseResult* r) {
   const int batch = SizeBatch(plan.min_sample_us, call);
   HostProbe probe;
   std::vector<int64_t> waits_before, waits_after;
-  for (int i = 0; i < plan.repeat; ++i) {
+  double sampled_us = 0;
+  for (int i = 0; TakeSample(plan, i, sampled_us); ++i) {
     probe.Sample();
     // The run-queue wait is read right at the timed region's edges: a
     // preemption just outside it must not be taken off the sample.
@@ -193,6 +217,7 @@ void TakeWallSamples(const SamplingPlan& plan, Call&& call, CaseResult* r) {
     const double us = MicrosSince(start);
     waits_after.push_back(ThreadRunQueueWaitNs());
     r->wall_us.push_back(us / batch);
+    sampled_us += SampleOwnUs(us, waits_before.back(), waits_after.back());
   }
   r->extra["wall_batch"] = batch;
   r->queue_us = QueueWaitPerCallUs(waits_before, waits_after, batch);

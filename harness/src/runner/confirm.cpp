@@ -256,9 +256,10 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
   }
   SupervisorOptions timing = options;
   timing.jobs = 1;
-  // More samples a side than the main pass takes: a process's value is
-  // their median, and with five a side the pairs of a loaded host spread
-  // about half as much again as with eleven (bench/README.md).
+  // More samples a side than the main pass takes, while they are short: a
+  // process's value is their median, and with five a side the pairs of a
+  // loaded host spread about half as much again as with eleven
+  // (bench/README.md).
   if (r.confirm_repeat > 0) {
     timing.worker_argv.insert(timing.worker_argv.end(),
                               {"--min-repeat", std::to_string(r.confirm_repeat)});
@@ -290,7 +291,7 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
                  "re-created here)",
       min_rounds, max_rounds,
       r.confirm_repeat > 0
-          ? (" of at least " + std::to_string(r.confirm_repeat) + " samples a side").c_str()
+          ? (" of up to " + std::to_string(r.confirm_repeat) + " samples a side").c_str()
           : "",
       r.confirm_budget_s);
   if (log != nullptr) {

@@ -64,8 +64,9 @@ struct RunRequest {
   int confirm_rounds = 7;
   int confirm_max_rounds = 11;
   double confirm_budget_s = 120;
-  // Wall samples each side of a confirmation process takes of a case, at
-  // least (the case's own repeat when that is more; 0: the case's repeat).
+  // Wall samples each side of a confirmation process takes of a case, past
+  // the case's repeat while they are short (SamplingPlan::min_repeat; 0:
+  // the case's repeat).
   int confirm_repeat = 11;
   // > 0: record no new run; re-time this completed run's wall-time suspects
   // on this machine beside its baseline's configuration, store that

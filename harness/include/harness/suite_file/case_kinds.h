@@ -23,6 +23,9 @@ struct ExecOptions {
   std::string golden_dir;
   int warmup = -1;  // -1: the suite's default
   int repeat = -1;
+  // > 0: wall samples past `repeat`, up to this many, while the case's
+  // samples so far are short (a confirmation process: wall_sampler.h).
+  int min_repeat = 0;
   // A wall sample times a batch of calls lasting at least this long
   // (harness/wall_sampler.h); -1: kDefaultMinSampleUs, 0: one call.
   double min_sample_us = -1;
