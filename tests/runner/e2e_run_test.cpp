@@ -377,10 +377,18 @@ TEST(RunE2E, ConfirmReTimesARecordedRunsSuspectsAndJudgesItAgain) {
     EXPECT_EQ(One(db,
                   "SELECT count(*) FROM results WHERE run_id = 2"
                   " AND json_extract(extra_json, '$.confirm.paired') = 1"
-                  " AND json_extract(extra_json, '$.confirm.samples') BETWEEN 6 AND 11"
+                  " AND json_extract(extra_json, '$.confirm.samples') BETWEEN 5 AND 11"
                   " AND json_array_length(json_extract(extra_json, '$.confirm.values')) >= 7"),
               cases)
-        << "each process takes more samples a side than smoke's 5, up to confirm's default of 11";
+        << "each process takes at least smoke's 5 samples a side, at most confirm's default of 11";
+    // Past the repeat only while the samples are short: how many a process
+    // takes then depends on the host's speed (a slow host's tenfold f16 mm
+    // reaches the limit within five), so only the fastest case is held to it.
+    EXPECT_NE(One(db,
+                  "SELECT count(*) FROM results WHERE run_id = 2"
+                  " AND json_extract(extra_json, '$.confirm.samples') > 5"),
+              "0")
+        << "no confirmation process took a sample past smoke's repeat of 5";
     flagged = One(db, "SELECT count(*) FROM v_regressions WHERE run_id = 2 AND kind = 'latency'");
   }
   EXPECT_EQ(flagged, cases) << "a tenfold mm slowdown was not confirmed in 2 attempts";
