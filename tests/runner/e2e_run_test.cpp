@@ -297,8 +297,8 @@ TEST(RunE2E, SuspectsAreReTimedInFreshProcessesBesideTheBaselinesConfiguration) 
       "9",   "--confirm-rounds", "7", "--latency", "all", "--min-sample-us", "0"};
   auto base = RunCli(common);
   ASSERT_EQ(base.exit_code, 0) << base.out << base.err;
-  // Each confirmation process takes --confirm-repeat samples a side, more
-  // than the run's own nine (the case's samples are short).
+  // Each confirmation process takes up to --confirm-repeat samples a side,
+  // more than the run's own nine while the case's samples are short.
   std::vector<std::string> slow = common;
   slow.insert(slow.end(), {"--inject", "mm:slow=10", "--confirm-repeat", "12"});
   // A host whose load swings tenfold within a run is rare but not
@@ -324,13 +324,17 @@ TEST(RunE2E, SuspectsAreReTimedInFreshProcessesBesideTheBaselinesConfiguration) 
     EXPECT_NE(r.err.find("7-11 rounds of up to 12 samples a side, budget 120 s"),
               std::string::npos)
         << r.err;
-    // Every suspect's fresh processes are stored, for `compare` and the reports.
+    // Every suspect's fresh processes are stored, for `compare` and the
+    // reports. Samples past the repeat are taken only while the samples so
+    // far are short, which a busy or slow host decides (the rule itself is
+    // tested in WallSamplerTest): the bounds are the run's repeat and
+    // --confirm-repeat.
     const std::string confirmed = One(
         db,
         "SELECT count(*) FROM results WHERE run_id = " + run +
             " AND json_extract(extra_json, '$.confirm.baseline_run') = 1"
             " AND json_extract(extra_json, '$.confirm.paired') = 1"
-            " AND json_extract(extra_json, '$.confirm.samples') BETWEEN 10 AND 12"
+            " AND json_extract(extra_json, '$.confirm.samples') BETWEEN 9 AND 12"
             " AND json_array_length(json_extract(extra_json, '$.confirm.values')) >= 7"
             " AND json_array_length(json_extract(extra_json, '$.confirm.baseline_values')) >= 7");
     EXPECT_NE(confirmed, "0");
@@ -347,8 +351,8 @@ TEST(RunE2E, SuspectsAreReTimedInFreshProcessesBesideTheBaselinesConfiguration) 
 TEST(RunE2E, ConfirmReTimesARecordedRunsSuspectsAndJudgesItAgain) {
   TempDir dir;
   const std::string db = dir.File("s.db");
-  // One call a sample: the confirmation's extra samples (taken only while
-  // they are short) are then many on a slow host too.
+  // One call a sample keeps a confirmation process's samples short, so that
+  // it takes samples past smoke's repeat of 5 on most hosts.
   const std::vector<std::string> common = {"run",     "--suite",  "smoke", "--filter",
                                            "^smoke/mm\\.128x256", "--db", db,
                                            "--rounds", "10", "--latency", "all", "--baseline", "none",
@@ -381,14 +385,6 @@ TEST(RunE2E, ConfirmReTimesARecordedRunsSuspectsAndJudgesItAgain) {
                   " AND json_array_length(json_extract(extra_json, '$.confirm.values')) >= 7"),
               cases)
         << "each process takes at least smoke's 5 samples a side, at most confirm's default of 11";
-    // Past the repeat only while the samples are short: how many a process
-    // takes then depends on the host's speed (a slow host's tenfold f16 mm
-    // reaches the limit within five), so only the fastest case is held to it.
-    EXPECT_NE(One(db,
-                  "SELECT count(*) FROM results WHERE run_id = 2"
-                  " AND json_extract(extra_json, '$.confirm.samples') > 5"),
-              "0")
-        << "no confirmation process took a sample past smoke's repeat of 5";
     flagged = One(db, "SELECT count(*) FROM v_regressions WHERE run_id = 2 AND kind = 'latency'");
   }
   EXPECT_EQ(flagged, cases) << "a tenfold mm slowdown was not confirmed in 2 attempts";
