@@ -162,6 +162,28 @@ TEST(ChangePointTest, AnOddRunBesideAPulseDoesNotHideIt) {
   EXPECT_LT(cps[1].relative, -0.6);
 }
 
+TEST(ChangePointTest, APulseThatEndsAtAnotherLevelIsFoundAtBothEdges) {
+  // Four runs, four with an op slowed 2x, then twelve runs lower than the
+  // first four (the host quieter). The best single
+  // split is the pulse's end; its start, tested inside the left side alone
+  // (four runs against four, Welch), fails. As a pulse beside a step, its
+  // edges are tested with the variance pooled over the three segments.
+  const std::vector<double> us = {44, 55, 59, 57, 105, 102, 102, 109, 34, 36,
+                                  38, 35, 39, 38, 47, 37, 33, 33, 35, 40};
+  auto cps = harness::DetectChangePoints(Logs(us), WallOptions());
+  ASSERT_EQ(cps.size(), 2u);
+  EXPECT_EQ(cps[0].index, 4u);
+  EXPECT_EQ(cps[1].index, 8u);
+  EXPECT_GT(cps[0].relative, 0.6);
+  EXPECT_LT(cps[1].relative, -0.5);
+  // The same runs without the slowdown: one step, the host's.
+  std::vector<double> step = us;
+  for (size_t i = 4; i < 8; ++i) step[i] = us[i] / 2;
+  cps = harness::DetectChangePoints(Logs(step), WallOptions());
+  ASSERT_EQ(cps.size(), 1u);
+  EXPECT_EQ(cps[0].index, 8u);
+}
+
 TEST(ChangePointTest, APulseFoundWithoutAnOddRunMeetsAStricterLevel) {
   // Leaving the odd run out is one try among eight side runs, so the runs
   // that remain must pass at a level eight times stricter: the same pulse

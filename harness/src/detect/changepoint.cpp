@@ -223,7 +223,24 @@ void Split(const std::vector<double>& s, size_t begin, size_t end, const ChangeP
     if (best == 0 || q[t] > q[best]) best = t;
   }
   ChangePoint cp;
+  size_t first = 0, last = 0;
+  ChangePoint in, back;
   if (best != 0 && q[best] > 0 && Significant(s, begin, begin + best, end, o, &cp)) {
+    // The best split may be one edge of a pulse next to a level shift (a
+    // slowdown of four runs that also ended higher or lower than it began):
+    // its other edge, inside one side, would then face Welch's test between
+    // the pulse and the few runs beside it alone. When a pulse with that
+    // edge holds, its two edges are kept together.
+    if (FindPulse(s, begin, end, o.min_segment, &first, &last) &&
+        (first == begin + best || last == begin + best) &&
+        PulseHolds(s, begin, first, last, end, o, &in, &back)) {
+      out->push_back({in, true});
+      out->push_back({back, false});
+      Split(s, begin, first, o, out);
+      Split(s, first, last, o, out);
+      Split(s, last, end, o, out);
+      return;
+    }
     out->push_back({cp, false});
     Split(s, begin, begin + best, o, out);
     Split(s, begin + best, end, o, out);
@@ -233,9 +250,7 @@ void Split(const std::vector<double>& s, size_t begin, size_t end, const ChangeP
   // does (a slowdown lasting four runs, then fixed) leaves both sides of
   // any one split mixed: look for the pulse, and keep it when both of its
   // edges hold.
-  size_t first = 0, last = 0;
   if (!FindPulse(s, begin, end, o.min_segment, &first, &last)) return;
-  ChangePoint in, back;
   if (!PulseHolds(s, begin, first, last, end, o, &in, &back)) return;
   out->push_back({in, true});
   out->push_back({back, false});
