@@ -5,13 +5,16 @@
 // reports the rates and asserts nothing (bench/README.md has the figures).
 //
 //   build/pulse_rates [--runs N] [--pulse K] [--factor F] [--sigma S]
-//                     [--series M] [--odd]
+//                     [--series M] [--odd] [--step G]
 //
 // Defaults: 12 runs, a 4-run pulse at 2x starting at run 5, spread 0.15 (the
 // standard deviation of the logs), 2,000 series each. --odd adds to every
 // series one clean run at the pulse's level, at a random place beside it
 // (a run just after the fix that still ran slow, a busy moment); one
-// right beside the pulse makes it a run longer, and is counted so.
+// right beside the pulse makes it a run longer, and is counted so. --step
+// moves every run after the pulse to G times the level before it, in the
+// pulse series and in the others (which then hold one real change point, a
+// step, and "two or more" counts the false ones).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -27,7 +30,7 @@ namespace {
 
 struct Options {
   size_t runs = 12, pulse = 4;
-  double factor = 2, sigma = 0.15;
+  double factor = 2, sigma = 0.15, step = 1;
   int series = 2000;
   bool odd = false;
 };
@@ -35,7 +38,7 @@ struct Options {
 [[noreturn]] void Usage(const char* why) {
   std::fprintf(stderr,
                "pulse_rates: %s\nusage: pulse_rates [--runs N] [--pulse K] [--factor F] "
-               "[--sigma S] [--series M] [--odd]\n",
+               "[--sigma S] [--series M] [--odd] [--step G]\n",
                why);
   std::exit(2);
 }
@@ -55,11 +58,14 @@ Options Parse(int argc, char** argv) {
     else if (a == "--factor") o.factor = std::strtod(v, nullptr);
     else if (a == "--sigma") o.sigma = std::strtod(v, nullptr);
     else if (a == "--series") o.series = std::atoi(v);
+    else if (a == "--step") o.step = std::strtod(v, nullptr);
     else Usage(("unknown option " + a).c_str());
   }
   // The pulse sits after a third of the runs; both sides need three runs.
-  if (o.runs < o.pulse + 6 || o.pulse < 1 || o.factor <= 0 || o.sigma < 0 || o.series < 1) {
-    Usage("need --runs >= --pulse + 6, --pulse >= 1, --factor > 0, --sigma >= 0, --series >= 1");
+  if (o.runs < o.pulse + 6 || o.pulse < 1 || o.factor <= 0 || o.sigma < 0 || o.series < 1 ||
+      o.step <= 0) {
+    Usage("need --runs >= --pulse + 6, --pulse >= 1, --factor > 0, --sigma >= 0, --series >= 1, "
+          "--step > 0");
   }
   return o;
 }
@@ -81,7 +87,7 @@ int main(int argc, char** argv) {
   for (int m = 0; m < o.series; ++m) {
     std::vector<double> shifted(o.runs), flat(o.runs);
     for (size_t i = 0; i < o.runs; ++i) {
-      flat[i] = noise(rng);
+      flat[i] = noise(rng) + (i >= stop ? std::log(o.step) : 0);
       shifted[i] = flat[i] + (i >= start && i < stop ? std::log(o.factor) : 0);
     }
     size_t odd = o.runs;
@@ -106,9 +112,11 @@ int main(int argc, char** argv) {
     aa_two += aa.size() >= 2 ? 1 : 0;
   }
   const double n = o.series;
-  std::printf("%zu runs, a %zu-run pulse at x%g (runs %zu-%zu), spread %.3g, %d series%s\n",
+  std::printf("%zu runs, a %zu-run pulse at x%g (runs %zu-%zu), spread %.3g, %d series%s",
               o.runs, o.pulse, o.factor, start + 1, stop, o.sigma, o.series,
               o.odd ? ", one clean run at the pulse's level beside it" : "");
+  if (o.step != 1) std::printf(", the runs after it at x%g", o.step);
+  std::printf("\n");
   std::printf("pulse found at both edges      %6.2f%%\n", 100 * both / n);
   std::printf("pulse series with any point    %6.2f%%\n", 100 * any_pulse / n);
   std::printf("unchanged: any change point    %6.2f%%\n", 100 * aa_any / n);
