@@ -34,7 +34,9 @@ nlohmann::json ShiftJson(const HistoryShift& s) {
           {"metric", s.metric},         {"first_run_id", s.first_run_id},
           {"previous_run_id", s.previous_run_id}, {"before", s.point.before},
           {"after", s.point.after},     {"relative", s.point.relative},
-          {"p_value", s.point.p_value}, {"env_change", env}};
+          {"p_value", s.point.p_value}, {"level_removed", s.level_removed},
+          {"suite_level", s.suite_level}, {"moved_with", s.moved_with},
+          {"level_cases", s.level_cases}, {"env_change", env}};
 }
 
 const std::vector<std::string>& ResultMetrics() {
@@ -101,10 +103,20 @@ StatusOr<int> RunHistory(const HistoryOptions& o, const GlobalOptions& global) {
     return 0;
   }
   for (const HistoryShift& s : shifts) {
-    std::cout << s.suite << "/" << s.case_name << " " << s.metric << ": shift at run "
-              << s.first_run_id << " " << HumanMetric(s.metric, s.point.before) << " -> "
-              << HumanMetric(s.metric, s.point.after) << " (" << HumanChange(1 + s.point.relative)
-              << ", " << HumanPValue(s.point.p_value) << ")";
+    if (s.suite_level) {
+      std::cout << s.suite << ", every case together: wall-time level shift at run "
+                << s.first_run_id << " x" << HumanNumber(s.point.before) << " -> x"
+                << HumanNumber(s.point.after) << " of the cases' usual ("
+                << HumanChange(1 + s.point.relative) << ", " << HumanPValue(s.point.p_value) << "; "
+                << s.moved_with.size() << " of " << Plural(static_cast<int64_t>(s.level_cases), "case")
+                << " moved with it" << (o.case_name.empty() ? "" : ", " + o.case_name + " among them")
+                << ")";
+    } else {
+      std::cout << s.suite << "/" << s.case_name << " " << s.metric << ": shift at run "
+                << s.first_run_id << " " << HumanMetric(s.metric, s.point.before) << " -> "
+                << HumanMetric(s.metric, s.point.after) << " (" << HumanChange(1 + s.point.relative)
+                << ", " << HumanPValue(s.point.p_value) << ")";
+    }
     std::string changes;
     for (const EnvChange& e : s.env_change) {
       if (!e.upstream) continue;

@@ -2,6 +2,11 @@
 // Store API in a temporary directory.
 #include "harness/detect/history.h"
 
+#include <cmath>
+#include <functional>
+#include <map>
+#include <set>
+
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
@@ -209,6 +214,129 @@ TEST_F(HistoryTest, ATwofoldWallShiftLastingFourRunsIsAChangePoint) {
   ASSERT_EQ(shifts.size(), 2u);
   EXPECT_EQ(shifts[0].first_run_id, 11);
   EXPECT_EQ(shifts[1].first_run_id, 15);
+}
+
+// Twelve cases, each at its own level with a few percent of its own jitter,
+// times the host's level in each run and times `moved(case, run)`.
+class SuiteLevelTest : public HistoryTest {
+ protected:
+  static constexpr int kCases = 12;
+  std::vector<int64_t> AddRuns(const std::vector<double>& host,
+                               const std::function<double(int, int)>& moved) {
+    std::vector<int64_t> ids;
+    const double jitter[] = {1.0, 1.03, 0.98, 1.01, 0.97, 1.02, 0.99, 1.04, 0.96, 1.0, 1.02, 0.98, 1.01};
+    for (size_t r = 0; r < host.size(); ++r) {
+      std::vector<CaseResult> cases;
+      for (int c = 0; c < kCases; ++c) {
+        const double own = 100.0 * (c + 1) * jitter[(r + 3 * static_cast<size_t>(c)) % 13];
+        cases.push_back(Result("c" + std::to_string(c), 10, own * host[r] * moved(c, static_cast<int>(r))));
+      }
+      ids.push_back(AddRun("inductor", "cpu-a", cases));
+    }
+    return ids;
+  }
+  std::vector<harness::HistoryShift> History() {
+    auto shifts = harness::SuiteHistory(*store_, "smoke", "", {});
+    EXPECT_TRUE(shifts.ok()) << shifts.status().message();
+    return shifts.ok() ? *shifts : std::vector<harness::HistoryShift>{};
+  }
+};
+
+// Runs 10-15 of 18 with the whole host 1.4x slower (a parallel build's phase).
+const std::vector<double> kHostPhase = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1.4, 1.4, 1.4, 1.4, 1.4, 1.4, 1, 1, 1};
+
+TEST_F(SuiteLevelTest, TheHostsLevelIsDividedOutAndAPulseOfAFewCasesIsStillFound) {
+  // Cases c0-c2 ran 2x slower in runs 4-7.
+  auto ids = AddRuns(kHostPhase, [](int c, int r) { return c < 3 && r >= 3 && r < 7 ? 2.0 : 1.0; });
+  auto series = harness::LoadSuiteSeries(*store_, "smoke", "", "wall_us_median");
+  ASSERT_TRUE(series.ok());
+  const auto levels = harness::SuiteLogLevels(*series);
+  ASSERT_EQ(levels.size(), ids.size());
+  for (size_t r = 0; r < ids.size(); ++r) {
+    EXPECT_NEAR(levels.at(ids[r]), std::log(kHostPhase[r]), 0.06) << "run " << r + 1;
+  }
+  // Without the level, the host's phase is a change point of every case.
+  size_t raw = 0;
+  for (const auto& [name, s] : *series) raw += harness::FindShifts("smoke", name, "wall_us_median", s).size();
+  EXPECT_GE(raw, 9u * 2) << "the fixture's host phase must be visible without the level";
+
+  std::map<std::string, std::set<int64_t>> per_case;
+  std::set<int64_t> suite_edges;
+  for (const auto& s : History()) {
+    if (s.suite_level) {
+      EXPECT_EQ(s.metric, "wall_level");
+      EXPECT_TRUE(s.case_name.empty());
+      EXPECT_EQ(s.level_cases, 12u);
+      EXPECT_EQ(s.moved_with.size(), 12u) << "every case moved with the host";
+      suite_edges.insert(s.first_run_id);
+      continue;
+    }
+    ASSERT_EQ(s.metric, "wall_us_median") << s.case_name;
+    EXPECT_TRUE(s.level_removed);
+    per_case[s.case_name].insert(s.first_run_id);
+  }
+  const std::set<int64_t> pulse = {ids[3], ids[7]};
+  EXPECT_EQ(per_case.size(), 3u) << "only the pulsed cases have change points";
+  for (const char* c : {"c0", "c1", "c2"}) EXPECT_EQ(per_case[c], pulse) << c;
+  EXPECT_EQ(suite_edges, (std::set<int64_t>{ids[9], ids[15]})) << "the host's phase, said once";
+}
+
+TEST_F(SuiteLevelTest, WhenMostCasesMoveTheLevelMovesAndTheOthersAreNotBlamed) {
+  // c0-c6 (7 of 12) twice as slow from run 9 on; c7-c11 unchanged. Divided
+  // by the level, the unchanged ones look twice as fast: their own medians
+  // did not move, so they get no change point, and the suite's level does.
+  auto ids = AddRuns(std::vector<double>(16, 1.0), [](int c, int r) { return c < 7 && r >= 8 ? 2.0 : 1.0; });
+  int suite = 0;
+  for (const auto& s : History()) {
+    if (s.suite_level) {
+      ++suite;
+      EXPECT_EQ(s.first_run_id, ids[8]);
+      EXPECT_NEAR(s.point.relative, 1.0, 0.1);
+      EXPECT_EQ(s.moved_with, (std::vector<std::string>{"c0", "c1", "c2", "c3", "c4", "c5", "c6"}));
+      EXPECT_EQ(s.level_cases, 12u);
+      continue;
+    }
+    ADD_FAILURE() << s.case_name << " at run " << s.first_run_id << " " << s.point.relative;
+  }
+  EXPECT_EQ(suite, 1);
+  // Asked about one case: the level's shift when the case moved with it.
+  auto moved = harness::SuiteHistory(*store_, "smoke", "c3", {});
+  ASSERT_TRUE(moved.ok());
+  ASSERT_EQ(moved->size(), 1u);
+  EXPECT_TRUE(moved->front().suite_level);
+  EXPECT_EQ(moved->front().first_run_id, ids[8]);
+  auto still = harness::SuiteHistory(*store_, "smoke", "c9", {});
+  ASSERT_TRUE(still.ok());
+  EXPECT_TRUE(still->empty()) << "c9 did not move";
+  // The same with the metric named.
+  moved = harness::SuiteHistory(*store_, "smoke", "c3", {"wall_us_median"});
+  ASSERT_TRUE(moved.ok());
+  ASSERT_EQ(moved->size(), 1u);
+  EXPECT_TRUE(moved->front().suite_level);
+}
+
+TEST_F(SuiteLevelTest, AFewCasesAreNotASuiteLevel) {
+  // Seven cases are too few for a level: a host phase stays in the cases.
+  auto series = harness::LoadSuiteSeries(*store_, "smoke", "", "wall_us_median");
+  ASSERT_TRUE(series.ok());
+  EXPECT_TRUE(harness::SuiteLogLevels(*series).empty());
+  std::vector<int64_t> ids;
+  for (size_t r = 0; r < kHostPhase.size(); ++r) {
+    std::vector<CaseResult> cases;
+    for (int c = 0; c < 7; ++c) cases.push_back(Result("c" + std::to_string(c), 10, 100.0 * (c + 1) * kHostPhase[r] * (r % 2 ? 1.02 : 0.98)));
+    ids.push_back(AddRun("inductor", "cpu-a", cases));
+  }
+  series = harness::LoadSuiteSeries(*store_, "smoke", "", "wall_us_median");
+  ASSERT_TRUE(series.ok());
+  EXPECT_TRUE(harness::SuiteLogLevels(*series).empty());
+  EXPECT_EQ(harness::SuiteLogLevels(*series, 7).size(), ids.size());
+  size_t found = 0;
+  for (const auto& s : History()) {
+    EXPECT_FALSE(s.suite_level);
+    EXPECT_FALSE(s.level_removed);
+    found += s.first_run_id == ids[9] ? 1 : 0;
+  }
+  EXPECT_EQ(found, 7u);
 }
 
 TEST_F(HistoryTest, WallHistoryKeepsOnlyRunsAtTheBaselinesEnvironment) {

@@ -179,18 +179,79 @@ StatusOr<std::vector<SeriesPoint>> LoadSuiteGeomeanSeries(Store& store, const st
   return out;
 }
 
+namespace {
+
+// The shift a wall-time change point needs (and a case moving with the
+// suite's level).
+constexpr double kWallMinShift = 0.05;
+
+bool IsWallMetric(const std::string& metric) {
+  return metric == "wall_us_median" || metric == "wall_us_normalized" ||
+         metric == "unqueued_us_median";
+}
+
+// The median of the shortest window holding half of `v` and one more: the
+// middle of its densest half, which the values outside it cannot move.
+double ShortestHalfMedian(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t h = v.size() / 2 + 1;
+  size_t best = 0;
+  for (size_t i = 1; i + h <= v.size(); ++i) {
+    if (v[i + h - 1] - v[i] < v[best + h - 1] - v[best]) best = i;
+  }
+  return Median(std::vector<double>(v.begin() + static_cast<std::ptrdiff_t>(best),
+                                    v.begin() + static_cast<std::ptrdiff_t>(best + h)));
+}
+
+HistoryShift MakeShift(const std::string& suite, const std::string& case_name,
+                       const std::string& metric, const std::vector<SeriesPoint>& series,
+                       const ChangePoint& cp) {
+  HistoryShift s;
+  s.suite = suite;
+  s.case_name = case_name;
+  s.metric = metric;
+  s.point = cp;
+  s.first_run_id = series[cp.index].run_id;
+  s.previous_run_id = series[cp.index - 1].run_id;
+  s.env_change = DiffEnvironments(series[cp.index - 1].env, series[cp.index].env);
+  return s;
+}
+
+}  // namespace
+
+std::map<int64_t, double> SuiteLogLevels(const std::map<std::string, std::vector<SeriesPoint>>& cases,
+                                         size_t min_cases) {
+  std::map<int64_t, std::vector<double>> by_run;  // run id -> each case's log less its median
+  for (const auto& [name, series] : cases) {
+    std::vector<double> logs;
+    for (const SeriesPoint& p : series) {
+      if (p.value > 0) logs.push_back(std::log(p.value));
+    }
+    if (logs.empty()) continue;
+    const double centre = Median(logs);
+    for (const SeriesPoint& p : series) {
+      if (p.value > 0) by_run[p.run_id].push_back(std::log(p.value) - centre);
+    }
+  }
+  std::map<int64_t, double> out;
+  for (const auto& [run, offsets] : by_run) {
+    if (offsets.size() >= std::max<size_t>(min_cases, 1)) out[run] = ShortestHalfMedian(offsets);
+  }
+  return out;
+}
+
 std::vector<HistoryShift> FindShifts(const std::string& suite, const std::string& case_name,
                                      const std::string& metric,
-                                     const std::vector<SeriesPoint>& series) {
+                                     const std::vector<SeriesPoint>& series,
+                                     const std::map<int64_t, double>* log_levels) {
   ChangePointOptions o;
   std::vector<double> values;
   std::vector<size_t> at;  // series index of each value
-  const bool wall = metric == "wall_us_median" || metric == "wall_us_normalized" ||
-                    metric == "unqueued_us_median";
+  const bool wall = IsWallMetric(metric);
   if (wall) {
     // Wall time is judged on its logs: a 2x shift is as large at 350 us as
     // at 3 ms, and a heavy right tail does not swamp the test.
-    o.min_relative_shift = 0.05;
+    o.min_relative_shift = kWallMinShift;
     o.log_scale = true;
   }
   for (size_t i = 0; i < series.size(); ++i) {
@@ -198,20 +259,93 @@ std::vector<HistoryShift> FindShifts(const std::string& suite, const std::string
     values.push_back(wall ? std::log(series[i].value) : series[i].value);
     at.push_back(i);
   }
+  // The suite's level divided out where every run of the series has one.
+  bool leveled = wall && log_levels != nullptr && !values.empty();
+  for (size_t k = 0; leveled && k < at.size(); ++k) {
+    leveled = log_levels->count(series[at[k]].run_id) > 0;
+  }
+  std::vector<double> searched = values;
+  if (leveled) {
+    for (size_t k = 0; k < at.size(); ++k) searched[k] -= log_levels->at(series[at[k]].run_id);
+  }
+  const std::vector<ChangePoint> found = DetectChangePoints(searched, o);
   std::vector<HistoryShift> out;
-  for (ChangePoint cp : DetectChangePoints(values, o)) {
+  for (size_t f = 0; f < found.size(); ++f) {
+    ChangePoint cp = found[f];
+    if (leveled) {
+      // The series' own medians over the same segments must have moved the
+      // same way by as much: a change point only the level made (the suite
+      // moved and this case did not) names no change of the case.
+      const size_t lo = f == 0 ? 0 : found[f - 1].index;
+      const size_t hi = f + 1 == found.size() ? values.size() : found[f + 1].index;
+      const auto first = values.begin();
+      const double before = Median(std::vector<double>(first + static_cast<std::ptrdiff_t>(lo),
+                                                       first + static_cast<std::ptrdiff_t>(cp.index)));
+      const double after = Median(std::vector<double>(first + static_cast<std::ptrdiff_t>(cp.index),
+                                                      first + static_cast<std::ptrdiff_t>(hi)));
+      const double own = std::exp(after - before) - 1;
+      if (own * cp.relative <= 0 || std::fabs(own) < kWallMinShift) continue;
+      cp.before = std::exp(before);
+      cp.after = std::exp(after);
+      cp.relative = own;
+    }
     cp.index = at[cp.index];
-    HistoryShift s;
-    s.suite = suite;
-    s.case_name = case_name;
-    s.metric = metric;
-    s.point = cp;
-    s.first_run_id = series[cp.index].run_id;
-    s.previous_run_id = series[cp.index - 1].run_id;
-    s.env_change = DiffEnvironments(series[cp.index - 1].env, series[cp.index].env);
-    out.push_back(std::move(s));
+    out.push_back(MakeShift(suite, case_name, metric, series, cp));
+    out.back().level_removed = leveled;
   }
   return out;
+}
+
+// The level's own change points: the whole suite moved together (the host,
+// or a change every case felt), said once with the cases that moved with it
+// rather than as a change point of each. With `case_name`, only those it moved
+// with.
+void AddLevelShifts(const std::string& suite, const std::string& case_name,
+                    const std::map<std::string, std::vector<SeriesPoint>>& picked,
+                    const std::map<int64_t, double>& levels, std::vector<HistoryShift>* out) {
+  if (levels.empty()) return;
+  std::map<int64_t, const SeriesPoint*> run_points;  // a point of each run, for its environment
+  for (const auto& [name, series] : picked) {
+    for (const SeriesPoint& p : series) run_points.emplace(p.run_id, &p);
+  }
+  std::vector<SeriesPoint> level_series;
+  for (const auto& [run, level] : levels) {
+    SeriesPoint p = *run_points.at(run);
+    p.value = std::exp(level);
+    level_series.push_back(std::move(p));
+  }
+  std::map<int64_t, size_t> position;  // run id -> index in level_series
+  for (size_t i = 0; i < level_series.size(); ++i) position[level_series[i].run_id] = i;
+  std::vector<HistoryShift> level_shifts = FindShifts(suite, "", "wall_us_median", level_series);
+  for (size_t k = 0; k < level_shifts.size(); ++k) {
+    HistoryShift& s = level_shifts[k];
+    s.metric = "wall_level";
+    s.suite_level = true;
+    // The runs of the segments on both sides of this change point.
+    const size_t at = position.at(s.first_run_id);
+    const size_t lo = k == 0 ? 0 : position.at(level_shifts[k - 1].first_run_id);
+    const size_t hi = k + 1 == level_shifts.size() ? level_series.size()
+                                                    : position.at(level_shifts[k + 1].first_run_id);
+    for (const auto& [name, series] : picked) {
+      std::vector<double> before, after;
+      for (const SeriesPoint& p : series) {
+        auto it = position.find(p.run_id);
+        if (it == position.end() || !(p.value > 0)) continue;
+        const size_t i = it->second;
+        if (i >= lo && i < at) before.push_back(std::log(p.value));
+        if (i >= at && i < hi) after.push_back(std::log(p.value));
+      }
+      if (before.empty() || after.empty()) continue;
+      ++s.level_cases;
+      const double own = std::exp(Median(after) - Median(before)) - 1;
+      if (own * s.point.relative > 0 && std::fabs(own) >= kWallMinShift) s.moved_with.push_back(name);
+    }
+    if (!case_name.empty() &&
+        std::find(s.moved_with.begin(), s.moved_with.end(), case_name) == s.moved_with.end()) {
+      continue;
+    }
+    out->push_back(std::move(s));
+  }
 }
 
 StatusOr<std::vector<HistoryShift>> SuiteHistory(Store& store, const std::string& suite,
@@ -224,10 +358,15 @@ StatusOr<std::vector<HistoryShift>> SuiteHistory(Store& store, const std::string
   }
   std::vector<HistoryShift> out;
   for (const std::string& metric : wanted) {
-    SPYRE_ASSIGN_OR_RETURN(auto all, LoadSuiteSeries(store, suite, case_name, metric));
+    // A wall metric's level is the whole suite's, whichever case is asked for.
+    SPYRE_ASSIGN_OR_RETURN(auto all, LoadSuiteSeries(store, suite, IsWallMetric(metric) ? "" : case_name, metric));
+    std::map<int64_t, double> levels;
+    if (IsWallMetric(metric)) levels = SuiteLogLevels(all);
     for (const auto& [name, series] : all) {
-      for (HistoryShift& s : FindShifts(suite, name, metric, series)) out.push_back(std::move(s));
+      if (!case_name.empty() && name != case_name) continue;
+      for (HistoryShift& s : FindShifts(suite, name, metric, series, &levels)) out.push_back(std::move(s));
     }
+    AddLevelShifts(suite, case_name, all, levels, &out);
   }
   if (!defaults) return out;
   // By default one wall-time series per case: the one that covers the most
@@ -235,7 +374,7 @@ StatusOr<std::vector<HistoryShift>> SuiteHistory(Store& store, const std::string
   // normalised wall time, then wall time as measured.
   std::map<std::string, std::pair<std::string, std::vector<SeriesPoint>>> chosen;
   for (const char* metric : {"unqueued_us_median", "wall_us_normalized", "wall_us_median"}) {
-    SPYRE_ASSIGN_OR_RETURN(auto all, LoadSuiteSeries(store, suite, case_name, metric));
+    SPYRE_ASSIGN_OR_RETURN(auto all, LoadSuiteSeries(store, suite, "", metric));
     for (auto& [name, series] : all) {
       auto it = chosen.find(name);
       if (it == chosen.end() || series.size() > it->second.second.size()) {
@@ -243,11 +382,16 @@ StatusOr<std::vector<HistoryShift>> SuiteHistory(Store& store, const std::string
       }
     }
   }
+  std::map<std::string, std::vector<SeriesPoint>> picked;
+  for (const auto& [name, pick] : chosen) picked[name] = pick.second;
+  const std::map<int64_t, double> levels = SuiteLogLevels(picked);
   for (const auto& [name, pick] : chosen) {
-    for (HistoryShift& s : FindShifts(suite, name, pick.first, pick.second)) {
+    if (!case_name.empty() && name != case_name) continue;
+    for (HistoryShift& s : FindShifts(suite, name, pick.first, pick.second, &levels)) {
       out.push_back(std::move(s));
     }
   }
+  AddLevelShifts(suite, case_name, picked, levels, &out);
   return out;
 }
 
