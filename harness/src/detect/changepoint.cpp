@@ -66,7 +66,9 @@ class Moments {
   std::vector<double> sum_, sq_;
 };
 
-Pulse PulseEdges(const Moments& m, size_t begin, size_t first, size_t last, size_t end) {
+// `p_values`: also the two-sided p-values (the search needs only t).
+Pulse PulseEdges(const Moments& m, size_t begin, size_t first, size_t last, size_t end,
+                 bool p_values = true) {
   double ml, sl, mi, si, mr, sr;
   m.Of(begin, first, &ml, &sl);
   m.Of(first, last, &mi, &si);
@@ -80,7 +82,7 @@ Pulse PulseEdges(const Moments& m, size_t begin, size_t first, size_t last, size
     const double se = std::sqrt(var * (1 / n1 + 1 / n2));
     if (se > 0) {
       *t = (to - from) / se;
-      *pv = 2 * (1 - StudentTCdf(std::fabs(*t), df));
+      if (p_values) *pv = 2 * (1 - StudentTCdf(std::fabs(*t), df));
     } else {
       // Deterministic series: any difference is a real shift.
       *t = to == from ? 0 : std::copysign(INFINITY, to - from);
@@ -104,7 +106,7 @@ bool FindPulse(const std::vector<double>& s, size_t begin, size_t end, size_t mi
   double best = 0;
   for (size_t i = begin + min_segment; i + 2 * min_segment + 1 <= end; ++i) {
     for (size_t j = i + min_segment + 1; j + min_segment <= end; ++j) {
-      const Pulse p = PulseEdges(m, begin, i, j, end);
+      const Pulse p = PulseEdges(m, begin, i, j, end, /*p_values=*/false);
       if (!(p.t_in * p.t_back < 0)) continue;  // not there and back
       const double weaker = std::min(std::fabs(p.t_in), std::fabs(p.t_back));
       if (weaker > best) {
