@@ -372,22 +372,22 @@ StatusOr<std::vector<HistoryShift>> SuiteHistory(Store& store, const std::string
   // By default one wall-time series per case: the one that covers the most
   // runs, preferring wall time less run-queue wait, then the host-speed
   // normalised wall time, then wall time as measured.
-  std::map<std::string, std::pair<std::string, std::vector<SeriesPoint>>> chosen;
+  std::map<std::string, std::vector<SeriesPoint>> picked;
+  std::map<std::string, std::string> metric_of;
   for (const char* metric : {"unqueued_us_median", "wall_us_normalized", "wall_us_median"}) {
     SPYRE_ASSIGN_OR_RETURN(auto all, LoadSuiteSeries(store, suite, "", metric));
     for (auto& [name, series] : all) {
-      auto it = chosen.find(name);
-      if (it == chosen.end() || series.size() > it->second.second.size()) {
-        chosen[name] = {metric, std::move(series)};
+      auto it = picked.find(name);
+      if (it == picked.end() || series.size() > it->second.size()) {
+        picked[name] = std::move(series);
+        metric_of[name] = metric;
       }
     }
   }
-  std::map<std::string, std::vector<SeriesPoint>> picked;
-  for (const auto& [name, pick] : chosen) picked[name] = pick.second;
   const std::map<int64_t, double> levels = SuiteLogLevels(picked);
-  for (const auto& [name, pick] : chosen) {
+  for (const auto& [name, series] : picked) {
     if (!case_name.empty() && name != case_name) continue;
-    for (HistoryShift& s : FindShifts(suite, name, pick.first, pick.second, &levels)) {
+    for (HistoryShift& s : FindShifts(suite, name, metric_of[name], series, &levels)) {
       out.push_back(std::move(s));
     }
   }
