@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <tuple>
 
 #include "harness/detect/history.h"
 #include "harness/detect/stats.h"
@@ -314,6 +315,10 @@ void AddLevelShifts(const std::string& suite, const std::string& case_name,
     p.value = std::exp(level);
     level_series.push_back(std::move(p));
   }
+  // In run order, as every series is.
+  std::sort(level_series.begin(), level_series.end(), [](const SeriesPoint& a, const SeriesPoint& b) {
+    return std::tie(a.started_at, a.run_id) < std::tie(b.started_at, b.run_id);
+  });
   std::map<int64_t, size_t> position;  // run id -> index in level_series
   for (size_t i = 0; i < level_series.size(); ++i) position[level_series[i].run_id] = i;
   std::vector<HistoryShift> level_shifts = FindShifts(suite, "", "wall_us_median", level_series);
