@@ -164,10 +164,10 @@ TEST(ChangePointTest, AnOddRunBesideAPulseDoesNotHideIt) {
 
 TEST(ChangePointTest, APulseThatEndsAtAnotherLevelIsFoundAtBothEdges) {
   // Four runs, four with an op slowed 2x, then twelve runs lower than the
-  // first four (the host quieter). The best single
-  // split is the pulse's end; its start, tested inside the left side alone
-  // (four runs against four, Welch), fails. As a pulse beside a step, its
-  // edges are tested with the variance pooled over the three segments.
+  // first four (the host quieter). The best single split is the pulse's
+  // end; its start, tested inside the left side alone (four runs against
+  // four, Welch), fails. As a pulse beside a step, its edges are tested
+  // with the variance pooled over the three segments.
   const std::vector<double> us = {44, 55, 59, 57, 105, 102, 102, 109, 34, 36,
                                   38, 35, 39, 38, 47, 37, 33, 33, 35, 40};
   auto cps = harness::DetectChangePoints(Logs(us), WallOptions());

@@ -204,6 +204,21 @@ double ShortestHalfMedian(std::vector<double> v) {
                                     v.begin() + static_cast<std::ptrdiff_t>(best + h)));
 }
 
+// Whether a series' own values moved with a change point of `relative`
+// (same direction, at least kWallMinShift): the medians of its logs before
+// and after, and *own, the relative change between them.
+bool MovesWith(const std::vector<double>& before_logs, const std::vector<double>& after_logs,
+               double relative, double* before = nullptr, double* after = nullptr,
+               double* own = nullptr) {
+  if (before_logs.empty() || after_logs.empty()) return false;
+  const double b = Median(before_logs), a = Median(after_logs);
+  const double change = std::exp(a - b) - 1;
+  if (before) *before = std::exp(b);
+  if (after) *after = std::exp(a);
+  if (own) *own = change;
+  return change * relative > 0 && std::fabs(change) >= kWallMinShift;
+}
+
 HistoryShift MakeShift(const std::string& suite, const std::string& case_name,
                        const std::string& metric, const std::vector<SeriesPoint>& series,
                        const ChangePoint& cp) {
@@ -280,15 +295,11 @@ std::vector<HistoryShift> FindShifts(const std::string& suite, const std::string
       const size_t lo = f == 0 ? 0 : found[f - 1].index;
       const size_t hi = f + 1 == found.size() ? values.size() : found[f + 1].index;
       const auto first = values.begin();
-      const double before = Median(std::vector<double>(first + static_cast<std::ptrdiff_t>(lo),
-                                                       first + static_cast<std::ptrdiff_t>(cp.index)));
-      const double after = Median(std::vector<double>(first + static_cast<std::ptrdiff_t>(cp.index),
-                                                      first + static_cast<std::ptrdiff_t>(hi)));
-      const double own = std::exp(after - before) - 1;
-      if (own * cp.relative <= 0 || std::fabs(own) < kWallMinShift) continue;
-      cp.before = std::exp(before);
-      cp.after = std::exp(after);
-      cp.relative = own;
+      const std::vector<double> before(first + static_cast<std::ptrdiff_t>(lo),
+                                       first + static_cast<std::ptrdiff_t>(cp.index));
+      const std::vector<double> after(first + static_cast<std::ptrdiff_t>(cp.index),
+                                      first + static_cast<std::ptrdiff_t>(hi));
+      if (!MovesWith(before, after, cp.relative, &cp.before, &cp.after, &cp.relative)) continue;
     }
     cp.index = at[cp.index];
     out.push_back(MakeShift(suite, case_name, metric, series, cp));
@@ -342,8 +353,7 @@ void AddLevelShifts(const std::string& suite, const std::string& case_name,
       }
       if (before.empty() || after.empty()) continue;
       ++s.level_cases;
-      const double own = std::exp(Median(after) - Median(before)) - 1;
-      if (own * s.point.relative > 0 && std::fabs(own) >= kWallMinShift) s.moved_with.push_back(name);
+      if (MovesWith(before, after, s.point.relative)) s.moved_with.push_back(name);
     }
     if (!case_name.empty() &&
         std::find(s.moved_with.begin(), s.moved_with.end(), case_name) == s.moved_with.end()) {
