@@ -142,6 +142,39 @@ TEST(KernelFaultsTest, ASlowedShortOpReadsTheWaitOnceAndMakesUpForIt) {
   EXPECT_LE(c.now - c.step_ns, 1'400 + c.step_ns);
 }
 
+TEST(KernelFaultsTest, ASlowedOpReadsTheWaitOnlyWhereTheStretchPaysForTheReadings) {
+  using spyre_emu::device_kernels::StretchReadsWait;
+  // Nothing known of the op yet: read.
+  EXPECT_TRUE(StretchReadsWait(1.05, -1));
+  EXPECT_TRUE(StretchReadsWait(2.0, -1));
+  // Not slowed: never.
+  EXPECT_FALSE(StretchReadsWait(1.0, -1));
+  EXPECT_FALSE(StretchReadsWait(1.0, 5'000'000));
+  // A 60 us op: slow=2 adds 60 us, worth two readings; slow=1.05 adds 3 us,
+  // less than the readings would.
+  EXPECT_TRUE(StretchReadsWait(2.0, 60'000));
+  EXPECT_FALSE(StretchReadsWait(1.05, 60'000));
+  // Too short to have been preempted, whatever the factor.
+  EXPECT_FALSE(StretchReadsWait(50.0, 10'000));
+  // A 1 ms op at slow=1.05 adds 50 us: read.
+  EXPECT_TRUE(StretchReadsWait(1.05, 1'000'000));
+}
+
+TEST(KernelFaultsTest, AnOpsRecentTimeRisesAtOnceAndDecaysSlowly) {
+  using spyre_emu::device_kernels::NextRecentNs;
+  EXPECT_EQ(NextRecentNs(-1, 5'000), 5'000);
+  EXPECT_EQ(NextRecentNs(5'000, 300'000), 300'000);  // a longer shape of the op
+  int64_t recent = 320'000;
+  int calls = 0;
+  while (recent >= 20'000) {
+    recent = NextRecentNs(recent, 5'000);
+    ++calls;
+  }
+  // From 320 us to under 20 us at 1/16 a call: 43 calls of the short shape.
+  EXPECT_EQ(calls, 43);
+  EXPECT_EQ(NextRecentNs(7'000, -3), 7'000 - 7'000 / 16);  // a negative reading counts as 0
+}
+
 TEST(KernelFaultsTest, ErrorPerturbsDeterministicallyByTheRelativeMagnitude) {
   const at::Tensor clean = Values(at::gelu(A()));
   ScopedFaults faults("gelu:error=0.05");

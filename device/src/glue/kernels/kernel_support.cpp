@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -171,7 +172,7 @@ KernelCall::KernelCall(std::string op) : op_(std::move(op)) {
     TORCH_CHECK_WITH(OutOfMemoryError, false, "spyre_emu: out of device memory in op '", op_,
                      "' (injected fault 'oom' from SPYRE_EMU_FAULTS)");
   }
-  stretch_ = WallStretch(faults_.slow);
+  stretch_ = WallStretch(faults_.slow, op_);
 }
 
 void PerturbOutput(const OpFaults& faults, const at::Tensor& out) {
@@ -241,15 +242,32 @@ int64_t ThreadQueueWaitNs() {
   return after == end || wait < 0 ? -1 : static_cast<int64_t>(wait);
 }
 
+namespace {
+// A preemption leaves a wait of a good part of a time slice (hundreds of
+// microseconds and more): an op shorter than this waited for nothing, and
+// a stretch shorter than this is seldom preempted. Each reading of the wait
+// costs 1-3 us, so neither is read there.
+constexpr int64_t kUnwaitedNs = 20'000;
+// The least stretch worth two readings of the wait (one at the op's start,
+// made up for, one as the stretch begins, inside it).
+constexpr int64_t kReadWorthNs = 10'000;
+}  // namespace
+
+bool StretchReadsWait(double slow, int64_t recent_ns) {
+  if (!(slow > 1.0)) return false;
+  if (recent_ns < 0) return true;
+  return recent_ns >= kUnwaitedNs &&
+         static_cast<double>(recent_ns) * (slow - 1.0) >= static_cast<double>(kReadWorthNs);
+}
+
+int64_t NextRecentNs(int64_t recent_ns, int64_t own_ns) {
+  return std::max(std::max<int64_t>(own_ns, 0), recent_ns - recent_ns / 16);
+}
+
 int64_t StretchOp(double slow, int64_t op_ns, int64_t queued_at_start_ns, int64_t overhead_ns,
                   const StretchClock& clock) {
   if (!(slow > 1.0)) return 0;
   const int64_t t0 = clock.now_ns();
-  // A preemption leaves a wait of a good part of a time slice (hundreds of
-  // microseconds and more): an op shorter than this waited for nothing, and
-  // a stretch shorter than this is seldom preempted. Each reading of the wait
-  // costs about 2 us, so neither is read there.
-  constexpr int64_t kUnwaitedNs = 20'000;
   bool known = queued_at_start_ns >= 0;
   int64_t qref = queued_at_start_ns, op_wait = 0;
   if (known && op_ns >= kUnwaitedNs) {
@@ -281,8 +299,12 @@ int64_t StretchOp(double slow, int64_t op_ns, int64_t queued_at_start_ns, int64_
   return extra;
 }
 
-WallStretch::WallStretch(double slow) : slow_(slow) {
+WallStretch::WallStretch(double slow, const std::string& op) : slow_(slow) {
   if (!(slow_ > 1.0)) return;
+  // Elements of an unordered_map stay where they are when it grows.
+  thread_local std::unordered_map<std::string, int64_t> recent;
+  recent_ns_ = &recent.try_emplace(op, -1).first->second;
+  if (!StretchReadsWait(slow_, *recent_ns_)) return;
   const auto before = std::chrono::steady_clock::now();
   queued_at_start_ns_ = ThreadQueueWaitNs();
   overhead_ns_ = std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -300,8 +322,12 @@ void WallStretch::Apply(const glue::KernelTimer& timer) const {
       },
       [] { return ThreadQueueWaitNs(); },
       [](int64_t ns) { std::this_thread::sleep_for(std::chrono::nanoseconds(ns)); }};
-  StretchOp(slow_, static_cast<int64_t>(timer.ElapsedNs()), queued_at_start_ns_, overhead_ns_,
-            kThreadClock);
+  auto op_ns = static_cast<int64_t>(timer.ElapsedNs());
+  // Unread, a preemption would be stretched with the op: take at most
+  // twice what the op's recent calls took.
+  if (queued_at_start_ns_ < 0 && *recent_ns_ >= 0) op_ns = std::min(op_ns, 2 * *recent_ns_);
+  StretchOp(slow_, op_ns, queued_at_start_ns_, overhead_ns_, kThreadClock);
+  *recent_ns_ = NextRecentNs(*recent_ns_, op_ns - overhead_ns_);
 }
 
 void KernelCall::Finish(at::ArrayRef<at::Tensor> inputs, const at::Tensor& out,

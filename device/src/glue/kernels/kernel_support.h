@@ -60,11 +60,20 @@ KernelCost VectorCost(VectorKind kind, int64_t rows, int64_t cols, at::ScalarTyp
 // op would spread with the load instead of being F times the op
 // (bench/README.md has the figures). Where the wait cannot be read, wall
 // time is stretched.
+//
+// Reading the wait is a system call (1-3 us), more than slow=1.05 adds to
+// an op of tens of microseconds. So the wait is read only for an op whose
+// recent calls on this thread (of the same name) took long enough to be
+// preempted and to be stretched by more than the readings cost
+// (StretchReadsWait); a shorter op is stretched in wall time, its own time
+// taken as at most twice what its recent calls took, so a rare preemption
+// inside it is not stretched as well.
 class WallStretch {
  public:
   WallStretch() = default;
-  // Reads the thread's run-queue wait at the op's start when slow > 1.
-  explicit WallStretch(double slow);
+  // Reads the thread's run-queue wait at the op's start when slow > 1 and
+  // the op's recent calls say it is worth it.
+  WallStretch(double slow, const std::string& op);
   // Waits until the op, timed by `timer` since its start, has taken slow x
   // its own time (both less the run-queue wait).
   void Apply(const glue::KernelTimer& timer) const;
@@ -73,7 +82,16 @@ class WallStretch {
   double slow_ = 1.0;
   int64_t queued_at_start_ns_ = -1;
   int64_t overhead_ns_ = 0;  // what reading the wait at the start took
+  int64_t* recent_ns_ = nullptr;  // the op's recent own time on this thread (-1: none yet)
 };
+
+// Whether a stretch by `slow` of an op whose recent calls took up to
+// recent_ns (-1: unknown) reads the run-queue wait.
+bool StretchReadsWait(double slow, int64_t recent_ns);
+// The op's recent own time after a call that took own_ns: the larger of the
+// two, the old one decaying by 1/16 a call, so a longer shape of the op
+// raises it at once and a run of shorter calls lowers it within ~50 calls.
+int64_t NextRecentNs(int64_t recent_ns, int64_t own_ns);
 
 // What a stretch reads and how it waits (a seam for tests).
 struct StretchClock {
