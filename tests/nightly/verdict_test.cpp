@@ -3,6 +3,8 @@
 // keeps failing; bad input and incomplete nights are exit 2, one line.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "nightly/nightly_util.h"
 #include "support/temp_dir.h"
 
@@ -39,6 +41,14 @@ TEST_F(VerdictTest, AFailingCaseIsNewsOnceAndNotWhileItKeepsFailing) {
             std::string::npos)
       << first.out;
   EXPECT_NE(first.out.find("Nightly verdict: regressed"), std::string::npos);
+  // Judged at the night's own minimum wall-time effect, 3% by default, on
+  // top of the thresholds in force (whose other settings it keeps); the file
+  // it was judged with is beside the reports.
+  EXPECT_NE(first.out.find("smallest wall-time change reported: 3%"), std::string::npos)
+      << first.out;
+  const std::string judged = spyre_test::ReadFile(dir_.File("r1/thresholds.json"));
+  EXPECT_NE(judged.find("\"wall_min_effect\":0.03"), std::string::npos) << judged;
+  EXPECT_NE(judged.find("\"wall_min_abs_us\":1e12"), std::string::npos) << judged;
 
   auto second = RunNightly({"--suites", "smoke", store, dir_.File("r2")}, Env("mm:nan"));
   EXPECT_EQ(second.exit_code, 0) << second.out << second.err;
@@ -47,10 +57,14 @@ TEST_F(VerdictTest, AFailingCaseIsNewsOnceAndNotWhileItKeepsFailing) {
   EXPECT_NE(second.out.find("regressions against baseline run 1: 0"), std::string::npos)
       << second.out;
 
-  auto fixed = RunNightly({"--suites", "smoke", store, dir_.File("r3")}, Env());
+  auto env = Env();
+  env["NIGHTLY_MIN_EFFECT"] = "0.08";
+  auto fixed = RunNightly({"--suites", "smoke", store, dir_.File("r3")}, env);
   EXPECT_EQ(fixed.exit_code, 0) << fixed.out << fixed.err;
   EXPECT_NE(fixed.out.find("failing cases: 0, of which new: 0"), std::string::npos) << fixed.out;
   EXPECT_NE(fixed.out.find("Nightly verdict: clean"), std::string::npos) << fixed.out;
+  EXPECT_NE(fixed.out.find("smallest wall-time change reported: 8%"), std::string::npos)
+      << fixed.out;
 }
 
 TEST_F(VerdictTest, BadInputAndIncompleteNightsAreExit2) {
@@ -71,6 +85,17 @@ TEST_F(VerdictTest, BadInputAndIncompleteNightsAreExit2) {
     EXPECT_EQ(r.exit_code, 2) << c.says << ": " << r.out << r.err;
     EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
   }
+  // A minimum effect that is not a fraction: refused before anything is merged.
+  for (const char* effect : {"3%", "5", "0"}) {
+    auto env = Env();
+    env["NIGHTLY_MIN_EFFECT"] = effect;
+    auto r = RunNightly({"--suites", "smoke", store, dir_.File("r")}, env);
+    EXPECT_EQ(r.exit_code, 2) << effect << ": " << r.out << r.err;
+    EXPECT_NE(r.err.find(std::string("NIGHTLY_MIN_EFFECT=") + effect + " is not a fraction"),
+              std::string::npos)
+        << r.err;
+  }
+  EXPECT_FALSE(std::filesystem::exists(store));
   // Half a night: shard 1 of 2 only.
   auto shard = RunNightly({"shard", "1/2", dir_.File("s1.db"), "--suites", "smoke"}, Env());
   ASSERT_EQ(shard.exit_code, 0) << shard.err;
