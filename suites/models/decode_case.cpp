@@ -12,6 +12,7 @@
 #include "decode_metrics.h"
 #include "harness/golden/golden.h"
 #include "harness/host_probe.h"
+#include "harness/wall_sampler.h"
 #include "harness/suite_file/case_kinds.h"
 #include "model_case.h"
 
@@ -210,22 +211,56 @@ class DecodeCaseKind : public ModelCaseKind {
     const int64_t max_len = mc.prompts.size(1) + mc.steps;
     DecoderModel model(mc.config, *weights, DeviceUnderTest(), mc.dtype, mc.impl, max_len);
     const at::Tensor teacher = tokens->to(at::kLong);
+    // A confirmation process times two configurations (harness/wall_sampler.h):
+    // side 0 the baseline's, 1 this run's. Their samples alternate (A B B A
+    // ...), as the common sampler's do, so that the load's swings within the
+    // process fall on both; the outputs, metrics and traced pass are this
+    // run's. Otherwise every sample is side 1.
+    harness::PairedSides* sides = harness::ActivePairedSides();
+    if (sides != nullptr) sides->used = true;
+    const int first = sides != nullptr && sides->first == 0 ? 0 : 1;
+    const auto set_side = [&](int side) {
+      if (sides != nullptr && !(sides->set_side && sides->set_side(side))) sides->failed = true;
+    };
+    const auto side_of = [&](int i, int k) {
+      return sides == nullptr ? 1 : (i + k) % 2 == 0 ? first : 1 - first;
+    };
+    const int per_sample = sides != nullptr ? 2 : 1;
     for (int i = 0; i < WarmupCount(suite, options); ++i) {
-      RunDecode(model, mc.prompts, teacher, mc.steps, nullptr);
+      for (int k = 0; k < per_sample; ++k) {
+        set_side(side_of(0, k));
+        RunDecode(model, mc.prompts, teacher, mc.steps, nullptr);
+      }
     }
     CaseResult r;
     r.status = CaseStatus::kPassed;
-    std::vector<double> ttft, itl, tps;
+    std::vector<double> ttft, itl, tps, wall[2];
+    std::vector<int64_t> before[2], after[2];
     at::Tensor logits;
     harness::HostProbe probe;
     for (int i = 0; i < RepeatCount(suite, options); ++i) {
-      probe.Sample();
-      DecodeTiming t;
-      logits = RunDecode(model, mc.prompts, teacher, mc.steps, &t);
-      r.wall_us.push_back(t.prefill_us + t.steps_us);
-      ttft.push_back(t.prefill_us);
-      if (mc.steps > 1) itl.push_back(t.steps_us / static_cast<double>(mc.steps - 1));
-      tps.push_back(static_cast<double>(b * mc.steps) / ((t.prefill_us + t.steps_us) * 1e-6));
+      for (int k = 0; k < per_sample; ++k) {
+        const int side = side_of(i, k);
+        set_side(side);
+        probe.Sample();
+        DecodeTiming t;
+        before[side].push_back(harness::ThreadRunQueueWaitNs());
+        at::Tensor out = RunDecode(model, mc.prompts, teacher, mc.steps, &t);
+        after[side].push_back(harness::ThreadRunQueueWaitNs());
+        wall[side].push_back(t.prefill_us + t.steps_us);
+        if (side == 0) continue;
+        logits = std::move(out);
+        ttft.push_back(t.prefill_us);
+        if (mc.steps > 1) itl.push_back(t.steps_us / static_cast<double>(mc.steps - 1));
+        tps.push_back(static_cast<double>(b * mc.steps) / ((t.prefill_us + t.steps_us) * 1e-6));
+      }
+    }
+    set_side(1);
+    r.wall_us = wall[1];
+    r.queue_us = harness::QueueWaitPerCallUs(before[1], after[1], 1);
+    if (sides != nullptr) {
+      r.extra["paired_wall_us"] = wall[0];
+      r.extra["paired_queue_us"] = harness::QueueWaitPerCallUs(before[0], after[0], 1);
     }
     probe.Record(&r);
     // The modeled clock, phase by phase, in one more (untimed, traced) run.

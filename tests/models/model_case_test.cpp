@@ -10,6 +10,7 @@
 #include "harness/golden/golden.h"
 #include "harness/golden/safetensors.h"
 #include "harness/suite_file/case_kinds.h"
+#include "harness/wall_sampler.h"
 #include "model_case.h"
 #include "suites/models/checkpoint.h"
 #include "support/temp_dir.h"
@@ -108,6 +109,52 @@ void ExpectEveryCasePasses(const std::string& name, const std::string& filter = 
     EXPECT_GT(r.modeled_us, 0) << c.id;
   }
   EXPECT_GT(ran, 0);
+}
+
+// In a confirmation process a decode case times both configurations, its
+// samples alternating A B B A ... (the side asked for first opening each
+// group), so the load's swings within the process fall on both; the
+// baseline's samples and their run-queue waits come back beside the
+// candidate's, and the candidate's configuration is left in force.
+TEST(ModelCaseTest, DecodeAlternatesTheTwoConfigurationsOfAPairedProcess) {
+  auto suite = harness::LoadSuite(SPYRE_SOURCE_DIR "/suites", "decode");
+  ASSERT_TRUE(suite.ok()) << suite.status().message();
+  const harness::CaseSpec* spec = nullptr;
+  for (const auto& c : suite->cases) {
+    if (c.id == "llama_tiny.b1") spec = &c;
+  }
+  ASSERT_NE(spec, nullptr);
+  auto options = Options(SPYRE_SOURCE_DIR "/suites", SPYRE_SOURCE_DIR "/golden");
+  options.warmup = 1;
+  options.repeat = 3;
+  for (const int first : {0, 1}) {
+    std::string sequence;
+    harness::PairedSides sides;
+    sides.first = first;
+    sides.set_side = [&](int side) {
+      sequence += side == 0 ? 'b' : 'c';
+      return true;
+    };
+    harness::CaseResult r;
+    {
+      harness::ScopedPairedSides scope(&sides);
+      r = harness::ExecuteCase(*suite, *spec, options);
+    }
+    ASSERT_EQ(r.status, harness::CaseStatus::kPassed) << r.message;
+    EXPECT_TRUE(sides.used);
+    EXPECT_FALSE(sides.failed);
+    // One warm-up of each, three samples of each, then back to the candidate.
+    EXPECT_EQ(sequence, first == 0 ? "bc" "bccbbc" "c" : "cb" "cbbccb" "c");
+    EXPECT_EQ(r.wall_us.size(), 3u);
+    ASSERT_TRUE(r.extra.contains("paired_wall_us"));
+    EXPECT_EQ(r.extra["paired_wall_us"].size(), 3u);
+    EXPECT_EQ(r.extra["paired_queue_us"].size(), r.queue_us.size());
+  }
+  // Outside a confirmation: no baseline samples.
+  const harness::CaseResult alone = harness::ExecuteCase(*suite, *spec, options);
+  ASSERT_EQ(alone.status, harness::CaseStatus::kPassed) << alone.message;
+  EXPECT_EQ(alone.wall_us.size(), 3u);
+  EXPECT_FALSE(alone.extra.contains("paired_wall_us"));
 }
 
 TEST(ModelCaseTest, CommittedEmbedGoldenPasses) { ExpectEveryCasePasses("embed"); }

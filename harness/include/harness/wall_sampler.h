@@ -77,7 +77,9 @@ inline SamplingPlan SamplingFor(const SuiteSpec& suite, const ExecOptions& o) {
 // candidate's samples go to wall_us and queue_us as usual, the baseline's to
 // extra["paired_wall_us"] and extra["paired_queue_us"]; the candidate's
 // configuration is left in force (the kind's traced pass and outputs are
-// its). A kind that times its own way (decode) leaves `used` false.
+// its). A kind that times its own way does the same in its own loop (decode:
+// suites/models/decode_case.cpp) and sets `used`; one that does not leaves
+// `used` false, and the process times the two configurations in turn.
 struct PairedSides {
   std::function<bool(int side)> set_side;  // false: the switch failed
   int first = 1;                           // the side whose sample opens each A B B A group

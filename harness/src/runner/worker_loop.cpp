@@ -31,10 +31,11 @@ CaseResult ExecuteGuarded(const CaseExecutor& execute, const std::string& suite,
 // Both configurations of a paired request in this process, so that whatever
 // this process's placement and the machine's state do to the case, they do
 // to both (runner/confirm.h). A kind that samples through TakeWallSamples
-// alternates them sample by sample (harness/wall_sampler.h), and the
-// baseline's configuration then gets an untimed pass of its own for its
-// traced ops and modeled time; any other kind (decode) runs the case under
-// one and then the other, `baseline_first` saying which goes first.
+// (or alternates the same way in its own loop, as decode does) alternates
+// them sample by sample (harness/wall_sampler.h), and the baseline's
+// configuration then gets an untimed pass of its own for its traced ops and
+// modeled time; any other kind runs the case under one and then the other,
+// `baseline_first` saying which goes first.
 CaseResult ExecutePaired(const CaseExecutor& execute, const FaultSwitch& switch_faults,
                          const nlohmann::json& paired, const std::string& suite,
                          const std::string& case_id, bool timed, bool judged) {
