@@ -206,6 +206,26 @@ TEST(DetectTest, ASuspectIsSeenThroughPreemptedSamples) {
   EXPECT_FALSE(harness::WallSuspect(base, cand, v));
 }
 
+// A case whose modeled device time moved by the minimum effect is re-timed
+// whatever its main pass showed; a smaller move, or none recorded, is not
+// a reason.
+TEST(DetectTest, AModeledMoveOfTheMinimumEffectIsAReasonToRetime) {
+  const harness::ThresholdValues v;  // wall_min_effect 5%
+  CaseResult base, cand;
+  base.modeled_us = 100;
+  cand.modeled_us = 150;
+  EXPECT_TRUE(harness::ModeledMoved(base, cand, v));
+  EXPECT_TRUE(harness::ModeledMoved(cand, base, v));  // faster as well
+  cand.modeled_us = 104;
+  EXPECT_FALSE(harness::ModeledMoved(base, cand, v));
+  cand.modeled_us = 105.2;
+  EXPECT_TRUE(harness::ModeledMoved(base, cand, v));
+  cand.modeled_us = std::numeric_limits<double>::quiet_NaN();  // a device without a model
+  EXPECT_FALSE(harness::ModeledMoved(base, cand, v));
+  cand.modeled_us = 0;
+  EXPECT_FALSE(harness::ModeledMoved(base, cand, v));
+}
+
 TEST(DetectTest, AWallShiftSeenInsideOneProcessIsANoteNeverAVerdict) {
   std::mt19937_64 rng(8);
   auto base = MakeRun(1, {Case("a", rng, 1000), Case("b", rng, 1000)});

@@ -686,6 +686,12 @@ namespace {
 constexpr double kSuspectAlpha = 0.1;
 }  // namespace
 
+bool ModeledMoved(const CaseResult& base, const CaseResult& cand, const ThresholdValues& v) {
+  if (!(base.modeled_us > 0) || !(cand.modeled_us > 0)) return false;
+  if (!std::isfinite(base.modeled_us) || !std::isfinite(cand.modeled_us)) return false;
+  return std::fabs(std::log(cand.modeled_us / base.modeled_us)) >= std::log1p(v.wall_min_effect);
+}
+
 bool WallSuspect(const CaseResult& base, const CaseResult& cand, const ThresholdValues& v) {
   const bool unq = JudgeUnqueued(base, cand);
   std::vector<double> a = detect_rules::LogsOf(LatencySamples(base, unq)),

@@ -231,7 +231,9 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
     }
     item.judged = false;  // re-timed only: the verdicts stand
     timed.push_back(item);
-    if (WallSuspect(*b->second, *cand->second, v)) items.push_back(item);
+    if (WallSuspect(*b->second, *cand->second, v) || ModeledMoved(*b->second, *cand->second, v)) {
+      items.push_back(item);
+    }
   }
   // When the main pass calls most timed cases suspects, its one process per
   // side cannot tell the changed ones from the rest (on a loaded host a case

@@ -189,6 +189,12 @@ nlohmann::json WallConfirmationJson(const WallConfirmation& c);
 // suspect: not a verdict (one process cannot show the between-process
 // noise), but worth re-timing in fresh processes.
 bool WallSuspect(const CaseResult& base, const CaseResult& cand, const ThresholdValues& v);
+// Whether the device's modeled time of the case moved by wall_min_effect or
+// more (both recorded): the work changed, so its wall time is worth
+// re-timing too, even when the main pass did not show it (one process a
+// side: a baseline process that ran through a slow phase of the host hides
+// a slowdown).
+bool ModeledMoved(const CaseResult& base, const CaseResult& cand, const ThresholdValues& v);
 
 // The emulator settings that turn the candidate's environment into the
 // baseline's (SPYRE_EMU_PROFILE, _FAULTS, _ROUNDING, _CORES), when the two
