@@ -223,7 +223,7 @@ class DecodeCaseKind : public ModelCaseKind {
       if (sides != nullptr && !(sides->set_side && sides->set_side(side))) sides->failed = true;
     };
     const auto side_of = [&](int i, int k) {
-      return sides == nullptr ? 1 : (i + k) % 2 == 0 ? first : 1 - first;
+      return sides == nullptr ? 1 : harness::PairedSide(i, k, first);
     };
     const int per_sample = sides != nullptr ? 2 : 1;
     for (int i = 0; i < WarmupCount(suite, options); ++i) {

@@ -86,6 +86,9 @@ struct PairedSides {
   bool used = false;
   bool failed = false;
 };
+// Which side takes the k-th (0 or 1) slot of paired sample i: A B B A ...,
+// `first` opening the first group.
+inline int PairedSide(int i, int k, int first) { return (i + k) % 2 == 0 ? first : 1 - first; }
 // The paired sampling in force on this thread; nullptr when none.
 PairedSides* ActivePairedSides();
 // Installs `sides` for the lifetime of the scope.
@@ -174,7 +177,7 @@ void TakePairedWallSamples(const SamplingPlan& plan, PairedSides& sides, Call&& 
   double sampled_us = 0;
   for (int i = 0; TakeSample(plan, i, sampled_us); ++i) {
     for (int k = 0; k < 2; ++k) {
-      const int side = (i + k) % 2 == 0 ? first : 1 - first;
+      const int side = PairedSide(i, k, first);
       set(side);
       probe.Sample();
       before[side].push_back(ThreadRunQueueWaitNs());
