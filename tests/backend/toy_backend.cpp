@@ -27,6 +27,8 @@
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <torch/library.h>
 
+#include "spyre_regress/torch_compat.h"
+
 
 namespace toy {
 namespace {
@@ -35,15 +37,17 @@ const c10::DispatchKeySet kKeys(c10::DispatchKey::PrivateUse1);
 
 void FreeBuffer(void* p) { std::free(p); }
 
-struct HostAllocator final : c10::Allocator {
-  c10::DataPtr allocate(size_t n) const override {
+struct HostAllocator final : spyre_compat::DeviceAllocator {
+  c10::DataPtr Allocate(size_t n) const override {
     void* p = std::malloc(n == 0 ? 1 : n);
     TORCH_CHECK(p != nullptr, "toy_backend: out of memory");
     return {p, p, &FreeBuffer, c10::Device(c10::DeviceType::PrivateUse1, 0)};
   }
+  void CopyBytes(void* dst, const void* src, size_t n) const override { std::memcpy(dst, src, n); }
   c10::DeleterFnPtr raw_deleter() const override { return &FreeBuffer; }
 };
 HostAllocator g_allocator;
+spyre_compat::HostBackedHooks g_hooks;
 
 // A CPU tensor over the same bytes (the memory is host memory).
 at::Tensor OnHost(const at::Tensor& t) {
@@ -170,6 +174,10 @@ struct GuardImpl final : c10::impl::DeviceGuardImplInterface {
 };
 
 C10_REGISTER_GUARD_IMPL(PrivateUse1, GuardImpl);
+[[maybe_unused]] const bool g_named = [] {
+  spyre_compat::RegisterBackend("toy", &g_hooks);
+  return true;
+}();
 REGISTER_ALLOCATOR(c10::DeviceType::PrivateUse1, &g_allocator);
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {

@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include "spyre_regress/torch_compat.h"
+
 #include "spyre_emu/spyre_emu.h"
 
 namespace spyre_emu {
@@ -39,8 +41,9 @@ float Fp16ThroughDevice(float v) {
   return Fp16ToFloat(FloatToFp16(Dl16Decode(d)));
 }
 
-TEST_F(GlueTest, DeviceIsPrivateUse1) {
-  EXPECT_EQ(device().str(), "privateuseone:0");
+TEST_F(GlueTest, DeviceIsPrivateUse1NamedSpyreWhereLibtorchNamesBackends) {
+  EXPECT_EQ(device().type(), c10::DeviceType::PrivateUse1);
+  EXPECT_EQ(device().str(), spyre_compat::kNamesBackends ? "spyre:0" : "privateuseone:0");
   at::Tensor x = at::ones({2, 3}).to(device());
   EXPECT_EQ(x.device(), device());
 }

@@ -4,6 +4,7 @@
 #include "glue/glue.h"
 #include "spyre_emu/stats.h"
 #include "spyre_emu/trace.h"
+#include "spyre_regress/torch_compat.h"
 
 namespace spyre_emu::glue {
 
@@ -63,12 +64,14 @@ DeviceAccess::DeviceAccess(std::initializer_list<at::Tensor> tensors) {
 
 void DeviceAccess::Add(const at::Tensor& tensor) {
   if (!tensor.defined() || !IsDevice(tensor) || !tensor.has_storage()) return;
-  scope_.Add(tensor.storage().data());
+  scope_.Add(spyre_compat::MutableData(tensor.storage()));
 }
 
 void* Data(const at::Tensor& tensor) {
-  if (!tensor.has_storage() || tensor.storage().data() == nullptr) return nullptr;
-  return static_cast<char*>(tensor.storage().data()) +
+  if (!tensor.has_storage()) return nullptr;
+  void* base = spyre_compat::MutableData(tensor.storage());
+  if (base == nullptr) return nullptr;
+  return static_cast<char*>(base) +
          tensor.storage_offset() * static_cast<int64_t>(tensor.element_size());
 }
 

@@ -6,6 +6,7 @@
 
 #include "spyre_emu/device.h"
 #include "spyre_emu/runtime.h"
+#include "spyre_regress/torch_compat.h"
 
 namespace spyre_emu {
 
@@ -26,7 +27,7 @@ struct SpyreGuardImpl final : c10::impl::DeviceGuardImplInterface {
   c10::Device getDevice() const override { return c10::Device(c10::DeviceType::PrivateUse1, 0); }
   void setDevice(c10::Device d) const override {
     TORCH_CHECK(d.type() == c10::DeviceType::PrivateUse1 && d.index() <= 0,
-                "spyre_emu: there is one device, ", "privateuseone:0; asked for ", d.str());
+                "spyre_emu: there is one device, ", getDevice().str(), "; asked for ", d.str());
   }
   void uncheckedSetDevice(c10::Device) const noexcept override {}
   c10::Stream getStream(c10::Device d) const noexcept override {
@@ -41,6 +42,14 @@ struct SpyreGuardImpl final : c10::impl::DeviceGuardImplInterface {
 };
 
 C10_REGISTER_GUARD_IMPL(PrivateUse1, SpyreGuardImpl);
+
+// On libtorch 2.x the device prints as spyre:0 and answers libtorch's
+// backend hooks (generator, pinned memory); on 1.13 this does nothing.
+spyre_compat::HostBackedHooks g_hooks;
+[[maybe_unused]] const bool g_named = [] {
+  spyre_compat::RegisterBackend("spyre", &g_hooks);
+  return true;
+}();
 
 }  // namespace
 }  // namespace spyre_emu

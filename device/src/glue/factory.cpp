@@ -15,6 +15,7 @@
 
 #include "glue/glue.h"
 #include "spyre_emu/memory.h"
+#include "spyre_regress/torch_compat.h"
 
 namespace spyre_emu::glue {
 
@@ -39,8 +40,13 @@ uint64_t StickRoundUp(uint64_t bytes) {
   return (bytes + kStickBytes - 1) / kStickBytes * kStickBytes;
 }
 
-struct SpyreAllocator final : c10::Allocator {
-  at::DataPtr allocate(size_t n) const override { return AllocateDeviceData(n, StickRoundUp(n)); }
+struct SpyreAllocator final : spyre_compat::DeviceAllocator {
+  at::DataPtr Allocate(size_t n) const override { return AllocateDeviceData(n, StickRoundUp(n)); }
+  void CopyBytes(void* dst, const void* src, size_t n) const override {
+    if (n == 0) return;
+    AccessScope access{dst, src};
+    std::memcpy(dst, src, n);
+  }
   c10::DeleterFnPtr raw_deleter() const override { return &FreeDeviceData; }
 };
 
@@ -89,7 +95,7 @@ at::Tensor Empty(at::IntArrayRef size, c10::optional<at::ScalarType> dtype,
                  c10::optional<at::MemoryFormat> memory_format) {
   TORCH_CHECK(!layout || *layout == at::kStrided,
               "spyre_emu: only strided tensors live on the device");
-  TORCH_CHECK(!device || device->index() <= 0, "spyre_emu: there is one device, privateuseone:0");
+  TORCH_CHECK(!device || device->index() <= 0, "spyre_emu: there is one device, ", kDevice.str());
   const at::ScalarType type = dtype.value_or(at::get_default_dtype_as_scalartype());
   at::Tensor t = MakeTensor(size, c10::contiguous_strides(size), type);
   const auto format = memory_format.value_or(at::MemoryFormat::Contiguous);
@@ -103,7 +109,7 @@ at::Tensor EmptyStrided(at::IntArrayRef size, at::IntArrayRef stride,
                         c10::optional<at::Device> device, c10::optional<bool> /*pin_memory*/) {
   TORCH_CHECK(!layout || *layout == at::kStrided,
               "spyre_emu: only strided tensors live on the device");
-  TORCH_CHECK(!device || device->index() <= 0, "spyre_emu: there is one device, privateuseone:0");
+  TORCH_CHECK(!device || device->index() <= 0, "spyre_emu: there is one device, ", kDevice.str());
   return MakeTensor(size, stride, dtype.value_or(at::get_default_dtype_as_scalartype()));
 }
 

@@ -3,9 +3,11 @@
 // always reduces the middle dim of [outer, len, inner].
 #include <torch/library.h>
 
+#include <cmath>
 #include <numeric>
 
 #include "glue/kernels/kernel_support.h"
+#include "spyre_regress/torch_compat.h"
 
 namespace spyre_emu::device_kernels {
 namespace {
@@ -108,11 +110,17 @@ at::Tensor MaxAll(const at::Tensor& x) {
 }
 
 at::Tensor VarCorrection(const at::Tensor& x, at::OptionalIntArrayRef dims,
-                         c10::optional<int64_t> correction, bool keepdim) {
-  return Reduce("var", ReduceOp::kVar, x, dims, keepdim, correction.value_or(1), c10::nullopt, [&] {
+                         spyre_compat::CorrectionArg correction, bool keepdim) {
+  auto on_cpu = [&] {
     return glue::CallCpuFallback<at::Tensor>("aten::var", "correction", x, dims, correction,
                                              keepdim);
-  });
+  };
+  // The device kernel takes a whole-number correction; libtorch 2.x also
+  // allows a fractional one, which the CPU computes.
+  const double c = spyre_compat::CorrectionValue(correction, 1.0);
+  if (c != std::floor(c)) return on_cpu();
+  return Reduce("var", ReduceOp::kVar, x, dims, keepdim, static_cast<int64_t>(c), c10::nullopt,
+                on_cpu);
 }
 
 std::tuple<at::Tensor, at::Tensor> ReduceWithIndex(const char* op, bool max, const at::Tensor& x,
