@@ -104,7 +104,7 @@ void RunCpuFallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
       v = move(v.toTensor(), written);
     } else if (v.isTensorList()) {
       c10::List<at::Tensor> list;
-      for (const at::Tensor& t : v.toTensorList()) list.push_back(move(t, written));
+      for (const at::Tensor& t : v.toTensorVector()) list.push_back(move(t, written));
       v = list;
     } else if (v.isList()) {  // Tensor?[] (index, index_put_)
       c10::impl::GenericList list = v.toList().copy();
@@ -149,7 +149,7 @@ void RunCpuFallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
       v = ToDevice(v.toTensor(), plan);
     } else if (v.isTensorList()) {
       c10::List<at::Tensor> list;
-      for (const at::Tensor& t : v.toTensorList()) list.push_back(ToDevice(t, plan));
+      for (const at::Tensor& t : v.toTensorVector()) list.push_back(ToDevice(t, plan));
       v = list;
     }
   }

@@ -24,7 +24,7 @@ void FallbackFaults::Finish(const torch::jit::Stack& stack, size_t num_returns) 
       const at::Tensor& t = v.toTensor();
       if (KernelDtype(t) && t.is_contiguous()) PerturbOutput(faults_, t);
     } else if (v.isTensorList()) {
-      for (const at::Tensor& t : v.toTensorList()) {
+      for (const at::Tensor& t : v.toTensorVector()) {
         if (KernelDtype(t) && t.is_contiguous()) PerturbOutput(faults_, t);
       }
     }
