@@ -40,6 +40,7 @@
 #include <thread>
 #include <vector>
 
+#include "benchmark_compat.h"
 #include "spyre_emu/spyre_emu.h"
 
 namespace {
@@ -198,7 +199,7 @@ class RatioReporter : public benchmark::ConsoleReporter {
  public:
   void ReportRuns(const std::vector<Run>& runs) override {
     for (const Run& run : runs) {
-      if (run.run_type != Run::RT_Iteration || run.error_occurred) continue;
+      if (run.run_type != Run::RT_Iteration || bench_compat::RunFailed(run)) continue;
       std::string name = run.run_name.function_name;
       bool emulated = false;
       if (auto at = name.find("Emulated"); at != std::string::npos) {
