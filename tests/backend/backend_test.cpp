@@ -99,6 +99,20 @@ TEST(DeviceLibraryTest, AnAbiOfAnotherVersionIsExitTwo) {
   ExpectRefused(kBackends + "libtoy_backend_abi99.so", "exports device ABI version 99");
 }
 
+TEST(DeviceLibraryTest, AKernelThatDoesNotFitThisLibtorchIsExitTwoNamingBothSignatures) {
+  const std::string lib = kBackends + "libstale_backend.so";
+  ExpectRefused(lib, "aten::var.correction: its kernel is `at::Tensor (at::Tensor const&, double)`");
+  for (const char* cmd : {"env", "list"}) {
+    auto r = RunCli({cmd, "--device-lib", lib});
+    EXPECT_EQ(r.exit_code, 2) << cmd << ": " << r.err;
+    EXPECT_EQ(Lines(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find("libtorch's schema wants `at::Tensor (at::Tensor const&, "),
+              std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("rebuild the library against this libtorch"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("terminate"), std::string::npos) << r.err;
+  }
+}
+
 TEST(DeviceLibraryTest, AnUnknownDeviceIsAUsageError) {
   auto r = RunCli({"env", "--device", "gpu"});
   EXPECT_EQ(r.exit_code, 2);

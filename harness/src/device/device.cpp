@@ -18,6 +18,7 @@
 #include <torch/csrc/api/include/torch/version.h>
 
 #include "harness/compare/device_format.h"
+#include "harness/device/registration_guard.h"
 #include "harness/sha256.h"
 #include "spyre_regress/device_abi.h"
 
@@ -172,7 +173,13 @@ StatusOr<std::unique_ptr<DeviceUnderTest>> OpenLibrary(const std::string& kind,
                       "library");
   }
   dlerror();
-  void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  void* handle = nullptr;
+  {
+    // A kernel registration that does not fit this libtorch throws inside
+    // dlopen: one line and exit 2 instead of std::terminate.
+    RegistrationGuard guard(flag);
+    handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  }
   if (handle == nullptr) {
     std::string why = Str(dlerror());
     why = why.substr(0, why.find('\n'));
