@@ -1,6 +1,7 @@
 #include "harness/env.h"
 
 #include <dlfcn.h>
+#include <gnu/libc-version.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -9,6 +10,8 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
+
+#include <filesystem>
 
 #include <ATen/Parallel.h>
 #include <torch/csrc/api/include/torch/version.h>
@@ -69,7 +72,69 @@ std::string OsName() {
   return pretty + "; " + kernel;
 }
 
+// The dpkg package (name and version) whose file list holds `file`, looking
+// only at packages whose name starts with `prefix`; empty when none does.
+std::pair<std::string, std::string> OwningPackage(const std::string& file,
+                                                  const std::string& prefix) {
+  namespace fs = std::filesystem;
+  const fs::path info = "/var/lib/dpkg/info";
+  std::error_code ec;
+  std::string owner;
+  for (const auto& entry : fs::directory_iterator(info, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.compare(0, prefix.size(), prefix) != 0 || entry.path().extension() != ".list") continue;
+    std::ifstream in(entry.path());
+    std::string line;
+    while (std::getline(in, line)) {
+      // usrmerge: a package may list /lib/... for a file found at /usr/lib/...
+      if (line == file || "/usr" + line == file || RealPath(line) == file) {
+        owner = entry.path().stem().string();
+        break;
+      }
+    }
+    if (!owner.empty()) break;
+  }
+  if (owner.empty()) return {};
+  const std::string package = owner.substr(0, owner.find(':'));  // "libtorch1.13:amd64"
+  std::ifstream status("/var/lib/dpkg/status");
+  std::string line;
+  bool in_stanza = false;
+  while (std::getline(status, line)) {
+    if (line.empty()) in_stanza = false;
+    if (line == "Package: " + package) in_stanza = true;
+    if (in_stanza && line.compare(0, 9, "Version: ") == 0) return {package, line.substr(9)};
+  }
+  return {package, ""};
+}
+
 }  // namespace
+
+std::string UpstreamVersion(const std::string& debian_version) {
+  std::string v = debian_version;
+  if (size_t colon = v.find(':'); colon != std::string::npos) v = v.substr(colon + 1);
+  if (size_t dash = v.rfind('-'); dash != std::string::npos) v = v.substr(0, dash);
+  if (size_t plus = v.find_first_of("+~"); plus != std::string::npos) v = v.substr(0, plus);
+  return v;
+}
+
+LibtorchInfo DetectLibtorch() {
+  static const LibtorchInfo info = [] {
+    LibtorchInfo i;
+    i.headers = TORCH_VERSION;
+    i.version = TORCH_VERSION;
+    Dl_info dl{};
+    if (::dladdr(reinterpret_cast<void*>(&at::get_num_threads), &dl) != 0 && dl.dli_fname) {
+      i.path = RealPath(dl.dli_fname);
+      auto [package, version] = OwningPackage(i.path, "libtorch");
+      if (!package.empty() && !version.empty()) {
+        i.package = package + " " + version;
+        i.version = UpstreamVersion(version);
+      }
+    }
+    return i;
+  }();
+  return info;
+}
 
 bool PinBlasThreads(int n) {
   void* sym = ::dlsym(RTLD_DEFAULT, "openblas_set_num_threads");
@@ -155,10 +220,13 @@ StatusOr<nlohmann::json> CollectFingerprint(const std::map<std::string, std::str
   if (std::string error = device->SettingsError(); !error.empty()) return UsageError(error);
   BlasInfo blas = DetectBlas();
   nlohmann::json j;
-  j["libtorch"] = TORCH_VERSION;
+  const LibtorchInfo libtorch = DetectLibtorch();
+  j["libtorch"] = libtorch.version;
+  if (!libtorch.package.empty()) j["libtorch_package"] = libtorch.package;
   j["blas"] = {{"name", blas.name}, {"version", blas.version}, {"path", blas.path},
                {"config", blas.config}, {"core", blas.core}, {"threads", blas.threads}};
   j["compiler"] = CompilerName();
+  j["libc"] = std::string("glibc ") + gnu_get_libc_version();
   // The device under test: which library (file and contents), and its own
   // settings beside libtorch and BLAS (the emulator's profile, rounding,
   // cores and faults), so that a change of either is attributed.

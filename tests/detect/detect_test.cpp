@@ -897,6 +897,27 @@ TEST(DetectTest, EnvironmentDiffNamesUpstreamChanges) {
   EXPECT_EQ(a.find("cpu"), std::string::npos) << a;
 }
 
+TEST(DetectTest, AStackChangeNamesEachComponentOnceWithItsVersions) {
+  nlohmann::json base = {{"libtorch", "1.13.1"}, {"libtorch_package", "libtorch1.13 1.13.1+dfsg-4"},
+                         {"compiler", "GCC 12.2.0"}, {"libc", "glibc 2.36"}};
+  nlohmann::json cand = {{"libtorch", "2.6.0"}, {"libtorch_package", "libtorch2.6 2.6.0+dfsg-7"},
+                         {"compiler", "GCC 14.2.0"}, {"libc", "glibc 2.41"}};
+  auto diff = harness::DiffEnvironments(base, cand);
+  std::vector<std::string> names;
+  for (const auto& e : diff) names.push_back(e.component + " " + e.baseline + " -> " + e.candidate);
+  EXPECT_EQ(names, (std::vector<std::string>{"compiler GCC 12.2.0 -> GCC 14.2.0",
+                                             "libc glibc 2.36 -> glibc 2.41",
+                                             "libtorch 1.13.1 -> 2.6.0"}));
+  for (const auto& e : diff) EXPECT_TRUE(e.upstream) << e.component;
+  // A Debian rebuild of the same libtorch release is named by its package.
+  cand = base;
+  cand["libtorch_package"] = "libtorch1.13 1.13.1+dfsg-5";
+  diff = harness::DiffEnvironments(base, cand);
+  ASSERT_EQ(diff.size(), 1u);
+  EXPECT_EQ(diff[0].component, "libtorch_package");
+  EXPECT_EQ(diff[0].candidate, "libtorch1.13 1.13.1+dfsg-5");
+}
+
 TEST(DetectTest, JsonFollowsTheContract) {
   std::mt19937_64 rng(7);
   auto base = MakeRun(1, {Case("a", rng)});

@@ -27,7 +27,8 @@ TEST(EnvTest, FingerprintHasEveryContractField) {
                           "faults", "os", "cpu", "threads", "harness", "tags"}) {
     EXPECT_TRUE(fp->contains(key)) << key;
   }
-  EXPECT_EQ((*fp)["libtorch"], "1.13.0");
+  EXPECT_EQ((*fp)["libtorch"], harness::DetectLibtorch().version);
+  EXPECT_EQ((*fp)["libc"].get<std::string>().rfind("glibc 2.", 0), 0u) << (*fp)["libc"];
   EXPECT_EQ((*fp)["tags"]["vllm"], "0.9.1");
   EXPECT_FALSE((*fp)["harness"]["git"].get<std::string>().empty());
   EXPECT_FALSE((*fp)["cpu"].get<std::string>().empty());
@@ -41,6 +42,36 @@ TEST(EnvTest, BlasNamesOpenBlasWhenInstalled) {
   EXPECT_EQ(blas.name, "OpenBLAS") << blas.path;
   EXPECT_EQ(blas.version.rfind("0.", 0), 0u) << blas.version;
   EXPECT_NE(blas.config.find("OpenBLAS"), std::string::npos);
+}
+
+// The version dpkg has for the package that installed libtorch, or "" when
+// libtorch came from elsewhere.
+std::string DpkgLibtorchVersion() {
+  std::unique_ptr<FILE, int (*)(FILE*)> p(
+      ::popen("dpkg-query -W -f='${Version}' libtorch-dev 2>/dev/null", "r"), ::pclose);
+  char buf[128] = {};
+  if (!p || std::fgets(buf, sizeof(buf), p.get()) == nullptr) return "";
+  return buf;
+}
+
+TEST(EnvTest, LibtorchVersionIsThePackagesNotTheHeadersGuess) {
+  const harness::LibtorchInfo info = harness::DetectLibtorch();
+  EXPECT_NE(info.path.find("libtorch_cpu"), std::string::npos) << info.path;
+  const std::string dpkg = DpkgLibtorchVersion();
+  if (dpkg.empty()) {
+    EXPECT_EQ(info.version, info.headers);  // a libtorch no package installed
+    return;
+  }
+  // Debian's 1.13.1 headers say 1.13.0; the loaded library is 1.13.1.
+  EXPECT_EQ(info.version, harness::UpstreamVersion(dpkg)) << info.package;
+  EXPECT_NE(info.package.find(dpkg), std::string::npos) << info.package;
+}
+
+TEST(EnvTest, UpstreamVersionDropsEpochRepackAndRevision) {
+  EXPECT_EQ(harness::UpstreamVersion("1.13.1+dfsg-4"), "1.13.1");
+  EXPECT_EQ(harness::UpstreamVersion("1:2.6.0+dfsg-7"), "2.6.0");
+  EXPECT_EQ(harness::UpstreamVersion("2.14.1~rc2-1"), "2.14.1");
+  EXPECT_EQ(harness::UpstreamVersion("0.3.29"), "0.3.29");
 }
 
 TEST(EnvTest, BlasVersionIsNeverEmpty) {

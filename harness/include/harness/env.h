@@ -3,7 +3,9 @@
 // everything upstream of a result that could move it. Stored with every run
 // (v_runs.env_json) and diffed between runs to attribute regressions.
 //
-// Keys: libtorch, blas {name, version, path, config, core, threads}, compiler,
+// Keys: libtorch (the version of the library loaded, e.g. "2.6.0"),
+// libtorch_package (its Debian package version when a package installed it),
+// blas {name, version, path, config, core, threads}, compiler, libc,
 // spyre_emu, profile, rounding, cores, faults, os, cpu, threads,
 // harness {version, git}, tags {K: V} (every --tag K=V).
 #include <map>
@@ -27,6 +29,21 @@ struct BlasInfo {
   int threads = 0;      // the BLAS library's own thread count, 0 when unknown
 };
 BlasInfo DetectBlas();
+
+// The libtorch this process runs on. Its headers' TORCH_VERSION says only
+// what the build was configured as (Debian's 1.13.1 says 1.13.0), so the
+// version comes from the package that installed the loaded library when
+// there is one.
+struct LibtorchInfo {
+  std::string version;  // upstream version: "1.13.1", "2.6.0"; TORCH_VERSION without a package
+  std::string package;  // "libtorch1.13 1.13.1+dfsg-4"; empty when no package owns it
+  std::string path;     // the loaded libtorch_cpu file
+  std::string headers;  // TORCH_VERSION of the headers this harness was built with
+};
+LibtorchInfo DetectLibtorch();
+
+// The upstream part of a Debian package version: "1:2.6.0+dfsg-7" -> "2.6.0".
+std::string UpstreamVersion(const std::string& debian_version);
 
 // Sets the BLAS library's own thread count when it has one to set (OpenBLAS:
 // openblas_set_num_threads); returns false when it has none (reference BLAS,

@@ -14,7 +14,8 @@ namespace {
 // finding is attributed to. os/cpu/threads are host facts, listed but not
 // blamed first.
 bool IsUpstream(const std::string& component) {
-  static const std::set<std::string> kUpstream = {"libtorch",  "blas",    "compiler", "device",
+  static const std::set<std::string> kUpstream = {"libtorch",  "libtorch_package", "blas",
+                                                  "compiler",  "libc",    "device",
                                                   "spyre_emu", "profile", "rounding", "cores",
                                                   "faults",    "harness"};
   return kUpstream.count(component) != 0 || component.rfind("tag:", 0) == 0;
@@ -72,6 +73,12 @@ std::vector<EnvChange> DiffEnvironments(const nlohmann::json& a, const nlohmann:
     if (!j->is_object()) continue;
     for (const auto& [k, v] : j->items()) if (k != "tags" && k != "fingerprint") keys.insert(k);
   }
+  // The package's version says more than libtorch's only when libtorch's
+  // stayed the same (a Debian rebuild or patch of one release).
+  auto same = [&](const char* k) {
+    return a.is_object() && b.is_object() && a.value(k, nlohmann::json()) == b.value(k, nlohmann::json());
+  };
+  if (!same("libtorch")) keys.erase("libtorch_package");
   for (const std::string& k : keys) {
     nlohmann::json va = a.is_object() && a.contains(k) ? a[k] : nlohmann::json();
     nlohmann::json vb = b.is_object() && b.contains(k) ? b[k] : nlohmann::json();

@@ -161,7 +161,7 @@ CaseDrift Diff(const std::string& case_id, const SafetensorsFile& stored,
 
 std::map<std::string, std::string> GeneratorMetadata() {
   const BlasInfo blas = DetectBlas();
-  return {{"libtorch", TORCH_VERSION},
+  return {{"libtorch", DetectLibtorch().version},
           {"blas", blas.name + " " + blas.version},
           {"blas_core", blas.core},
           {"harness", HarnessVersion()}};
