@@ -82,22 +82,25 @@ StatusOr<int> TorchGoldenVerify(const GoldenOptions& opts, const GlobalOptions& 
   if (rounding > 0) {
     summary += ", " + std::to_string(rounding) + " within the reference's rounding (not drift)";
   }
+  // What the references were recomputed on, always: a drift (or its absence)
+  // means something only beside the libtorch and BLAS that computed it.
+  const LibtorchInfo libtorch = DetectLibtorch();
+  const BlasInfo b = DetectBlas();
+  const std::string computed_on =
+      "recomputed with libtorch " + libtorch.version + ", " + b.name + " " + b.version +
+      (b.core.empty() ? "" : ", core " + b.core) + ", " + std::to_string(b.threads) +
+      " BLAS thread(s)";
   if (opts.json) {
     nlohmann::json doc = {{"suite", suite.name},
                           {"cases", cases},
                           {"drifted", drifted},
                           {"rounding", rounding},
+                          {"libtorch", libtorch.version},
                           {"blas", DescribeBlasInUse()}};
     std::cout << doc.dump(2) << "\n";
-    std::cerr << summary << "\n";
+    std::cerr << computed_on << "\n" << summary << "\n";
   } else {
-    if (drifted + rounding > 0) {
-      const BlasInfo b = DetectBlas();
-      std::cout << "reference computed with " << b.name << " " << b.version
-                << (b.core.empty() ? "" : ", core " + b.core) << ", " << b.threads
-                << " BLAS thread(s)\n";
-    }
-    std::cout << summary << "\n";
+    std::cout << computed_on << "\n" << summary << "\n";
   }
   return drifted > 0 ? 1 : 0;
 }

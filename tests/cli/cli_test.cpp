@@ -81,6 +81,21 @@ bool CpuHasFlag(const std::string& flag) {
   return false;
 }
 
+TEST(CliTest, GoldenVerifyNamesTheLibtorchAndBlasItRecomputedOn) {
+  auto env = RunCli({"env", "--json"});
+  ASSERT_EQ(env.exit_code, 0) << env.err;
+  const nlohmann::json fp = nlohmann::json::parse(env.out);
+  auto r = RunCli({"--threads", "1", "golden", "verify", "--suite", "smoke"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const std::string want = "recomputed with libtorch " + fp["libtorch"].get<std::string>() + ", " +
+                           fp["blas"]["name"].get<std::string>() + " " +
+                           fp["blas"]["version"].get<std::string>();
+  EXPECT_NE(r.out.find(want), std::string::npos) << want << "\n" << r.out;
+  EXPECT_NE(r.out.find(" cases, 0 drifted"), std::string::npos) << r.out;
+  nlohmann::json j = VerifyJson("smoke", {});
+  EXPECT_EQ(j["libtorch"], fp["libtorch"]);
+}
+
 TEST(CliTest, GoldenVerifyIsBitExactWhateverTheThreadSettings) {
   for (const char* blas_threads : {"1", "2"}) {
     for (const char* suite : {"smoke", "decode", "prefill", "embed"}) {
