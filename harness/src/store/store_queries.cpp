@@ -166,4 +166,34 @@ StatusOr<std::vector<std::string>> RecordedMetricNames(Store& store, const std::
                &suite);
 }
 
+StatusOr<std::vector<TaggedRun>> LatestRunsPerTagValue(Store& store, const std::string& key) {
+  sqlite3* db = Access::Db(store);
+  // json_each over a guarded document: one run with a broken env_json must
+  // not fail the whole query.
+  Stmt s(db,
+         "WITH tagged AS ("
+         "  SELECT DISTINCT t.value AS tag_value, r.suite AS suite, v.run_id AS run_id,"
+         "         v.started_at AS started_at"
+         "  FROM v_runs v,"
+         "       json_each(CASE WHEN json_valid(v.env_json) THEN v.env_json ELSE '{}' END,"
+         "                 '$.tags') t"
+         "  JOIN results r ON r.run_id = v.run_id"
+         "  WHERE v.status = 'completed' AND t.key = ?1 AND t.type = 'text' AND t.value <> ''),"
+         " ranked AS ("
+         "  SELECT tag_value, suite, run_id, started_at, row_number() OVER ("
+         "    PARTITION BY tag_value, suite ORDER BY started_at DESC, run_id DESC) AS n"
+         "  FROM tagged)"
+         " SELECT tag_value, suite, run_id, started_at FROM ranked WHERE n = 1"
+         " ORDER BY started_at, run_id, suite");
+  if (s.rc() != SQLITE_OK) return ReadError(db, kReport);
+  s.Bind(1, key);
+  std::vector<TaggedRun> out;
+  int rc;
+  while ((rc = s.Step()) == SQLITE_ROW) {
+    out.push_back({s.Text(0), s.Text(1), s.Int(2), s.Text(3)});
+  }
+  if (rc != SQLITE_DONE) return ReadError(db, kReport);
+  return out;
+}
+
 }  // namespace harness

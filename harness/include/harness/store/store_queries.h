@@ -55,4 +55,20 @@ StatusOr<std::vector<std::string>> SuitesWithResults(Store& store);
 StatusOr<std::vector<std::string>> CasesWithResults(Store& store, const std::string& suite);
 StatusOr<std::vector<std::string>> RecordedMetricNames(Store& store, const std::string& suite);
 
+// For `report --stacks`: every value of the run tag `key` (the runs'
+// env_json "tags": {key: value}, set by `run --tag key=value`) among completed
+// runs, and every suite such a run recorded results for, the latest completed
+// run of that suite with that tag value (by started_at, then run id). A run
+// that recorded several suites can be the latest of one and not of another.
+// Oldest first (started_at, run id, suite). Left out: runs that are not
+// completed, runs whose env_json is not JSON, values that are not a
+// non-empty string. No tagged run: an empty list.
+struct TaggedRun {
+  std::string tag_value;  // e.g. "debian-12"
+  std::string suite;
+  int64_t run_id = 0;
+  std::string started_at;
+};
+StatusOr<std::vector<TaggedRun>> LatestRunsPerTagValue(Store& store, const std::string& key);
+
 }  // namespace harness
