@@ -122,11 +122,19 @@ const char* const kHtmlScript = R"js(
     });
   });
 
-  var shown = document.querySelectorAll('#regressions tbody tr').length;
-  if (shown !== data.regressions) {
-    throw new Error('regressions table has ' + shown + ' rows, expected ' + data.regressions);
+  // Each page says how many rows its main table must have: index.html the
+  // regressions, stacks.html the stacks.
+  function expectRows(selector, expected, what) {
+    var shown = document.querySelectorAll(selector).length;
+    if (shown !== expected) {
+      throw new Error(what + ' table has ' + shown + ' rows, expected ' + expected);
+    }
   }
-  document.body.setAttribute('data-verdict', data.verdict);
+  if (data.regressions !== undefined) {
+    expectRows('#regressions tbody tr', data.regressions, 'regressions');
+  }
+  if (data.stacks !== undefined) expectRows('#stacks tbody tr', data.stacks, 'stacks');
+  if (data.verdict !== undefined) document.body.setAttribute('data-verdict', data.verdict);
   document.body.setAttribute('data-report-ready', 'yes');
 })();
 )js";

@@ -13,8 +13,10 @@ extern const char* const kHtmlStyle;
 // Installed first: records uncaught errors into #js-errors and the body's
 // data-js-errors attribute, so a headless browser's dumped DOM shows them.
 extern const char* const kHtmlErrorTrap;
-// Sorting and filtering of tables; sets data-report-ready="yes" on <body>
-// when it ran to the end.
+// Sorting and filtering of tables; checks the row count of the page's main
+// table against the #report-data JSON ("regressions" for index.html,
+// "stacks" for stacks.html); sets data-report-ready="yes" on <body> when it
+// ran to the end.
 extern const char* const kHtmlScript;
 
 // One chart as an inline <svg> (every label escaped); a short note instead

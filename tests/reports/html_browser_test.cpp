@@ -4,6 +4,7 @@
 // the end), the verdict, the regressions table and charts are there, and a
 // case named "<script>alert(1)</script>" is text. A screenshot lands in the
 // build tree (tests/reports/report-screenshot.png) for people to look at.
+// stacks.html (report --stacks) the same way, over a hostile stack name.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -13,6 +14,8 @@
 
 #include "fixture_store.h"
 #include "reports/reporter.h"
+#include "reports/stack_reporter.h"
+#include "stack_fixture.h"
 #include "support/run_command.h"
 #include "support/temp_dir.h"
 
@@ -97,6 +100,38 @@ TEST_F(HtmlBrowserTest, WritesAScreenshotIntoTheBuildTree) {
   const std::string png = spyre_test::ReadFile(shot);
   ASSERT_GT(png.size(), 10000u) << "screenshot missing or tiny: " << shot;
   EXPECT_EQ(png.substr(0, 4), "\x89PNG");
+}
+
+TEST(StackHtmlBrowserTest, StacksPageLoadsWithoutErrorsAndShowsHostileNamesAsText) {
+  const std::string chromium = spyre_test::FindProgram({"chromium", "chromium-browser"});
+  ASSERT_FALSE(chromium.empty())
+      << "chromium is not installed: run ci/setup (it installs Debian's chromium package)";
+  spyre_test::TempDir store_dir, profile;
+  BuildStackStore(store_dir.File("stacks.db"), /*hostile=*/true);
+  auto store = harness::Store::Open(store_dir.File("stacks.db"), harness::Store::Mode::kReadOnly);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  auto matrix = reports::BuildStackMatrix(**store, {});
+  ASSERT_TRUE(matrix.ok()) << matrix.status().message();
+  const std::string out_dir = std::string(SPYRE_BUILD_DIR) + "/tests/reports/stack-report";
+  std::filesystem::remove_all(out_dir);
+  harness::Status s = reports::WriteStackReportFiles(*matrix, out_dir);
+  ASSERT_TRUE(s.ok()) << s.message();
+
+  std::vector<std::string> args = ChromiumArgs(chromium, profile.path());
+  args.push_back("--dump-dom");
+  args.push_back("file://" + out_dir + "/stacks.html");
+  spyre_test::CommandResult r = spyre_test::RunCommand(args, {}, 180);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string& dom = r.out;
+  EXPECT_NE(dom.find("data-report-ready=\"yes\""), std::string::npos)
+      << "the page's script did not run to the end";
+  EXPECT_EQ(dom.find("data-js-errors=\"yes\""), std::string::npos) << "JavaScript errors recorded";
+  EXPECT_EQ(r.err.find("Uncaught"), std::string::npos) << r.err;
+  EXPECT_NE(dom.find("<table id=\"stacks\""), std::string::npos);
+  EXPECT_NE(dom.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
+  EXPECT_EQ(dom.find("<script>alert(1)"), std::string::npos);
+  EXPECT_EQ(dom.find("<img src=\"x\""), std::string::npos);
+  EXPECT_EQ(dom.find("<b>op</b>"), std::string::npos);
 }
 
 }  // namespace
