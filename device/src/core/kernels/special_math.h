@@ -131,7 +131,14 @@ SPYRE_SPECIAL float Tanh(float x) {
   return __builtin_copysignf(a < 0.55f ? small : large, x);
 }
 
-SPYRE_SPECIAL float Sigmoid(float x) { return 1.0f / (1.0f + Exp(-x)); }
+// A NaN input comes back as itself. Through -x it would come back with its
+// sign flipped or not, as the compiler happens to order the operations (IEEE
+// leaves the sign of a NaN result open), and the DL16 bits of every path must
+// be the same.
+SPYRE_SPECIAL float Sigmoid(float x) {
+  const float y = 1.0f / (1.0f + Exp(-x));
+  return x != x ? x : y;
+}
 
 // erfc(z) for z >= 0.
 SPYRE_SPECIAL float ErfcNonNegative(float z) {
@@ -173,10 +180,14 @@ SPYRE_SPECIAL float Gelu(float x) {
 SPYRE_SPECIAL float GeluTanh(float x) {
   constexpr float kTwoSqrt2OverPi = 2.0f * 0.79788456080286536f;
   const float u = kTwoSqrt2OverPi * (x + 0.044715f * x * x * x);
-  return x * Sigmoid(u);
+  const float y = x * Sigmoid(u);
+  return x != x ? x : y;
 }
 
-SPYRE_SPECIAL float Silu(float x) { return x * Sigmoid(x); }
+SPYRE_SPECIAL float Silu(float x) {
+  const float y = x * Sigmoid(x);
+  return x != x ? x : y;
+}
 
 // sin (cos_wanted = false) or cos of x; NaN and Inf give NaN.
 SPYRE_SPECIAL float SinCos(float x, bool cos_wanted) {

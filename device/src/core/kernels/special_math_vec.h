@@ -120,7 +120,7 @@ SPYRE_SPECIAL F Tanh(F x) {
   return CopySign(Select(a < 0.55f, small, large), x);
 }
 
-SPYRE_SPECIAL F Sigmoid(F x) { return 1.0f / (1.0f + Exp(-x)); }
+SPYRE_SPECIAL F Sigmoid(F x) { return Select(x != x, x, 1.0f / (1.0f + Exp(-x))); }
 
 SPYRE_SPECIAL F ErfcNonNegative(F z) {
   const F t = 1.0f / (1.0f + 0.5f * z);
@@ -160,9 +160,9 @@ SPYRE_SPECIAL F Gelu(F x) {
 SPYRE_SPECIAL F GeluTanh(F x) {
   constexpr float kTwoSqrt2OverPi = 2.0f * 0.79788456080286536f;
   const F u = kTwoSqrt2OverPi * (x + 0.044715f * x * x * x);
-  return x * Sigmoid(u);
+  return Select(x != x, x, x * Sigmoid(u));
 }
 
-SPYRE_SPECIAL F Silu(F x) { return x * Sigmoid(x); }
+SPYRE_SPECIAL F Silu(F x) { return Select(x != x, x, x * Sigmoid(x)); }
 
 }  // namespace spyre_emu::special::vec
