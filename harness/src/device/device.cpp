@@ -161,8 +161,11 @@ class LibraryDevice final : public DeviceUnderTest {
   const spyre_device_abi* abi_;
 };
 
+// report: whether a kernel registration that does not fit this libtorch is
+// reported here (see RegistrationGuard).
 StatusOr<std::unique_ptr<DeviceUnderTest>> OpenLibrary(const std::string& kind,
-                                                       const std::string& given) {
+                                                       const std::string& given,
+                                                       bool report = true) {
   std::error_code ec;
   const std::filesystem::path p = std::filesystem::absolute(given, ec);
   const std::string path = std::filesystem::weakly_canonical(p, ec).string();
@@ -177,7 +180,7 @@ StatusOr<std::unique_ptr<DeviceUnderTest>> OpenLibrary(const std::string& kind,
   {
     // A kernel registration that does not fit this libtorch throws inside
     // dlopen: one line and exit 2 instead of std::terminate.
-    RegistrationGuard guard(flag);
+    RegistrationGuard guard(flag, report);
     handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   }
   if (handle == nullptr) {
@@ -352,8 +355,11 @@ bool PreloadDeviceLibrary() {
   // registrations) and reads its ABI table; nothing here runs a kernel or
   // reads the device's settings, which a worker's own environment sets.
   StatusOr<std::unique_ptr<DeviceUnderTest>> device =
-      OpenLibrary(choice->device, LibraryPath(*choice));
-  if (!device.ok()) return false;  // the worker reports it when it loads the device
+      OpenLibrary(choice->device, LibraryPath(*choice), /*report=*/false);
+  // The worker reports it when it loads the device; a library whose kernels
+  // do not fit this libtorch ends the zygote silently, and the run process
+  // or its worker says why.
+  if (!device.ok()) return false;
   PreloadedDevice() = new Loaded{*choice, std::move(*device)};
   return true;
 }

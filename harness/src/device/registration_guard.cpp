@@ -17,6 +17,10 @@ std::string& GuardedLibrary() {
   static std::string library;
   return library;
 }
+bool& GuardReports() {
+  static bool report = true;
+  return report;
+}
 
 std::string Trim(std::string s) {
   const size_t a = s.find_first_not_of(" \t");
@@ -37,6 +41,7 @@ std::string Field(const std::string& text, const std::string& key) {
 }
 
 [[noreturn]] void OnTerminate() {
+  if (!GuardReports()) ::_exit(2);
   std::string what = "an unknown exception";
   if (std::exception_ptr e = std::current_exception()) {
     try {
@@ -58,14 +63,16 @@ std::string Field(const std::string& text, const std::string& key) {
 
 }  // namespace
 
-RegistrationGuard::RegistrationGuard(std::string library) {
+RegistrationGuard::RegistrationGuard(std::string library, bool report) {
   GuardedLibrary() = std::move(library);
+  GuardReports() = report;
   previous_ = std::set_terminate(&OnTerminate);
 }
 
 RegistrationGuard::~RegistrationGuard() {
   std::set_terminate(previous_);
   GuardedLibrary().clear();
+  GuardReports() = true;
 }
 
 std::string DescribeRegistrationFailure(const std::string& library,

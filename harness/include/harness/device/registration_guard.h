@@ -22,8 +22,10 @@ namespace harness {
 
 class RegistrationGuard {
  public:
-  // library: the path or flag named in the message.
-  explicit RegistrationGuard(std::string library);
+  // library: the path or flag named in the message. report = false ends the
+  // process with exit code 2 and no message: for a process that loads the
+  // library ahead of time (a worker zygote) while another reports.
+  explicit RegistrationGuard(std::string library, bool report = true);
   ~RegistrationGuard();
   RegistrationGuard(const RegistrationGuard&) = delete;
   RegistrationGuard& operator=(const RegistrationGuard&) = delete;
