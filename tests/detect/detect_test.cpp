@@ -116,6 +116,27 @@ TEST(DetectTest, IdenticalRunsHaveNoFindings) {
   EXPECT_TRUE(c.env_diff.empty());
 }
 
+TEST(DetectTest, ACaseThatNowPassesIsNamedWithWhatItDidBefore) {
+  std::mt19937_64 rng(3);
+  auto base = MakeRun(1, {Case("fixed", rng), Case("same", rng)});
+  base.cases[0].status = CaseStatus::kFailed;
+  base.cases[0].message = "out0 failed element_bound: 12 of 5100 elements";
+  auto cand = base;
+  cand.run_id = 2;
+  cand.cases[0].status = CaseStatus::kPassed;
+  cand.cases[0].message = "";
+  auto c = harness::CompareRuns(base, cand, harness::Thresholds());
+  EXPECT_TRUE(c.regressions.empty());
+  ASSERT_EQ(Kinds(c.improvements), std::vector<FindingKind>{FindingKind::kStatus});
+  const std::string text = harness::FormatComparison(c);
+  EXPECT_NE(text.find("improvements: 1 (1 case(s) with a better status)\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  FIXED smoke/fixed status: failed -> passed (was: out0 failed element_bound: "
+                      "12 of 5100 elements)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("same"), std::string::npos) << text;
+}
+
 TEST(DetectTest, EachKindIsFoundWithItsMetric) {
   std::mt19937_64 rng(2);
   auto base = MakeRun(1, {Case("status", rng), Case("acc", rng), Case("slow", rng), Case("fb", rng),

@@ -667,6 +667,10 @@ void CompareCase(const CaseResult& base, const CaseResult& cand, const Threshold
   if (sb >= 0 && sc >= 0 && sb != sc) {
     std::string detail = std::string(CaseStatusName(base.status)) + " -> " + CaseStatusName(cand.status);
     if (!cand.message.empty()) detail += ": " + cand.message;
+    // A case that now passes says what it did before.
+    if (sc < sb && cand.message.empty() && !base.message.empty()) {
+      detail += " (was: " + base.message + ")";
+    }
     Finding f = Make(cand, FindingKind::kStatus, "status", sb, sc, detail);
     f.ratio = std::nan("");
     (sc > sb ? out->regressions : out->improvements).push_back(f);

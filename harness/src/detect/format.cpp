@@ -1,5 +1,6 @@
 #include <cmath>
 #include <sstream>
+#include <vector>
 
 #include "harness/detect/detect.h"
 #include "harness/human_format.h"
@@ -51,7 +52,24 @@ std::string FormatComparison(const Comparison& c, size_t max_rows) {
     }
     out << "  REGRESSION " << f.suite << "/" << f.case_id << " " << FindingSummary(f) << "\n";
   }
-  if (!c.improvements.empty()) out << "improvements: " << c.improvements.size() << "\n";
+  // Cases whose status got better are named (an upstream fix is news too);
+  // better figures of cases that passed before are counted.
+  std::vector<const Finding*> fixed;
+  for (const Finding& f : c.improvements) {
+    if (f.kind == FindingKind::kStatus) fixed.push_back(&f);
+  }
+  if (!c.improvements.empty()) {
+    out << "improvements: " << c.improvements.size();
+    if (!fixed.empty()) out << " (" << fixed.size() << " case(s) with a better status)";
+    out << "\n";
+  }
+  for (size_t i = 0; i < fixed.size(); ++i) {
+    if (i == max_rows) {
+      out << "  ... and " << (fixed.size() - max_rows) << " more\n";
+      break;
+    }
+    out << "  FIXED " << fixed[i]->suite << "/" << fixed[i]->case_id << " " << FindingSummary(*fixed[i]) << "\n";
+  }
   for (const std::string& n : c.notes) out << "  note: " << n << "\n";
   return out.str();
 }

@@ -227,7 +227,8 @@ std::string FindingSummary(const Finding& f);
 
 // Human text: the environment change, the attribution, then one line per
 // regression (at most `max_rows`, then "... and N more"), improvements
-// counted, notes listed.
+// counted and those that are a better status (a case that now passes) named
+// one a line, notes listed.
 std::string FormatComparison(const Comparison& c, size_t max_rows = 50);
 
 // The JSON shape `compare --json` prints (docs/detection.md).
