@@ -43,25 +43,26 @@ const at::Tensor& A() {
   return a;
 }
 
-// Median wall time of `op` over 7 calls (the host is shared; medians are
-// robust to the odd descheduled call).
-template <class F>
-Timing MedianTimed(const std::string& op, F f) {
-  std::vector<Timing> runs;
-  for (int i = 0; i < 7; ++i) runs.push_back(Timed(op, f));
+Timing Median(std::vector<Timing> runs) {
   std::sort(runs.begin(), runs.end(),
             [](const Timing& a, const Timing& b) { return a.wall_ns < b.wall_ns; });
-  return runs[3];
+  return runs[runs.size() / 2];
 }
 
 TEST(KernelFaultsTest, SlowMultipliesModeledAndWallTime) {
   at::mm(A(), A());  // warm up, so the baseline is not a cold call
-  const Timing base = MedianTimed("mm", [] { at::mm(A(), A()); });
-  ScopedFaults faults("mm:slow=50");
-  const Timing slow = MedianTimed("mm", [] { at::mm(A(), A()); });
+  // Plain and slowed calls alternate, so a change in the host's load reaches
+  // both sides alike; medians of 7 drop the odd descheduled call.
+  std::vector<Timing> plain, slowed;
+  for (int i = 0; i < 7; ++i) {
+    plain.push_back(Timed("mm", [] { at::mm(A(), A()); }));
+    ScopedFaults faults("mm:slow=50");
+    slowed.push_back(Timed("mm", [] { at::mm(A(), A()); }));
+  }
+  const Timing base = Median(plain), slow = Median(slowed);
   EXPECT_NEAR(static_cast<double>(slow.modeled_ns), 50.0 * base.modeled_ns, 25.0);
   // The extra wall time is slept, 49x each call's own compute time, so only
-  // a tenfold swing in host speed between the two medians could bring the
+  // a tenfold swing in host speed between neighbouring calls could bring the
   // ratio under 5x: a wide margin, so the check does not flake on a busy host.
   EXPECT_GT(slow.wall_ns, 5 * base.wall_ns);
 }
