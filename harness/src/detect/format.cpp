@@ -44,14 +44,20 @@ std::string FormatComparison(const Comparison& c, size_t max_rows) {
   }
   std::string why = Attribution(c);
   if (!c.regressions.empty() && !why.empty()) out << "regressions " << why << "\n";
-  size_t shown = 0;
-  for (const Finding& f : c.regressions) {
-    if (shown++ == max_rows) {
-      out << "  ... and " << (c.regressions.size() - max_rows) << " more\n";
-      break;
+  // One line a finding, at most max_rows, then how many more.
+  auto list = [&](const char* word, const std::vector<const Finding*>& findings) {
+    for (size_t i = 0; i < findings.size(); ++i) {
+      if (i == max_rows) {
+        out << "  ... and " << (findings.size() - max_rows) << " more\n";
+        break;
+      }
+      const Finding& f = *findings[i];
+      out << "  " << word << " " << f.suite << "/" << f.case_id << " " << FindingSummary(f) << "\n";
     }
-    out << "  REGRESSION " << f.suite << "/" << f.case_id << " " << FindingSummary(f) << "\n";
-  }
+  };
+  std::vector<const Finding*> regressions;
+  for (const Finding& f : c.regressions) regressions.push_back(&f);
+  list("REGRESSION", regressions);
   // Cases whose status got better are named (an upstream fix is news too);
   // better figures of cases that passed before are counted.
   std::vector<const Finding*> fixed;
@@ -63,13 +69,7 @@ std::string FormatComparison(const Comparison& c, size_t max_rows) {
     if (!fixed.empty()) out << " (" << fixed.size() << " case(s) with a better status)";
     out << "\n";
   }
-  for (size_t i = 0; i < fixed.size(); ++i) {
-    if (i == max_rows) {
-      out << "  ... and " << (fixed.size() - max_rows) << " more\n";
-      break;
-    }
-    out << "  FIXED " << fixed[i]->suite << "/" << fixed[i]->case_id << " " << FindingSummary(*fixed[i]) << "\n";
-  }
+  list("FIXED", fixed);
   for (const std::string& n : c.notes) out << "  note: " << n << "\n";
   return out.str();
 }
