@@ -223,10 +223,50 @@ CREATE TABLE extra_sets (
 );
 )sql";
 
+// Version 8: attribution by experiment. Each `bisect` of a comparison is a
+// row of `bisects` (its cost and what it could swap); each finding it
+// judged, a row of `attributions` keyed as the finding is in `regressions`
+// (run, baseline run, suite, case, kind, metric), with the verdict, the
+// components named and the sentence shown with the finding. v_attributions
+// is the newest bisect's word on each finding.
+constexpr const char* kV8 = R"sql(
+CREATE TABLE bisects (
+  id              INTEGER PRIMARY KEY,
+  run_id          INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  baseline_run_id INTEGER NOT NULL,
+  started_at      TEXT NOT NULL,
+  elapsed_s       REAL,
+  budget_s        REAL,
+  rounds          INTEGER NOT NULL DEFAULT 0,
+  summary_json    TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX bisects_by_run ON bisects (run_id);
+CREATE TABLE attributions (
+  bisect_id  INTEGER NOT NULL REFERENCES bisects (id) ON DELETE CASCADE,
+  suite      TEXT NOT NULL,
+  case_name  TEXT NOT NULL,
+  kind       TEXT NOT NULL,
+  metric     TEXT NOT NULL,
+  verdict    TEXT NOT NULL CHECK (verdict IN ('caused', 'together', 'each', 'not_separable',
+                                              'not_reproduced', 'undecided')),
+  components TEXT NOT NULL DEFAULT '',
+  text       TEXT NOT NULL,
+  evidence_json TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX attributions_by_bisect ON attributions (bisect_id);
+CREATE VIEW v_attributions AS
+  SELECT b.run_id, b.baseline_run_id, a.suite, a.case_name, a.kind, a.metric, a.verdict,
+         a.components, a.text, b.id AS bisect_id
+  FROM attributions a JOIN bisects b ON b.id = a.bisect_id
+  WHERE b.id = (SELECT max(b2.id) FROM bisects b2 JOIN attributions a2 ON a2.bisect_id = b2.id
+                WHERE b2.run_id = b.run_id AND b2.baseline_run_id = b.baseline_run_id
+                  AND a2.suite = a.suite AND a2.case_name = a.case_name AND a2.kind = a.kind);
+)sql";
+
 }  // namespace
 
 const std::vector<const char*>& Migrations() {
-  static const std::vector<const char*> kMigrations = {kV1, kV2, kV3, kV4, kV5, kV6, kV7};
+  static const std::vector<const char*> kMigrations = {kV1, kV2, kV3, kV4, kV5, kV6, kV7, kV8};
   return kMigrations;
 }
 

@@ -44,9 +44,13 @@ constexpr TableSql kTables[] = {
      "  r.metric_set WHERE (?1 IS NULL OR r.run_id = ?1) AND (?2 IS NULL OR r.suite = ?2))"
      " ORDER BY run_id, result_id, seq"},
     {"findings",
-     "SELECT run_id, baseline_run_id, suite, case_name, kind, metric, baseline_value,"
-     " candidate_value, ratio, detail FROM regressions"
-     " WHERE (?1 IS NULL OR run_id = ?1) AND (?2 IS NULL OR suite = ?2) ORDER BY run_id, id"},
+     // With the newest bisect's verdict on the finding, where one was run.
+     "SELECT g.run_id, g.baseline_run_id, g.suite, g.case_name, g.kind, g.metric, g.baseline_value,"
+     " g.candidate_value, g.ratio, g.detail, a.verdict AS cause_verdict, a.text AS cause"
+     " FROM regressions g LEFT JOIN v_attributions a ON a.run_id = g.run_id"
+     "  AND a.baseline_run_id = g.baseline_run_id AND a.suite = g.suite"
+     "  AND a.case_name = g.case_name AND a.kind = g.kind"
+     " WHERE (?1 IS NULL OR g.run_id = ?1) AND (?2 IS NULL OR g.suite = ?2) ORDER BY g.run_id, g.id"},
 };
 
 // Shortest text that reads back to the same double.

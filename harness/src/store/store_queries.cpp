@@ -197,3 +197,58 @@ StatusOr<std::vector<TaggedRun>> LatestRunsPerTagValue(Store& store, const std::
 }
 
 }  // namespace harness
+
+namespace harness {
+
+StatusOr<std::vector<RegressionRow>> ReadRegressions(Store& store, int64_t run_id) {
+  sqlite3* db = store_internal::Access::Db(store);
+  store_internal::Stmt s(db, "SELECT suite, case_name, kind, metric, baseline_value, candidate_value,"
+                             " ratio, detail FROM regressions WHERE run_id = ? ORDER BY id");
+  s.Bind(1, run_id);
+  std::vector<RegressionRow> out;
+  int rc;
+  while ((rc = s.Step()) == SQLITE_ROW) {
+    RegressionRow r;
+    r.suite = s.Text(0);
+    r.case_name = s.Text(1);
+    r.kind = s.Text(2);
+    r.metric = s.Text(3);
+    r.baseline_value = s.Real(4);
+    r.candidate_value = s.Real(5);
+    r.ratio = s.Real(6);
+    r.detail = s.Text(7);
+    out.push_back(std::move(r));
+  }
+  if (rc != SQLITE_DONE) return IoError(std::string("reading the findings: ") + sqlite3_errmsg(db));
+  return out;
+}
+
+StatusOr<std::vector<AttributionRow>> ReadAttributions(Store& store, int64_t run_id) {
+  sqlite3* db = store_internal::Access::Db(store);
+  store_internal::Stmt s(db, "SELECT b.id, b.run_id, b.baseline_run_id, a.suite, a.case_name, a.kind,"
+                             " a.metric, a.verdict, a.components, a.text, a.evidence_json"
+                             " FROM attributions a JOIN bisects b ON b.id = a.bisect_id"
+                             " WHERE b.run_id = ? ORDER BY b.id, a.rowid");
+  s.Bind(1, run_id);
+  std::vector<AttributionRow> out;
+  int rc;
+  while ((rc = s.Step()) == SQLITE_ROW) {
+    AttributionRow r;
+    r.bisect_id = s.Int(0);
+    r.run_id = s.Int(1);
+    r.baseline_run_id = s.Int(2);
+    r.suite = s.Text(3);
+    r.case_name = s.Text(4);
+    r.kind = s.Text(5);
+    r.metric = s.Text(6);
+    r.verdict = s.Text(7);
+    r.components = s.Text(8);
+    r.text = s.Text(9);
+    r.evidence_json = s.Text(10);
+    out.push_back(std::move(r));
+  }
+  if (rc != SQLITE_DONE) return IoError(std::string("reading the attributions: ") + sqlite3_errmsg(db));
+  return out;
+}
+
+}  // namespace harness

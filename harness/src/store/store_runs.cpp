@@ -192,3 +192,30 @@ StatusOr<RunState> ReadRunState(Store& store, int64_t run_id) {
 }
 
 }  // namespace harness
+
+namespace harness {
+
+StatusOr<int64_t> Store::RecordBisect(const BisectRecord& b) {
+  constexpr const char* kDoing = "recording a bisect";
+  store_internal::Transaction tx(db_);
+  if (int rc = tx.Begin(); rc != SQLITE_OK) return Error(rc, kDoing);
+  store_internal::Stmt insert(db_, "INSERT INTO bisects (run_id, baseline_run_id, started_at, elapsed_s, budget_s,"
+                   " rounds, summary_json) VALUES (?, ?, ?, ?, ?, ?, ?)");
+  insert.Bind(1, b.run_id).Bind(2, b.baseline_run_id).Bind(3, store_internal::NowIso())
+      .Bind(4, b.elapsed_s).Bind(5, b.budget_s).Bind(6, static_cast<int64_t>(b.rounds))
+      .Bind(7, b.summary_json);
+  if (int rc = insert.Run(); rc != SQLITE_DONE) return Error(rc, kDoing);
+  const int64_t id = sqlite3_last_insert_rowid(db_);
+  store_internal::Stmt row(db_, "INSERT INTO attributions (bisect_id, suite, case_name, kind, metric, verdict,"
+                " components, text, evidence_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  for (const AttributionRow& a : b.attributions) {
+    row.Reset();
+    row.Bind(1, id).Bind(2, a.suite).Bind(3, a.case_name).Bind(4, a.kind).Bind(5, a.metric)
+        .Bind(6, a.verdict).Bind(7, a.components).Bind(8, a.text).Bind(9, a.evidence_json);
+    if (int rc = row.Run(); rc != SQLITE_DONE) return Error(rc, kDoing);
+  }
+  if (int rc = tx.Commit(); rc != SQLITE_OK) return Error(rc, kDoing);
+  return id;
+}
+
+}  // namespace harness

@@ -88,6 +88,29 @@ struct RegressionRow {
   double baseline_value = 0, candidate_value = 0, ratio = 0;
 };
 
+// What one `bisect` found about one finding of a comparison (the
+// `attributions` table; detect/attribution.h says how it is reached).
+struct AttributionRow {
+  int64_t bisect_id = 0;
+  int64_t run_id = 0, baseline_run_id = 0;
+  std::string suite, case_name, kind, metric;
+  std::string verdict;     // caused, together, each, not_separable, not_reproduced, undecided
+  std::string components;  // the cause, or what it appeared with: comma-separated
+  std::string text;        // the sentence shown with the finding
+  std::string evidence_json = "{}";
+};
+
+// One `bisect` of a comparison (the `bisects` table): when, at what cost,
+// and what it could swap (summary_json: components swapped and not, the
+// configurations, the seconds each component took).
+struct BisectRecord {
+  int64_t run_id = 0, baseline_run_id = 0;
+  double elapsed_s = 0, budget_s = 0;
+  int rounds = 0;
+  std::string summary_json = "{}";
+  std::vector<AttributionRow> attributions;
+};
+
 // Where a recorded run stands. A verdict counts only the cases a run
 // recorded, so a run that is aborted, still `running` (live, or abandoned by
 // a supervisor that was killed) or completed with fewer results than it
@@ -195,6 +218,9 @@ class Store {
   // Replaces the regressions stored for `run_id` (detection writes these).
   Status RecordRegressions(int64_t run_id, int64_t baseline_run_id,
                            const std::vector<RegressionRow>& rows);
+
+  // Records a bisect and its attributions in one transaction; returns its id.
+  StatusOr<int64_t> RecordBisect(const BisectRecord& bisect);
 
   // Compacts old runs' wall samples by `policy` (see PrunePolicy), in one
   // transaction; then VACUUM unless told not to.

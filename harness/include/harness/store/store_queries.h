@@ -33,6 +33,12 @@ StatusOr<std::optional<RunView>> ReadRunView(Store& store, int64_t run_id);
 // The baseline detection recorded findings against for the run, if any.
 StatusOr<std::optional<int64_t>> RecordedBaselineRun(Store& store, int64_t run_id);
 
+// The findings recorded for run `run_id` (against the baseline it was
+// judged against), in the order they were recorded.
+StatusOr<std::vector<RegressionRow>> ReadRegressions(Store& store, int64_t run_id);
+// Every attribution recorded for run `run_id`, oldest bisect first.
+StatusOr<std::vector<AttributionRow>> ReadAttributions(Store& store, int64_t run_id);
+
 // One line of `runs`: newest first, at most `limit` (-1: all), of runs whose
 // suite set contains `suite` and whose label is `label` (each "" for any).
 struct RunListQuery {
