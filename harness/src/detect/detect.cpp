@@ -281,7 +281,9 @@ nlohmann::json FindingJson(const Finding& f) {
           {"ratio", Number(f.ratio)},
           {"detail", f.detail},
           {"blamed_ops", f.blamed_ops},
-          {"env_cause", f.env_cause}};
+          {"env_cause", f.env_cause},
+          {"cause", f.cause.empty() ? nlohmann::json()
+                                    : nlohmann::json{{"verdict", f.cause_verdict}, {"text", f.cause}}}};
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 #include <cmath>
+#include <map>
 #include <sstream>
 #include <vector>
 
@@ -7,7 +8,9 @@
 
 namespace harness {
 
-std::string FindingSummary(const Finding& f) {
+namespace {
+
+std::string SummaryOf(const Finding& f) {
   const std::string kind = FindingKindName(f.kind);
   const std::string why = f.detail.empty() ? "" : ": " + f.detail;
   switch (f.kind) {
@@ -30,6 +33,12 @@ std::string FindingSummary(const Finding& f) {
   return s + why;
 }
 
+}  // namespace
+
+std::string FindingSummary(const Finding& f) {
+  return SummaryOf(f) + (f.cause.empty() ? "" : "; bisect: " + f.cause);
+}
+
 std::string FormatComparison(const Comparison& c, size_t max_rows) {
   std::ostringstream out;
   out << "baseline run " << c.baseline_run.run_id << " -> candidate run " << c.candidate_run.run_id << "\n";
@@ -44,6 +53,20 @@ std::string FormatComparison(const Comparison& c, size_t max_rows) {
   }
   std::string why = Attribution(c);
   if (!c.regressions.empty() && !why.empty()) out << "regressions " << why << "\n";
+  // What a bisect of the two runs established, counted by verdict.
+  std::map<std::string, int> causes;
+  for (const Finding& f : c.regressions) {
+    if (!f.cause_verdict.empty()) ++causes[f.cause_verdict];
+  }
+  if (!causes.empty()) {
+    out << "bisect:";
+    const char* sep = " ";
+    for (const auto& [verdict, n] : causes) {
+      out << sep << n << " " << verdict;
+      sep = ", ";
+    }
+    out << " (of " << c.regressions.size() << " regressions; each line says which component)\n";
+  }
   // One line a finding, at most max_rows, then how many more.
   auto list = [&](const char* word, const std::vector<const Finding*>& findings) {
     for (size_t i = 0; i < findings.size(); ++i) {

@@ -68,6 +68,11 @@ struct Finding {
   // re-timing of both configurations, or a move the case's history never
   // makes without it).
   bool env_cause = true;
+  // What an experiment (`bisect`, detect/attribution.h) established about
+  // the cause, when one was run: its verdict ("caused", "together", "each",
+  // "not_separable", "not_reproduced", "undecided") and its sentence.
+  std::string cause_verdict;
+  std::string cause;
 };
 
 struct EnvChange {
