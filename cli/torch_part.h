@@ -19,6 +19,7 @@
 #include <string>
 
 #include "cli.h"
+#include "harness/runner/bisect.h"
 #include "harness/runner/run.h"
 #include "harness/runner/zygote.h"
 
@@ -51,7 +52,7 @@ struct WorkerOptions {
 
 // Bumped whenever TorchVerbs or a type it passes changes: a torch part of
 // another interface is refused with a message rather than called.
-inline constexpr int kTorchPartInterface = 3;
+inline constexpr int kTorchPartInterface = 4;
 
 // What the torch part does for each verb. The verbs return an exit code or
 // an error Status, as VerbAction does; a libtorch exception comes back as
@@ -72,6 +73,10 @@ struct TorchVerbs {
   StatusOr<int> (*list)(const ListOptions& options, const GlobalOptions& global) = nullptr;
   StatusOr<int> (*env)(const EnvRequest& request, const GlobalOptions& global) = nullptr;
   StatusOr<int> (*worker)(const WorkerOptions& options, const GlobalOptions& global) = nullptr;
+  // `bisect`: the experiment on the recorded run `request` re-creates
+  // (RecordedRequest), with the zygote and progress as `run` has them.
+  StatusOr<BisectOutcome> (*bisect)(const RunRequest& request, const BisectRequest& bisect,
+                                    const GlobalOptions& global, WorkerEntry entry) = nullptr;
 };
 
 // The C symbol the torch part exports: a function returning its TorchVerbs.
@@ -90,6 +95,15 @@ std::string ExecutablePath();
 // torch part, with the store, suites and golden files of the global options
 // and this program as its workers; `verb` names the verb in a load error.
 StatusOr<RunSummary> RunInTorchPart(RunRequest request, const GlobalOptions& g, const char* verb);
+
+// The request that re-creates recorded run `id`'s plan: its suites and the
+// options it was run with (options_json), read from the store. Only a
+// completed run can be re-created; `verb` names what is refused.
+StatusOr<RunRequest> RecordedRequest(Store& store, int64_t id, const std::string& verb);
+
+// The store, suites, golden files and worker program of `g` and this
+// process in `request`.
+Status FillRunPaths(const GlobalOptions& g, RunRequest* request);
 
 // A run's human summary (`run`, and `confirm` of a recorded run): one line
 // on the run, what was not judged, the baseline, the confirmation, the

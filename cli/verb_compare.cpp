@@ -5,6 +5,8 @@
 #include <set>
 
 #include "cli.h"
+#include "harness/detect/attribution.h"
+#include "harness/store/store_queries.h"
 #include "harness/detect/history.h"
 #include "harness/store/store.h"
 
@@ -63,6 +65,8 @@ StatusOr<int> RunCompare(const CompareOptions& o, Store* opened) {
   SPYRE_ASSIGN_OR_RETURN(auto cand_state, ReadRunState(**store, o.candidate));
   const bool complete = cand_state.Complete();
   Comparison c = CompareRuns(*base, *cand, thresholds);
+  SPYRE_ASSIGN_OR_RETURN(const auto causes, ReadAttributions(**store, o.candidate));
+  AttachAttributions(causes, &c);
   if (o.json) {
     nlohmann::json j = ToJson(c);
     j["candidate_status"] = complete ? std::string("completed") : cand_state.Verdict();

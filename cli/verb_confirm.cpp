@@ -24,47 +24,6 @@ struct ConfirmFlags {
   double confirm_budget_s = 120;
 };
 
-// The request that re-creates run `id`'s plan: its suites and the options
-// it was run with (options_json), read from the store.
-StatusOr<RunRequest> RecordedRequest(Store& store, int64_t id) {
-  SPYRE_ASSIGN_OR_RETURN(const RunState state, ReadRunState(store, id));
-  if (!state.Complete()) {
-    return InvalidInput(state.Describe() + ": only a completed run can be confirmed; run the suites again");
-  }
-  SPYRE_ASSIGN_OR_RETURN(const auto row, store.FindRun(id));
-  if (!row) return NotFound("run " + std::to_string(id) + " is not in the store");
-  const nlohmann::json options = nlohmann::json::parse(row->options_json, nullptr, false);
-  const nlohmann::json env = nlohmann::json::parse(row->env_json, nullptr, false);
-  if (!options.is_object() || !env.is_object()) {
-    return InvalidInput("run " + std::to_string(id) +
-                        " has no readable options or fingerprint in the store: it cannot be re-created");
-  }
-  RunRequest request;
-  std::stringstream in(row->suite);
-  for (std::string name; std::getline(in, name, ',');) {
-    if (!name.empty()) request.suites.push_back(name);
-  }
-  const auto number = [&](const char* key, auto fallback) {
-    const auto it = options.find(key);
-    return it != options.end() && it->is_number() ? it->get<decltype(fallback)>() : fallback;
-  };
-  request.filter = options.value("filter", "");
-  request.latency = options.value("latency", "marked");
-  request.warmup = number("warmup", -1);
-  request.repeat = number("repeat", -1);
-  request.min_sample_us = number("min_sample_us", -1.0);
-  request.timeout_s = number("timeout_s", 0.0);
-  request.threads = number("threads_per_worker", row->threads);
-  if (env.contains("tags") && env["tags"].is_object()) {
-    for (const auto& [k, v] : env["tags"].items()) {
-      request.tags[k] = v.is_string() ? v.get<std::string>() : v.dump();
-    }
-  }
-  request.label = row->label;
-  request.confirm_run = id;
-  return request;
-}
-
 StatusOr<int> Confirm(const ConfirmFlags& f, const GlobalOptions& g) {
   if (f.baseline.empty()) {
     return UsageError("--baseline is empty: use auto, a run id, latest, ~N or label:NAME");
@@ -73,7 +32,8 @@ StatusOr<int> Confirm(const ConfirmFlags& f, const GlobalOptions& g) {
   {
     SPYRE_ASSIGN_OR_RETURN(auto store, Store::Open(g.db, Store::Mode::kReadOnly));
     SPYRE_ASSIGN_OR_RETURN(const int64_t id, ResolveRunRef(*store, f.run, "--run"));
-    SPYRE_ASSIGN_OR_RETURN(request, RecordedRequest(*store, id));
+    SPYRE_ASSIGN_OR_RETURN(request, RecordedRequest(*store, id, "confirmed"));
+    request.confirm_run = id;
     request.baseline = f.baseline;
     if (IsRelativeRunRef(f.baseline)) {
       SPYRE_ASSIGN_OR_RETURN(auto base, ResolveRunRef(*store, f.baseline, "--baseline"));

@@ -171,13 +171,7 @@ StatusOr<int> Run(const RunFlags& f, const GlobalOptions& g) {
 }  // namespace
 
 StatusOr<RunSummary> RunInTorchPart(RunRequest request, const GlobalOptions& g, const char* verb) {
-  request.db = g.db;
-  request.suites_dir = g.suites_dir;
-  request.golden_dir = g.golden_dir;
-  // Workers are this program (`__worker`), which loads the torch part as
-  // this process does.
-  request.worker_exe = ExecutablePath();
-  if (request.worker_exe.empty()) return InternalError("cannot find this executable (/proc/self/exe)");
+  SPYRE_RETURN_IF_ERROR(FillRunPaths(g, &request));
   SPYRE_ASSIGN_OR_RETURN(const TorchVerbs* torch, TorchPart(verb));
   return torch->run(request, g,
                     [](const std::vector<std::string>& argv) { return RunCommandLine(argv); });

@@ -38,6 +38,7 @@ TorchVerbs MakeTorchVerbs() {
   v.list = Guarded<TorchList, const ListOptions&, const GlobalOptions&>;
   v.env = Guarded<TorchEnv, const EnvRequest&, const GlobalOptions&>;
   v.worker = Guarded<TorchWorker, const WorkerOptions&, const GlobalOptions&>;
+  v.bisect = Guarded<TorchBisect, const RunRequest&, const BisectRequest&, const GlobalOptions&, WorkerEntry>;
   return v;
 }
 

@@ -11,6 +11,8 @@ StatusOr<int> TorchGoldenGenerate(const GoldenOptions& options, const GlobalOpti
 StatusOr<int> TorchGoldenVerify(const GoldenOptions& options, const GlobalOptions& global);
 StatusOr<int> TorchList(const ListOptions& options, const GlobalOptions& global);
 StatusOr<int> TorchEnv(const EnvRequest& request, const GlobalOptions& global);
+StatusOr<BisectOutcome> TorchBisect(const RunRequest& request, const BisectRequest& bisect,
+                                    const GlobalOptions& global, WorkerEntry entry);
 StatusOr<int> TorchWorker(const WorkerOptions& options, const GlobalOptions& global);
 
 }  // namespace harness::cli

@@ -33,7 +33,8 @@ std::string FindingsTable(const ReportModel& m, const std::string& id,
         << NumCell(f.candidate, FindingValue(m, f, false)) << "<td class=\"num"
         << (std::isfinite(f.ratio) ? (regression ? " worse" : " better") : "") << "\" data-sort=\""
         << SortKey(f.ratio) << "\">" << FormatChange(f.ratio) << "</td><td>" << Esc(BlamedOps(f))
-        << "</td><td class=\"msg\">" << Esc(f.detail) << "</td></tr>";
+        << "</td><td class=\"msg\">" << Esc(f.detail)
+        << (f.cause.empty() ? std::string() : "<br><b>bisect:</b> " + Esc(f.cause)) << "</td></tr>";
   }
   out << "</tbody></table>";
   return out.str();

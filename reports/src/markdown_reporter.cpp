@@ -81,6 +81,17 @@ void TopRegressions(const ReportModel& m, std::ostringstream& out) {
   if (regs.size() > kTopRows)
     out << "\n…and " << regs.size() - kTopRows << " more (see index.html).\n";
   out << "\n";
+  // What a bisect established about these findings, one line each.
+  bool heading = false;
+  for (size_t i = 0; i < regs.size() && i < kTopRows; ++i) {
+    const harness::Finding& f = regs[i];
+    if (f.cause.empty()) continue;
+    if (!heading) out << "Causes found by `bisect`:\n\n";
+    heading = true;
+    out << "- " << Cell(f.suite + "/" + f.case_id) << " " << harness::FindingKindName(f.kind) << ": "
+        << Cell(f.cause) << "\n";
+  }
+  if (heading) out << "\n";
 }
 
 void Failures(const ReportModel& m, std::ostringstream& out) {

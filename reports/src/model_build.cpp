@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 
+#include "harness/detect/attribution.h"
 #include "harness/store/store_queries.h"
 #include "model_charts.h"
 #include "reports/report_model.h"
@@ -212,6 +213,8 @@ StatusOr<ReportModel> BuildReportModel(harness::Store& store, int64_t run_id,
     // The same run-to-run noise floor as `run` and `compare` judge with.
     if (harness::Status s = harness::AttachWallNoise(store, &*base); !s.ok()) return s;
     m.comparison = harness::CompareRuns(*base, cand, options.thresholds);
+    SPYRE_ASSIGN_OR_RETURN(const auto causes, harness::ReadAttributions(store, run_id));
+    harness::AttachAttributions(causes, &*m.comparison);
     m.attribution = harness::Attribution(*m.comparison);
     for (const auto* list : {&m.comparison->regressions, &m.comparison->improvements}) {
       for (const harness::Finding& f : *list) {

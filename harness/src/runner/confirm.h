@@ -37,6 +37,9 @@
 
 namespace harness::runner_internal {
 
+// The command line of a worker of `plan` with `threads` libtorch threads.
+std::vector<std::string> WorkerArgv(const RunPlan& plan, int threads);
+
 struct ConfirmOutcome {
   int suspects = 0;
   int rounds = 0;  // fresh processes per side for the longest-running case

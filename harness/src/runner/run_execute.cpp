@@ -42,20 +42,6 @@ nlohmann::json OptionsJson(const RunPlan& plan, int threads) {
           {"cases", plan.items.size()}};
 }
 
-std::vector<std::string> WorkerArgv(const RunPlan& plan, int threads) {
-  const RunRequest& r = plan.request;
-  std::vector<std::string> argv = {r.worker_exe, "__worker", "--suites", r.suites_dir,
-                                   "--golden", r.golden_dir, "--threads", std::to_string(threads)};
-  if (r.warmup >= 0) argv.insert(argv.end(), {"--warmup", std::to_string(r.warmup)});
-  if (r.repeat >= 0) argv.insert(argv.end(), {"--repeat", std::to_string(r.repeat)});
-  if (r.min_sample_us >= 0) {
-    char buf[32];
-    std::snprintf(buf, sizeof(buf), "%.17g", r.min_sample_us);
-    argv.insert(argv.end(), {"--min-sample-us", buf});
-  }
-  return argv;
-}
-
 // A named baseline (run id, label:NAME) that does not exist, or a malformed
 // spec, fails before anything runs; "auto" and "none" cannot fail.
 Status CheckBaselineExists(Store& store, const std::string& baseline) {
@@ -214,7 +200,7 @@ StatusOr<RunSummary> ExecuteRun(const RunPlan& plan, RunListener* listener) {
   summary.run_id = run_id;
 
   SupervisorOptions options;
-  options.worker_argv = WorkerArgv(plan, threads);
+  options.worker_argv = runner_internal::WorkerArgv(plan, threads);
   options.jobs = plan.jobs;
   options.expected_threads = threads;
   // Timing rounds first, kept in memory: the main pass records each case
@@ -339,7 +325,7 @@ StatusOr<RunSummary> ConfirmRecordedRun(const RunPlan& plan, RunListener* listen
                            "); its verdict is judged again as recorded";
   } else {
     SupervisorOptions options;
-    options.worker_argv = WorkerArgv(plan, threads);
+    options.worker_argv = runner_internal::WorkerArgv(plan, threads);
     options.jobs = 1;
     options.expected_threads = threads;
     for (const auto& [k, val] : *own) {
@@ -374,3 +360,21 @@ StatusOr<RunSummary> ConfirmRecordedRun(const RunPlan& plan, RunListener* listen
 }
 
 }  // namespace harness
+
+namespace harness::runner_internal {
+
+std::vector<std::string> WorkerArgv(const RunPlan& plan, int threads) {
+  const RunRequest& r = plan.request;
+  std::vector<std::string> argv = {r.worker_exe, "__worker", "--suites", r.suites_dir,
+                                   "--golden", r.golden_dir, "--threads", std::to_string(threads)};
+  if (r.warmup >= 0) argv.insert(argv.end(), {"--warmup", std::to_string(r.warmup)});
+  if (r.repeat >= 0) argv.insert(argv.end(), {"--repeat", std::to_string(r.repeat)});
+  if (r.min_sample_us >= 0) {
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "%.17g", r.min_sample_us);
+    argv.insert(argv.end(), {"--min-sample-us", buf});
+  }
+  return argv;
+}
+
+}  // namespace harness::runner_internal
