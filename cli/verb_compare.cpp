@@ -9,12 +9,13 @@
 #include "harness/store/store_queries.h"
 #include "harness/detect/history.h"
 #include "harness/store/store.h"
+#include "harness/store/store_history.h"
 
 namespace harness::cli {
 namespace {
 
 struct CompareRefs {
-  std::string baseline = "~1";
+  std::string baseline;  // empty: the one the candidate was judged against, else `auto`
   std::string candidate = "latest";
   bool json = false;
 };
@@ -23,6 +24,7 @@ struct CompareOptions {
   int64_t baseline = 0;
   int64_t candidate = 0;
   bool json = false;
+  std::string baseline_reason;  // set when the baseline was not named
 };
 
 StatusOr<int> RunCompare(const CompareOptions& o, Store* opened);
@@ -31,10 +33,27 @@ StatusOr<int> RunCompareRefs(const CompareRefs& refs, const GlobalOptions& globa
   SPYRE_ASSIGN_OR_RETURN(auto store, Store::Open(global.db, Store::Mode::kReadOnly));
   CompareOptions o;
   o.json = refs.json;
-  SPYRE_ASSIGN_OR_RETURN(auto base, ResolveRunRef(*store, refs.baseline, "--baseline"));
   SPYRE_ASSIGN_OR_RETURN(auto cand, ResolveRunRef(*store, refs.candidate, "--candidate"));
-  o.baseline = base;
   o.candidate = cand;
+  if (!refs.baseline.empty()) {
+    SPYRE_ASSIGN_OR_RETURN(o.baseline, ResolveRunRef(*store, refs.baseline, "--baseline"));
+  } else {
+    // Not named: what the candidate was judged against, else the baseline
+    // `run` would choose for it (the same suite, never another's).
+    SPYRE_ASSIGN_OR_RETURN(const auto recorded, RecordedBaselineRun(*store, cand));
+    if (recorded) {
+      o.baseline = *recorded;
+      o.baseline_reason = "the run " + std::to_string(cand) + " was judged against";
+    } else {
+      SPYRE_ASSIGN_OR_RETURN(const BaselineChoice choice, ChooseBaseline(*store, "auto", cand));
+      if (!choice.run_id) {
+        return NotFound("run " + std::to_string(cand) + " has no baseline to compare with (" + choice.reason +
+                        "): name one with --baseline RUN");
+      }
+      o.baseline = *choice.run_id;
+      o.baseline_reason = choice.reason;
+    }
+  }
   return RunCompare(o, store.get());
 }
 
@@ -73,6 +92,7 @@ StatusOr<int> RunCompare(const CompareOptions& o, Store* opened) {
     j["shared_cases"] = shared;
     std::cout << j.dump(2) << "\n";
   } else {
+    if (!o.baseline_reason.empty()) std::cout << "baseline: run " << o.baseline << ", " << o.baseline_reason << "\n";
     std::cout << FormatComparison(c);
     std::cout << "regressions: " << c.regressions.size() << " (baseline run " << o.baseline;
     if (!complete) std::cout << "; candidate " << cand_state.Verdict() << ", recorded cases only";
@@ -91,8 +111,8 @@ void AddCompareVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
   auto opts = std::make_shared<CompareRefs>();
   CLI::App* cmd = app.add_subcommand("compare", "regressions and improvements between two runs");
   cmd->add_option("--baseline", opts->baseline,
-                  "baseline run: an id, latest, ~N (N runs before the newest) or label:NAME")
-      ->capture_default_str();
+                  "baseline run: an id, latest, ~N (N runs before the newest) or label:NAME (default: the "
+                  "run the candidate was judged against, else the one `run` would choose)");
   cmd->add_option("--candidate", opts->candidate, "candidate run (same forms as --baseline)")
       ->capture_default_str();
   cmd->add_flag("--json", opts->json, "one JSON document on stdout");

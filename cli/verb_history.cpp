@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "cli.h"
+#include "harness/detect/changepoint.h"
 #include "harness/detect/history.h"
 #include "harness/human_format.h"
 #include "harness/store/store.h"
@@ -124,7 +125,19 @@ StatusOr<int> RunHistory(const HistoryOptions& o, const GlobalOptions& global) {
     }
     std::cout << (changes.empty() ? ", no upstream change at that run" : ", with " + changes) << "\n";
   }
-  std::cout << "change points: " << shifts.size() << "\n";
+  std::cout << "change points: " << shifts.size();
+  if (shifts.empty()) {
+    // Zero means something only over enough runs: say how many there are.
+    SPYRE_ASSIGN_OR_RETURN(const int64_t runs, CompletedRunsOfSuite(reader, o.suite));
+    std::cout << " over " << Plural(runs, "completed run") << " of " << o.suite;
+    const int64_t kMinRunsPerSide = static_cast<int64_t>(ChangePointOptions().min_segment);
+    if (runs < 2 * kMinRunsPerSide) {
+      std::cout << " (a change point needs at least " << kMinRunsPerSide << " runs on each side of it, "
+                << 2 * kMinRunsPerSide << " in all: " << (2 * kMinRunsPerSide - runs)
+                << " more run(s) before one can be found)";
+    }
+  }
+  std::cout << "\n";
   return 0;
 }
 

@@ -101,7 +101,7 @@ std::string HtmlEnvironment(const ReportModel& m) {
     for (const harness::EnvChange& e : m.comparison->env_diff) {
       out << "<tr" << (e.upstream ? " class=\"upstream\"" : "") << "><td>" << Esc(e.component)
           << "</td><td>" << Esc(EnvValue(e.baseline)) << "</td><td>" << Esc(EnvValue(e.candidate))
-          << "</td><td>" << (e.upstream ? "upstream change" : "host") << "</td></tr>";
+          << "</td><td>" << harness::EnvChangeKind(e.component) << "</td></tr>";
     }
     out << "</tbody></table>";
   }

@@ -53,15 +53,15 @@ void UpstreamChanges(const ReportModel& m, std::ostringstream& out) {
   for (const harness::EnvChange& e : m.comparison->env_diff) {
     if (!e.upstream) continue;
     rows << "| " << Cell(e.component) << " | " << Cell(internal::EnvValue(e.baseline)) << " | "
-         << Cell(internal::EnvValue(e.candidate)) << " |\n";
+         << Cell(internal::EnvValue(e.candidate)) << " | " << harness::EnvChangeKind(e.component) << " |\n";
     ++n;
   }
-  out << "### Upstream changes\n\n";
+  out << "### What changed\n\n";
   if (n == 0) {
-    out << "None since the baseline.\n\n";
+    out << "Nothing upstream, in the device, its settings or the test's inputs since the baseline.\n\n";
     return;
   }
-  out << "| component | baseline | candidate |\n|---|---|---|\n" << rows.str() << "\n";
+  out << "| component | baseline | candidate | kind |\n|---|---|---|---|\n" << rows.str() << "\n";
   if (!m.attribution.empty()) out << Cell(m.attribution) << ".\n\n";
 }
 

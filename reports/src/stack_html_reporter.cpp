@@ -70,7 +70,7 @@ std::string Changes(const StackMatrix& m) {
       out << "<tr" << (e.upstream ? " class=\"upstream\"" : "") << "><td>" << Esc(e.component)
           << "</td><td>" << Esc(harness::EnvValueText(e.baseline)) << "</td><td>"
           << Esc(harness::EnvValueText(e.candidate)) << "</td><td>"
-          << (e.upstream ? "upstream change" : "host") << "</td></tr>";
+          << harness::EnvChangeKind(e.component) << "</td></tr>";
     }
     out << "</tbody></table>";
   }

@@ -36,6 +36,10 @@ at::Tensor TimedRuns(const harness::SuiteSpec& suite, const harness::ExecOptions
                      CaseResult* r) {
   at::Tensor out;
   harness::TakeWallSamples(harness::SamplingFor(suite, options), [&] { out = fn(); }, r);
+  // The traced run's peak device memory must not include the timed runs'
+  // last output, still held here: a parity run has none, and the two modes
+  // would report different peaks for the same case.
+  out = at::Tensor();
   FillProfile(ProfileOnDevice([&] { out = fn(); }), r);
   return out;
 }

@@ -39,6 +39,7 @@ std::string WhyNot(const std::string& component) {
   if (component == "os") return "the operating system of this machine";
   if (component == "cpu") return "another machine: run the two configurations on one host";
   if (component.rfind("tag:", 0) == 0) return "a label given to the run, not a setting";
+  if (component == "suite_files") return "the suite file as it is now is the candidate's; the baseline's text is not kept";
   return "not a setting a worker can take";
 }
 

@@ -10,6 +10,10 @@
 namespace harness {
 namespace {
 
+// Inputs of the test itself: a changed suite file or golden file changes
+// what is measured, and may be named as the cause as an upstream change is.
+bool IsTestInput(const std::string& component) { return component == "suite_files" || component == "golden"; }
+
 // Components upstream of the device under test: a change here is what a
 // finding is attributed to. os/cpu/threads are host facts, listed but not
 // blamed first.
@@ -18,7 +22,7 @@ bool IsUpstream(const std::string& component) {
                                                   "compiler",  "libc",    "device",
                                                   "spyre_emu", "profile", "rounding", "cores",
                                                   "faults",    "harness"};
-  return kUpstream.count(component) != 0 || component.rfind("tag:", 0) == 0;
+  return kUpstream.count(component) != 0 || component.rfind("tag:", 0) == 0 || IsTestInput(component);
 }
 
 std::string Describe(const nlohmann::json& v) {
@@ -79,6 +83,30 @@ std::vector<EnvChange> DiffEnvironments(const nlohmann::json& a, const nlohmann:
     return a.is_object() && b.is_object() && a.value(k, nlohmann::json()) == b.value(k, nlohmann::json());
   };
   if (!same("libtorch")) keys.erase("libtorch_package");
+  // Suite-file digests: a run recorded before they were is not a change.
+  const auto has = [](const nlohmann::json& j, const char* k) { return j.is_object() && j.contains(k); };
+  if (has(a, "suite_files") && has(b, "suite_files")) {
+    keys.erase("suite_files");
+    std::set<std::string> suites;
+    for (const auto* j : {&a, &b}) {
+      if ((*j)["suite_files"].is_object()) {
+        for (const auto& [k, v] : (*j)["suite_files"].items()) suites.insert(k);
+      }
+    }
+    for (const std::string& suite : suites) {
+      const auto digest = [&](const nlohmann::json& j) {
+        return j["suite_files"].is_object() && j["suite_files"].contains(suite)
+                   ? Describe(j["suite_files"][suite])
+                   : std::string("(none)");
+      };
+      // A suite only one run ran is not a changed file.
+      if (digest(a) != digest(b) && digest(a) != "(none)" && digest(b) != "(none)") {
+        out.push_back({"suite_files", suite + " " + digest(a), suite + " " + digest(b), true});
+      }
+    }
+  } else {
+    keys.erase("suite_files");
+  }
   for (const std::string& k : keys) {
     nlohmann::json va = a.is_object() && a.contains(k) ? a[k] : nlohmann::json();
     nlohmann::json vb = b.is_object() && b.contains(k) ? b[k] : nlohmann::json();
@@ -154,6 +182,19 @@ std::optional<std::map<std::string, std::string>> BaselineWorkerSettings(
   // would override the baseline's faults.
   settings["SPYRE_REGRESS_INJECT"] = settings["SPYRE_EMU_FAULTS"];
   return settings;
+}
+
+const char* EnvChangeKind(const std::string& component) {
+  static const std::set<std::string> kUpstream = {"libtorch", "libtorch_package", "blas", "compiler", "libc"};
+  static const std::set<std::string> kSetting = {"profile", "rounding", "cores"};
+  if (kUpstream.count(component) > 0) return "upstream change";
+  if (component == "device" || component == "spyre_emu") return "device under test";
+  if (kSetting.count(component) > 0) return "emulator setting";
+  if (component == "faults") return "injected fault";
+  if (IsTestInput(component)) return "test input";
+  if (component == "harness") return "harness";
+  if (component.rfind("tag:", 0) == 0) return "tag";
+  return "host";
 }
 
 std::string Attribution(const Comparison& c) {

@@ -47,8 +47,9 @@ std::string FormatComparison(const Comparison& c, size_t max_rows) {
   } else {
     out << "environment changes:\n";
     for (const EnvChange& e : c.env_diff) {
+      const std::string kind = EnvChangeKind(e.component);
       out << "  " << (e.upstream ? "* " : "  ") << e.component << ": " << EnvValueText(e.baseline)
-          << " -> " << EnvValueText(e.candidate) << "\n";
+          << " -> " << EnvValueText(e.candidate) << (kind == "host" ? "" : " (" + kind + ")") << "\n";
     }
   }
   std::string why = Attribution(c);

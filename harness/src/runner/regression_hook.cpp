@@ -1,7 +1,11 @@
 // The seam between the runner and regression detection: after a completed
 // run, resolve the baseline, judge the two runs, store the findings
 // (v_regressions) and hand them back for the summary.
+#include <algorithm>
+#include <set>
+
 #include "harness/detect/history.h"
+#include "harness/detect/recorded_findings.h"
 #include "harness/runner/regression_hook.h"
 
 namespace harness {
@@ -18,20 +22,22 @@ StatusOr<BaselineOutcome> DetectRegressionsForRun(Store& store, int64_t run_id,
   SPYRE_ASSIGN_OR_RETURN(auto base, LoadRunRecord(store, **chosen));
   SPYRE_RETURN_IF_ERROR(AttachWallNoise(store, &base));
   SPYRE_ASSIGN_OR_RETURN(auto cand, LoadRunRecord(store, run_id));
+  // A baseline sharing no case would give "regressions: 0" for nothing
+  // compared (a named baseline of another suite; `run` refuses it before
+  // it starts, `merge --baseline` here).
+  std::set<std::pair<std::string, std::string>> base_cases;
+  for (const CaseResult& r : base.cases) base_cases.emplace(r.suite, r.case_id);
+  const bool shared = std::any_of(cand.cases.begin(), cand.cases.end(), [&](const CaseResult& r) {
+    return base_cases.count({r.suite, r.case_id}) > 0;
+  });
+  if (!shared && !cand.cases.empty()) {
+    return InvalidInput("--baseline " + baseline + " (run " + std::to_string(**chosen) + ", " + base.suite +
+                        ") shares no case with run " + std::to_string(run_id) + " (" + cand.suite +
+                        "), so nothing was compared: pick a baseline of the same suite");
+  }
   Comparison comparison = CompareRuns(base, cand, thresholds);
   std::vector<RegressionRow> rows;
-  for (const Finding& f : comparison.regressions) {
-    RegressionRow row;
-    row.suite = f.suite;
-    row.case_name = f.case_id;
-    row.kind = FindingKindName(f.kind);
-    row.metric = f.metric;
-    row.detail = f.detail;
-    row.baseline_value = f.baseline;
-    row.candidate_value = f.candidate;
-    row.ratio = f.ratio;
-    rows.push_back(std::move(row));
-  }
+  for (const Finding& f : comparison.regressions) rows.push_back(RegressionRowOf(f));
   SPYRE_RETURN_IF_ERROR(store.RecordRegressions(run_id, **chosen, rows));
   SPYRE_RETURN_IF_ERROR(store.RecordBaselineChoice(run_id, **chosen));
   outcome.baseline_run_id = **chosen;

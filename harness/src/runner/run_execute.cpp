@@ -2,6 +2,8 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <fstream>
+#include <sstream>
 #include <cstdio>
 #include <set>
 #include <thread>
@@ -9,6 +11,8 @@
 #include "harness/detect/history.h"
 #include "harness/env.h"
 #include "harness/runner/run.h"
+#include "harness/sha256.h"
+#include "harness/store/store_queries.h"
 #include "runner/confirm.h"
 #include "runner/timing_rounds.h"
 #include "runner/zygote.h"
@@ -42,12 +46,45 @@ nlohmann::json OptionsJson(const RunPlan& plan, int threads) {
           {"cases", plan.items.size()}};
 }
 
+// Each suite's file by its contents ("sha256 0123456789ab"): a suite file
+// edited between two runs is a change of what was tested, named in the
+// comparison as an upstream change is.
+nlohmann::json SuiteFileDigests(const RunPlan& plan) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const SuiteSpec& suite : plan.suites) {
+    std::ifstream in(suite.path, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    out[suite.name] = in.is_open() ? "sha256 " + Sha256Hex(text.str()).substr(0, 12) : std::string("(unreadable)");
+  }
+  return out;
+}
+
 // A named baseline (run id, label:NAME) that does not exist, or a malformed
-// spec, fails before anything runs; "auto" and "none" cannot fail.
-Status CheckBaselineExists(Store& store, const std::string& baseline) {
+// spec, or one that shares no planned case (a run of another suite: there
+// would be nothing to compare, and "regressions: 0" would be a false word),
+// fails before anything runs; "auto" and "none" cannot fail.
+Status CheckBaselineExists(Store& store, const std::string& baseline, const RunPlan& plan) {
   if (baseline == "auto" || baseline == "none") return Status::Ok();
-  StatusOr<std::optional<int64_t>> chosen = ResolveBaseline(store, baseline, 0);
-  return chosen.ok() ? Status::Ok() : chosen.status();
+  SPYRE_ASSIGN_OR_RETURN(const std::optional<int64_t> chosen, ResolveBaseline(store, baseline, 0));
+  if (!chosen) return Status::Ok();
+  SPYRE_ASSIGN_OR_RETURN(const std::vector<std::string> keys, RunCaseKeys(store, *chosen));
+  const std::set<std::string> recorded(keys.begin(), keys.end());
+  std::set<std::string> planned_suites;
+  for (const WorkItem& item : plan.items) {
+    if (recorded.count(item.suite + "/" + item.case_id) > 0) return Status::Ok();
+    planned_suites.insert(item.suite);
+  }
+  std::set<std::string> baseline_suites;
+  for (const std::string& k : keys) baseline_suites.insert(k.substr(0, k.find('/')));
+  const auto join = [](const std::set<std::string>& names) {
+    std::string s;
+    for (const std::string& n : names) s += (s.empty() ? "" : ",") + n;
+    return s.empty() ? std::string("no case") : s;
+  };
+  return InvalidInput("--baseline " + baseline + " (run " + std::to_string(*chosen) + ": " +
+                      join(baseline_suites) + ") shares no case with this run (" + join(planned_suites) +
+                      "), so there would be nothing to compare: pick a baseline of the same suite");
 }
 
 // Rounds 1..N-1 of `run --rounds N` (runner/timing_rounds.h). One worker at
@@ -173,10 +210,11 @@ StatusOr<RunSummary> ExecuteRun(const RunPlan& plan, RunListener* listener) {
   SPYRE_ASSIGN_OR_RETURN(const int threads, ConfigureThreads(per_worker));
   SPYRE_ASSIGN_OR_RETURN(nlohmann::json env, CollectFingerprint(r.tags));
   env["jobs"] = plan.jobs;
+  env["suite_files"] = SuiteFileDigests(plan);
 
   SPYRE_ASSIGN_OR_RETURN(const std::unique_ptr<Store> opened, Store::Open(r.db));
   Store& store = *opened;
-  SPYRE_RETURN_IF_ERROR(CheckBaselineExists(store, r.baseline));
+  SPYRE_RETURN_IF_ERROR(CheckBaselineExists(store, r.baseline, plan));
 
   RunSummary summary;
   summary.suite = plan.suite_key;
@@ -290,7 +328,7 @@ StatusOr<RunSummary> ConfirmRecordedRun(const RunPlan& plan, RunListener* listen
   const auto start = std::chrono::steady_clock::now();
   SPYRE_ASSIGN_OR_RETURN(const std::unique_ptr<Store> opened, Store::Open(r.db));
   Store& store = *opened;
-  SPYRE_RETURN_IF_ERROR(CheckBaselineExists(store, r.baseline));
+  SPYRE_RETURN_IF_ERROR(CheckBaselineExists(store, r.baseline, plan));
   SPYRE_ASSIGN_OR_RETURN(RunRecord run, LoadRunRecord(store, r.confirm_run));
   SPYRE_ASSIGN_OR_RETURN(const int threads, ConfigureThreads(r.threads > 0 ? r.threads : 1));
   SPYRE_ASSIGN_OR_RETURN(nlohmann::json here, CollectFingerprint(r.tags));

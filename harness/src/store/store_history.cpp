@@ -60,6 +60,14 @@ std::string FaultsOf(const std::string& env_json) {
   return b == std::string::npos ? "" : f.substr(b, e - b + 1);
 }
 
+// The latency mode a run was planned with (run --latency): "marked"
+// when the options do not say (runs recorded before it was an option).
+std::string LatencyModeOf(const std::string& options_json) {
+  nlohmann::json j = nlohmann::json::parse(options_json, nullptr, false);
+  if (!j.is_object() || !j.contains("latency") || !j["latency"].is_string()) return "marked";
+  return j["latency"].get<std::string>();
+}
+
 // Why run `id` cannot be a baseline although it completed: cases it planned
 // are missing (a partial run would make the candidate's missing cases look
 // new and its verdicts rest on fewer cases than the suite has); "" when it
@@ -369,9 +377,11 @@ StatusOr<BaselineChoice> ChooseBaseline(Store& store, const std::string& spec, i
   // auto: the same suite set, earlier, completed with every planned case,
   // sharing a case, with no injected faults and no harness errors (a case that errored, crashed or
   // timed out, or no case passing): a slowed or broken baseline would make
-  // a healthy candidate look fine or an unchanged one look better. The same
-  // CPU model is preferred.
-  Stmt cand(db, "SELECT suite, started_at, env_json FROM runs WHERE id = ?");
+  // a healthy candidate look fine or an unchanged one look better. Among
+  // those, the same latency mode is preferred (a parity run times nothing,
+  // so a timed candidate judged against it has no latency verdict), then
+  // the same CPU model, then the newest.
+  Stmt cand(db, "SELECT suite, started_at, env_json, options_json FROM runs WHERE id = ?");
   cand.Bind(1, candidate);
   int rc = cand.Step();
   if (rc == SQLITE_DONE)
@@ -379,11 +389,13 @@ StatusOr<BaselineChoice> ChooseBaseline(Store& store, const std::string& spec, i
   if (rc != SQLITE_ROW) return QueryError(db, rc, "reading the candidate run");
   std::string suite = cand.Text(0), started = cand.Text(1), cpu = CpuOf(cand.Text(2));
   const std::string own_faults = FaultsOf(cand.Text(2));
+  const std::string own_mode = LatencyModeOf(cand.Text(3));
   Stmt s(db,
          "SELECT b.id, b.env_json,"
          " (SELECT count(*) FROM results e WHERE e.run_id = b.id AND e.status IN ('error', "
          "'crashed', 'timeout')),"
-         " (SELECT count(*) FROM results p WHERE p.run_id = b.id AND p.status = 'passed')"
+         " (SELECT count(*) FROM results p WHERE p.run_id = b.id AND p.status = 'passed'),"
+         " b.options_json"
          " FROM runs b WHERE b.suite = ?1 AND b.status = 'completed' AND b.id <> ?2"
          " AND (b.started_at < ?3 OR (b.started_at = ?3 AND b.id < ?2))"
          " AND EXISTS (SELECT 1 FROM results x JOIN results y ON y.suite = x.suite AND y.case_name "
@@ -391,8 +403,12 @@ StatusOr<BaselineChoice> ChooseBaseline(Store& store, const std::string& spec, i
          "             WHERE x.run_id = b.id AND y.run_id = ?2)"
          " ORDER BY b.started_at DESC, b.id DESC LIMIT 50");
   s.Bind(1, suite).Bind(2, candidate).Bind(3, started);
-  std::optional<int64_t> first;
-  std::string first_faults, chosen_faults;
+  struct Eligible {
+    int64_t id;
+    std::string faults, mode;
+    bool same_cpu;
+  };
+  std::vector<Eligible> eligible;
   std::vector<std::string> skipped;
   while ((rc = s.Step()) == SQLITE_ROW) {
     const int64_t id = s.Int(0);
@@ -413,32 +429,39 @@ StatusOr<BaselineChoice> ChooseBaseline(Store& store, const std::string& spec, i
       if (skipped.size() < 3) skipped.push_back("run " + std::to_string(id) + ": " + why);
       continue;
     }
-    if (!first) {
-      first = id;
-      first_faults = faults;
-    }
-    if (CpuOf(s.Text(1)) == cpu) {
-      choice.run_id = id;
-      chosen_faults = faults;
-      break;
-    }
+    eligible.push_back({id, faults, LatencyModeOf(s.Text(4)), CpuOf(s.Text(1)) == cpu});
   }
-  if (rc != SQLITE_DONE && rc != SQLITE_ROW) return QueryError(db, rc, "choosing a baseline");
-  if (!choice.run_id) {
-    choice.run_id = first;
-    chosen_faults = first_faults;
+  if (rc != SQLITE_DONE) return QueryError(db, rc, "choosing a baseline");
+  // Newest first within each preference: same mode and CPU, same mode,
+  // same CPU, any.
+  const Eligible* chosen = nullptr;
+  for (int want = 0; want < 4 && chosen == nullptr; ++want) {
+    for (const Eligible& e : eligible) {
+      const bool mode = e.mode == own_mode, cpu_ok = e.same_cpu;
+      if ((want == 0 && mode && cpu_ok) || (want == 1 && mode) || (want == 2 && cpu_ok) || want == 3) {
+        chosen = &e;
+        break;
+      }
+    }
   }
   std::string skipped_text;
   for (const std::string& x : skipped) skipped_text += (skipped_text.empty() ? "" : "; ") + x;
-  if (!choice.run_id) {
+  if (chosen == nullptr) {
     choice.reason = "no completed run of " + suite + " without injected faults or harness errors";
   } else {
+    choice.run_id = chosen->id;
     // A candidate with faults is compared like for like when it can be.
     choice.reason = "the latest completed run of " + suite + " with " +
-                    (chosen_faults.empty() ? std::string("no injected faults")
-                                           : "the same injected faults '" + chosen_faults + "'") +
+                    (chosen->faults.empty() ? std::string("no injected faults")
+                                            : "the same injected faults '" + chosen->faults + "'") +
                     " and no harness errors";
-    if (first && *first != *choice.run_id) choice.reason += ", on the same CPU model";
+    const bool newest = chosen == &eligible.front();
+    if (chosen->mode != own_mode) {
+      choice.reason += ", in latency mode '" + chosen->mode + "' (none was run with '" + own_mode + "')";
+    } else if (!newest) {
+      choice.reason += ", with the same latency mode";
+    }
+    if (!newest && chosen->same_cpu && !eligible.front().same_cpu) choice.reason += ", on the same CPU model";
   }
   if (!skipped_text.empty()) choice.reason += " (passed over " + skipped_text + ")";
   return choice;

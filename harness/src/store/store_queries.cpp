@@ -99,10 +99,13 @@ StatusOr<std::optional<RunView>> ReadRunView(Store& store, int64_t run_id) {
 
 StatusOr<std::optional<int64_t>> RecordedBaselineRun(Store& store, int64_t run_id) {
   sqlite3* db = Access::Db(store);
-  Stmt s(db, "SELECT baseline_run_id FROM v_regressions WHERE run_id = ? LIMIT 1");
+  // The findings name it; a run judged with no finding has it in its options.
+  Stmt s(db, "SELECT coalesce((SELECT baseline_run_id FROM regressions WHERE run_id = ?1 LIMIT 1),"
+             " (SELECT json_extract(options_json, '$.baseline_run_id') FROM runs WHERE id = ?1"
+             "  AND json_valid(options_json)))");
   if (s.rc() != SQLITE_OK) return ReadError(db, kReport);
   s.Bind(1, run_id);
-  if (s.Step() != SQLITE_ROW) return std::optional<int64_t>();
+  if (s.Step() != SQLITE_ROW || s.IsNull(0) || s.Int(0) <= 0) return std::optional<int64_t>();
   return std::optional<int64_t>(s.Int(0));
 }
 
@@ -158,6 +161,26 @@ StatusOr<std::vector<std::string>> CasesWithResults(Store& store, const std::str
   return Names(store, "SELECT DISTINCT case_name FROM results WHERE suite = ?1", &suite);
 }
 
+StatusOr<int64_t> CompletedRunsOfSuite(Store& store, const std::string& suite) {
+  sqlite3* db = Access::Db(store);
+  Stmt s(db, "SELECT count(*) FROM runs WHERE status = 'completed'"
+             " AND EXISTS (SELECT 1 FROM results x WHERE x.run_id = runs.id AND x.suite = ?1)");
+  s.Bind(1, suite);
+  if (int rc = s.Step(); rc != SQLITE_ROW) return ReadError(db, kHistory);
+  return s.Int(0);
+}
+
+StatusOr<std::vector<std::string>> RunCaseKeys(Store& store, int64_t run_id) {
+  sqlite3* db = Access::Db(store);
+  Stmt s(db, "SELECT DISTINCT suite || '/' || case_name FROM results WHERE run_id = ?1");
+  s.Bind(1, run_id);
+  std::vector<std::string> out;
+  int rc;
+  while ((rc = s.Step()) == SQLITE_ROW) out.push_back(s.Text(0));
+  if (rc != SQLITE_DONE) return ReadError(db, kRuns);
+  return out;
+}
+
 StatusOr<std::vector<std::string>> RecordedMetricNames(Store& store, const std::string& suite) {
   return Names(store,
                "SELECT m.name FROM metrics m JOIN results r ON r.id = m.result_id WHERE "
@@ -203,7 +226,7 @@ namespace harness {
 StatusOr<std::vector<RegressionRow>> ReadRegressions(Store& store, int64_t run_id) {
   sqlite3* db = store_internal::Access::Db(store);
   store_internal::Stmt s(db, "SELECT suite, case_name, kind, metric, baseline_value, candidate_value,"
-                             " ratio, detail FROM regressions WHERE run_id = ? ORDER BY id");
+                             " ratio, detail, finding_json FROM regressions WHERE run_id = ? ORDER BY id");
   s.Bind(1, run_id);
   std::vector<RegressionRow> out;
   int rc;
@@ -217,6 +240,7 @@ StatusOr<std::vector<RegressionRow>> ReadRegressions(Store& store, int64_t run_i
     r.candidate_value = s.Real(5);
     r.ratio = s.Real(6);
     r.detail = s.Text(7);
+    r.finding_json = s.Text(8);
     out.push_back(std::move(r));
   }
   if (rc != SQLITE_DONE) return IoError(std::string("reading the findings: ") + sqlite3_errmsg(db));

@@ -212,15 +212,24 @@ bool ModeledMoved(const CaseResult& base, const CaseResult& cand, const Threshol
 std::optional<std::map<std::string, std::string>> BaselineWorkerSettings(
     const nlohmann::json& baseline, const nlohmann::json& candidate);
 
-// Differences between two fingerprints, one entry per component.
+// Differences between two fingerprints, one entry per component. The
+// digests of the suite files ("suite_files") are compared only when both
+// runs recorded them.
 std::vector<EnvChange> DiffEnvironments(const nlohmann::json& baseline, const nlohmann::json& candidate);
+
+// What kind of change a component's is, as reports label it: "upstream
+// change" (libtorch, BLAS, compiler, C library), "device under test" (the
+// device library, the emulator's version), "emulator setting" (profile,
+// rounding, cores), "injected fault", "test input" (suite files, golden
+// files), "harness", "tag" or "host".
+const char* EnvChangeKind(const std::string& component);
 
 // Compares the cases the two runs share (by suite and case id).
 Comparison CompareRuns(const RunRecord& baseline, const RunRecord& candidate, const Thresholds& thresholds);
 
-// The sentence that attributes findings to upstream changes, e.g.
-// "appeared with blas OpenBLAS 0.3.21 -> reference"; empty when no upstream
-// component changed.
+// The sentence that attributes findings to upstream changes and changed
+// test inputs, e.g. "appeared with blas OpenBLAS 0.3.21 -> reference";
+// empty when neither changed.
 std::string Attribution(const Comparison& c);
 
 // One finding in one line, each figure once: "status: passed -> failed:
@@ -238,5 +247,7 @@ std::string FormatComparison(const Comparison& c, size_t max_rows = 50);
 
 // The JSON shape `compare --json` prints (docs/detection.md).
 nlohmann::json ToJson(const Comparison& c);
+// One finding as ToJson lists it.
+nlohmann::json FindingToJson(const Finding& f);
 
 }  // namespace harness

@@ -61,6 +61,12 @@ StatusOr<std::vector<std::string>> SuitesWithResults(Store& store);
 StatusOr<std::vector<std::string>> CasesWithResults(Store& store, const std::string& suite);
 StatusOr<std::vector<std::string>> RecordedMetricNames(Store& store, const std::string& suite);
 
+// How many completed runs recorded results of `suite`: the length of its history.
+StatusOr<int64_t> CompletedRunsOfSuite(Store& store, const std::string& suite);
+
+// "suite/case" of every result of run `run_id`: what a run shares with another.
+StatusOr<std::vector<std::string>> RunCaseKeys(Store& store, int64_t run_id);
+
 // For `report --stacks`: every value of the run tag `key` (the runs'
 // env_json "tags": {key: value}, set by `run --tag key=value`) among completed
 // runs, and every suite such a run recorded results for, the latest completed
