@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "harness/detect/attribution.h"
+#include "harness/detect/recorded_findings.h"
 #include "harness/store/store_queries.h"
 #include "model_charts.h"
 #include "reports/report_model.h"
@@ -213,6 +214,16 @@ StatusOr<ReportModel> BuildReportModel(harness::Store& store, int64_t run_id,
     // The same run-to-run noise floor as `run` and `compare` judge with.
     if (harness::Status s = harness::AttachWallNoise(store, &*base); !s.ok()) return s;
     m.comparison = harness::CompareRuns(*base, cand, options.thresholds);
+    if (recorded && *recorded == *base_id) {
+      // The run's own verdict, as it was given: judging again with today's
+      // thresholds could make the report disagree with the run's exit code.
+      SPYRE_ASSIGN_OR_RETURN(const auto rows, harness::ReadRegressions(store, run_id));
+      m.comparison->regressions.clear();
+      for (const harness::RegressionRow& r : rows) {
+        if (auto f = harness::FindingOfRow(r)) m.comparison->regressions.push_back(std::move(*f));
+      }
+      m.findings_recorded = true;
+    }
     SPYRE_ASSIGN_OR_RETURN(const auto causes, harness::ReadAttributions(store, run_id));
     harness::AttachAttributions(causes, &*m.comparison);
     m.attribution = harness::Attribution(*m.comparison);

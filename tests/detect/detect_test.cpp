@@ -157,7 +157,10 @@ TEST(DetectTest, EachKindIsFoundWithItsMetric) {
   cand.cases[4].peak_device_bytes += 128;
   cand.cases[5].extra["golden_digest"] = "bbbb";
   base.cases[5].extra["golden_digest"] = "aaaa";
-  auto c = harness::CompareRuns(base, cand, harness::Thresholds());
+  // Accuracy drift inside tolerance is a regression only when asked for.
+  auto strict = harness::Thresholds::FromJson({{"defaults", {{"accuracy_drift_fails", true}}}}, "test");
+  ASSERT_TRUE(strict.ok()) << strict.status().message();
+  auto c = harness::CompareRuns(base, cand, *strict);
   ASSERT_EQ(c.regressions.size(), 7u);
   std::map<std::string, std::vector<FindingKind>> by_case;
   for (const auto& f : c.regressions) by_case[f.case_id].push_back(f.kind);
@@ -181,6 +184,48 @@ TEST(DetectTest, EachKindIsFoundWithItsMetric) {
       EXPECT_DOUBLE_EQ(f.ratio, 6);
     }
   }
+}
+
+TEST(DetectTest, TheCpuReferencesOwnErrorIsNotTheDevicesAccuracy) {
+  EXPECT_FALSE(harness::IsAccuracyMetric("out0", "cpu_max_abs_err"));
+  EXPECT_FALSE(harness::IsAccuracyMetric("out0", "cpu_rel_l2"));
+  EXPECT_TRUE(harness::IsAccuracyMetric("out0", "max_abs_err"));
+  std::mt19937_64 rng(4);
+  auto base = MakeRun(1, {Case("mm", rng)});
+  base.cases[0].metrics = {{"out0", "cpu_max_abs_err", 1e-6, NAN, false}, {"out0", "max_abs_err", 1e-3, NAN, false}};
+  auto cand = base;
+  cand.run_id = 2;
+  cand.cases[0].status = CaseStatus::kFailed;  // so that a drift would be a regression, not a note
+  base.cases[0].status = CaseStatus::kFailed;
+  cand.cases[0].metrics[0].value = 1e-3;  // the CPU reference moved (another BLAS): 1000x
+  const auto c = harness::CompareRuns(base, cand, harness::Thresholds());
+  EXPECT_TRUE(c.regressions.empty()) << harness::FormatComparison(c);
+  EXPECT_TRUE(c.notes.empty()) << harness::FormatComparison(c);
+}
+
+TEST(DetectTest, AccuracyDriftInsideToleranceIsANoteUnlessAskedToFail) {
+  std::mt19937_64 rng(3);
+  auto base = MakeRun(1, {Case("acc", rng), Case("broken", rng)});
+  auto cand = base;
+  cand.run_id = 2;
+  cand.cases[0].max_ulp = 6;  // worse, and the case still passes
+  cand.cases[1].max_ulp = 9;  // worse, and the case failed
+  cand.cases[1].status = CaseStatus::kFailed;
+  const auto c = harness::CompareRuns(base, cand, harness::Thresholds());
+  std::map<std::string, std::vector<FindingKind>> by_case;
+  for (const auto& f : c.regressions) by_case[f.case_id].push_back(f.kind);
+  EXPECT_EQ(by_case.count("acc"), 0u) << harness::FormatComparison(c);
+  EXPECT_EQ(by_case["broken"], (std::vector<FindingKind>{FindingKind::kStatus, FindingKind::kAccuracy}));
+  ASSERT_EQ(c.notes.size(), 1u) << harness::FormatComparison(c);
+  EXPECT_NE(c.notes[0].find("acc: max_ulp worsened"), std::string::npos) << c.notes[0];
+  EXPECT_NE(c.notes[0].find("still inside tolerance"), std::string::npos) << c.notes[0];
+  EXPECT_NE(c.notes[0].find("accuracy_drift_fails"), std::string::npos) << c.notes[0];
+  // A wrong type for the switch is an error naming the key.
+  auto bad = harness::Thresholds::FromJson({{"defaults", {{"accuracy_drift_fails", 1}}}}, "t.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("t.json: /defaults/accuracy_drift_fails: expected true or false"),
+            std::string::npos)
+      << bad.status().message();
 }
 
 TEST(DetectTest, SmallAccuracyAndModeledChangesAreNotFindings) {
@@ -694,8 +739,11 @@ TEST(DetectTest, TimingsAndCountsAmongTheMetricsAreNotAccuracy) {
   m[6].value = 20;
   m[7].value = 1.7;
   EXPECT_TRUE(harness::CompareRuns(base, cand, harness::Thresholds()).regressions.empty());
-  // Top-k overlap is higher-is-better: a drop is a regression.
+  // Top-k overlap is higher-is-better: a drop is a regression (the case
+  // failed: a drop inside tolerance would be a note).
   m[3].value = 0.6;
+  cand.cases[0].status = CaseStatus::kFailed;
+  base.cases[0].status = CaseStatus::kFailed;
   auto c = harness::CompareRuns(base, cand, harness::Thresholds());
   ASSERT_EQ(c.regressions.size(), 1u);
   EXPECT_EQ(c.regressions[0].metric, "logprobs/min_top_k_overlap");

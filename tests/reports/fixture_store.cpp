@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "harness/runner/regression_hook.h"
 #include "harness/store/store.h"
 
 namespace reports_test {
@@ -126,14 +127,11 @@ FixtureRuns BuildFixtureStore(const std::string& path) {
     if (run == 5) runs.baseline = *id;
     if (run == 8) runs.candidate = *id;
   }
-  // Detection's record of which baseline the candidate was judged against.
-  harness::RegressionRow row;
-  row.suite = "ops";
-  row.case_name = "mm/64x64";
-  row.kind = "modeled_latency";
-  row.metric = "modeled_us";
-  harness::Status s = (*store)->RecordRegressions(runs.candidate, runs.baseline, {row});
-  EXPECT_TRUE(s.ok()) << s.message();
+  // The candidate judged against the baseline and its findings recorded,
+  // as `run --baseline` does.
+  auto judged = harness::DetectRegressionsForRun(**store, runs.candidate, "decode,ops",
+                                                 std::to_string(runs.baseline));
+  EXPECT_TRUE(judged.ok()) << judged.status().message();
   return runs;
 }
 

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include <nlohmann/json.hpp>
 
@@ -175,6 +176,35 @@ TEST(ReportCliTest, CompareWarnsAboutARunThatDidNotCompleteAndRefusesAnUnrelated
   r = RunCli({"--db", dir.File("store.db"), "compare", "--baseline", "5", "--candidate", "6"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("share no case"), std::string::npos) << r.err;
+}
+
+// The report shows the findings the run recorded, not a new judgement
+// with the thresholds of the day: a thresholds file that would clear every
+// finding changes nothing in the report of an already judged run.
+TEST(ReportCliTest, TheReportShowsTheRecordedFindingsWhateverTheThresholdsSayToday) {
+  spyre_test::TempDir dir;
+  BuildFixtureStore(dir.File("store.db"));
+  auto before = RunCli({"--db", dir.File("store.db"), "report", "--out", dir.File("a")});
+  ASSERT_EQ(before.exit_code, 0) << before.err;
+  const auto a = nlohmann::json::parse(spyre_test::ReadFile(dir.File("a/report.json")));
+  ASSERT_FALSE(a["comparison"]["regressions"].empty());
+  {
+    std::ofstream lenient(dir.File("lenient.json"));
+    lenient << R"({"defaults": {"modeled_latency": 1000, "wall_min_effect": 1000, "memory": 1000,
+                  "fallback": 1000, "accuracy_rel_margin": 1000, "accuracy_abs_margin": 1000,
+                  "ulp_margin": 1000}})";
+  }
+  // Judged again with these, the modeled and wall findings would all go.
+  auto compared = RunCli({"--db", dir.File("store.db"), "compare", "--baseline", "5", "--candidate", "8", "--json"},
+                         {{"SPYRE_REGRESS_THRESHOLDS", dir.File("lenient.json")}});
+  const auto c = nlohmann::json::parse(compared.out);
+  ASSERT_LT(c["regressions"].size(), a["comparison"]["regressions"].size()) << compared.out;
+  auto after = RunCli({"--db", dir.File("store.db"), "report", "--out", dir.File("b")},
+                      {{"SPYRE_REGRESS_THRESHOLDS", dir.File("lenient.json")}});
+  ASSERT_EQ(after.exit_code, 0) << after.err;
+  const auto b = nlohmann::json::parse(spyre_test::ReadFile(dir.File("b/report.json")));
+  EXPECT_EQ(b["comparison"]["regressions"], a["comparison"]["regressions"]);
+  EXPECT_EQ(b["verdict"], a["verdict"]);
 }
 
 // A store on read-only media: WAL mode, its directory not writable, so no

@@ -156,7 +156,7 @@ TEST(StoreTest, RegressionsAreReplacedPerRun) {
   NewRun run;
   run.suite = "smoke";
   int64_t a = *store->BeginRun(run), b = *store->BeginRun(run);
-  RegressionRow row{"smoke", "mm", "modeled_latency", "modeled_us", "mm 2x slower", 1.0, 2.0, 2.0};
+  RegressionRow row{"smoke", "mm", "modeled_latency", "modeled_us", "mm 2x slower", 1.0, 2.0, 2.0, ""};
   ASSERT_TRUE(store->RecordRegressions(b, a, {row, row}).ok());
   ASSERT_TRUE(store->RecordRegressions(b, a, {row}).ok());
   EXPECT_EQ(QueryInt(harness::store_internal::Access::Db(*store),

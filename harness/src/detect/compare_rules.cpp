@@ -118,6 +118,13 @@ void CompareAccuracy(const CaseResult& base, const CaseResult& cand, const Thres
     std::string detail = worst->metric + " worsened from " + HumanNumber(worst->base) + " to " +
                          HumanNumber(worst->cand);
     if (worse_count > 1) detail += Fmt(" (%g metrics worse)", worse_count);
+    if (cand.status == CaseStatus::kPassed && !v.accuracy_drift_fails) {
+      // Still inside tolerance: worth knowing, not a verdict.
+      out->notes.push_back(cand.suite + "/" + cand.case_id + ": " + detail +
+                           ", still inside tolerance (a note; accuracy_drift_fails in the "
+                           "thresholds makes it a regression)");
+      return;
+    }
     if (cand.status == CaseStatus::kPassed) detail += ", still inside tolerance";
     out->regressions.push_back(Make(cand, FindingKind::kAccuracy, worst->metric, worst->base, worst->cand, detail));
   } else if (best != nullptr) {

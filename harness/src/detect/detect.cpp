@@ -35,7 +35,10 @@ bool HigherIsBetter(const std::string& metric) {
 bool IsAccuracyMetric(const std::string& output, const std::string& name) {
   static const std::set<std::string> kNotAccuracyOutputs = {"latency", "time", "figure"};
   static const std::set<std::string> kDescriptive = {"first_divergence_step", "near_ties"};
-  return kNotAccuracyOutputs.count(output) == 0 && kDescriptive.count(name) == 0;
+  // cpu_*: the CPU reference's own error against the float64 reference
+  // (the yardstick), recorded to set the device's limit; a change there
+  // is the CPU's (another BLAS), never the device getting worse.
+  return kNotAccuracyOutputs.count(output) == 0 && kDescriptive.count(name) == 0 && name.rfind("cpu_", 0) != 0;
 }
 
 std::vector<double> WallRoundValues(const CaseResult& r) { return RoundValuesOf(r, r.wall_us); }
@@ -202,6 +205,24 @@ Comparison CompareRuns(const RunRecord& baseline, const RunRecord& candidate,
   c.env_diff = DiffEnvironments(baseline.env, candidate.env);
   std::map<std::pair<std::string, std::string>, const CaseResult*> base_cases;
   for (const CaseResult& r : baseline.cases) base_cases[{r.suite, r.case_id}] = &r;
+  // Golden files are not in the fingerprint (read per case); each case
+  // records its file's digest, and files that differ are a change of the
+  // test's inputs as a changed suite file is.
+  {
+    size_t with_digest = 0, changed = 0;
+    for (const CaseResult& cand : candidate.cases) {
+      const auto it = base_cases.find({cand.suite, cand.case_id});
+      if (it == base_cases.end()) continue;
+      const std::string b = it->second->extra.value("golden_digest", ""), k = cand.extra.value("golden_digest", "");
+      if (b.empty() || k.empty()) continue;
+      ++with_digest;
+      if (b != k) ++changed;
+    }
+    if (changed > 0) {
+      c.env_diff.push_back({"golden", std::to_string(with_digest) + " golden file(s)",
+                            std::to_string(changed) + " of them with other contents", true});
+    }
+  }
   size_t parity_only = 0, rounds_pruned = 0;
   // The cases confirmed beside this baseline's configuration share one level.
   std::vector<double> relative_p;
@@ -271,7 +292,9 @@ nlohmann::json RunJson(const RunRecord& r) {
   return {{"run_id", r.run_id}, {"suite", r.suite}, {"label", r.label}, {"env", r.env}};
 }
 
-nlohmann::json FindingJson(const Finding& f) {
+}  // namespace
+
+nlohmann::json FindingToJson(const Finding& f) {
   return {{"suite", f.suite},
           {"case", f.case_id},
           {"kind", FindingKindName(f.kind)},
@@ -286,8 +309,6 @@ nlohmann::json FindingJson(const Finding& f) {
                                     : nlohmann::json{{"verdict", f.cause_verdict}, {"text", f.cause}}}};
 }
 
-}  // namespace
-
 nlohmann::json ToJson(const Comparison& c) {
   nlohmann::json j;
   j["baseline"] = RunJson(c.baseline_run);
@@ -298,9 +319,9 @@ nlohmann::json ToJson(const Comparison& c) {
                              {"candidate", e.candidate}, {"upstream", e.upstream}});
   }
   j["regressions"] = nlohmann::json::array();
-  for (const Finding& f : c.regressions) j["regressions"].push_back(FindingJson(f));
+  for (const Finding& f : c.regressions) j["regressions"].push_back(FindingToJson(f));
   j["improvements"] = nlohmann::json::array();
-  for (const Finding& f : c.improvements) j["improvements"].push_back(FindingJson(f));
+  for (const Finding& f : c.improvements) j["improvements"].push_back(FindingToJson(f));
   j["attribution"] = Attribution(c);
   j["notes"] = c.notes;
   return j;

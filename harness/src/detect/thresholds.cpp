@@ -14,6 +14,11 @@ Status Apply(const nlohmann::json& j, const std::string& where, ThresholdValues*
   if (!j.is_object()) return InvalidInput(where + ": expected an object of threshold values");
   for (const auto& [key, value] : j.items()) {
     if (key == "suite" || key == "match") continue;  // selectors of case overrides
+    if (key == "accuracy_drift_fails") {
+      if (!value.is_boolean()) return InvalidInput(where + "/" + key + ": expected true or false");
+      v->accuracy_drift_fails = value.get<bool>();
+      continue;
+    }
     double* target = nullptr;
     if (key == "modeled_latency") target = &v->modeled_latency;
     else if (key == "wall_min_effect") target = &v->wall_min_effect;

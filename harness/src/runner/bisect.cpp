@@ -11,6 +11,7 @@
 #include <map>
 #include <set>
 
+#include "harness/detect/recorded_findings.h"
 #include "harness/detect/stats.h"
 #include "harness/env.h"
 #include "harness/human_format.h"
@@ -26,15 +27,6 @@ namespace {
 
 using CaseKey = std::pair<std::string, std::string>;
 
-std::optional<FindingKind> KindFromName(const std::string& name) {
-  for (FindingKind k : {FindingKind::kStatus, FindingKind::kAccuracy, FindingKind::kLatency,
-                        FindingKind::kModeledLatency, FindingKind::kFallback, FindingKind::kMemory,
-                        FindingKind::kGoldenDrift}) {
-    if (name == FindingKindName(k)) return k;
-  }
-  return std::nullopt;
-}
-
 // The findings to examine: those recorded for the run when it was judged
 // against this baseline; otherwise the judge's findings between the two now.
 StatusOr<std::vector<Finding>> FlaggedFindings(Store& store, const RunRecord& base, const RunRecord& cand) {
@@ -47,18 +39,7 @@ StatusOr<std::vector<Finding>> FlaggedFindings(Store& store, const RunRecord& ba
   if ((recorded_base && *recorded_base == base.run_id) || judged_against) {
     SPYRE_ASSIGN_OR_RETURN(const auto rows, ReadRegressions(store, cand.run_id));
     for (const RegressionRow& r : rows) {
-      const auto kind = KindFromName(r.kind);
-      if (!kind) continue;
-      Finding f;
-      f.suite = r.suite;
-      f.case_id = r.case_name;
-      f.kind = *kind;
-      f.metric = r.metric;
-      f.baseline = r.baseline_value;
-      f.candidate = r.candidate_value;
-      f.ratio = r.ratio;
-      f.detail = r.detail;
-      out.push_back(std::move(f));
+      if (auto f = FindingOfRow(r)) out.push_back(std::move(*f));
     }
     return out;
   }

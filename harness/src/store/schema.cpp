@@ -263,10 +263,16 @@ CREATE VIEW v_attributions AS
                   AND a2.suite = a.suite AND a2.case_name = a.case_name AND a2.kind = a.kind);
 )sql";
 
+// Version 9: each finding is kept whole as the run's judge gave it, so a
+// report shows the run's verdict and figures rather than judging again.
+constexpr const char* kV9 = R"sql(
+ALTER TABLE regressions ADD COLUMN finding_json TEXT NOT NULL DEFAULT '';
+)sql";
+
 }  // namespace
 
 const std::vector<const char*>& Migrations() {
-  static const std::vector<const char*> kMigrations = {kV1, kV2, kV3, kV4, kV5, kV6, kV7, kV8};
+  static const std::vector<const char*> kMigrations = {kV1, kV2, kV3, kV4, kV5, kV6, kV7, kV8, kV9};
   return kMigrations;
 }
 

@@ -84,11 +84,11 @@ StatusOr<int> Store::MergeFrom(const std::string& src_path) {
   // Regressions point at two runs of the source store; both were copied.
   Stmt regressions(src.db_,
                    "SELECT run_id, baseline_run_id, suite, case_name, kind, metric,"
-                   " baseline_value, candidate_value, ratio, detail FROM regressions");
+                   " baseline_value, candidate_value, ratio, detail, finding_json FROM regressions");
   Stmt insert_regression(db_,
                          "INSERT INTO regressions (run_id, baseline_run_id, suite, case_name,"
-                         " kind, metric, baseline_value, candidate_value, ratio, detail)"
-                         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                         " kind, metric, baseline_value, candidate_value, ratio, detail, finding_json)"
+                         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   while ((rc = regressions.Step()) == SQLITE_ROW) {
     insert_regression.Reset();
     auto mapped = [&](int col) {
@@ -96,7 +96,7 @@ StatusOr<int> Store::MergeFrom(const std::string& src_path) {
       return it == run_map.end() ? int64_t{0} : it->second;
     };
     insert_regression.Bind(1, mapped(0)).Bind(2, mapped(1));
-    for (int col = 2; col < 10; ++col) insert_regression.BindValue(col + 1, regressions.Value(col));
+    for (int col = 2; col < 11; ++col) insert_regression.BindValue(col + 1, regressions.Value(col));
     if (int irc = insert_regression.Run(); irc != SQLITE_DONE) return Error(irc, doing);
   }
   if (rc != SQLITE_DONE) return src.Error(rc, doing);

@@ -113,12 +113,13 @@ Status Store::RecordRegressions(int64_t run_id, int64_t baseline_run_id,
   clear.Bind(1, run_id);
   if (int rc = clear.Run(); rc != SQLITE_DONE) return Error(rc, "recording regressions");
   Stmt insert(db_, "INSERT INTO regressions (run_id, baseline_run_id, suite, case_name, kind, metric,"
-                   " baseline_value, candidate_value, ratio, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                   " baseline_value, candidate_value, ratio, detail, finding_json)"
+                   " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   for (const RegressionRow& r : rows) {
     insert.Reset();
     insert.Bind(1, run_id).Bind(2, baseline_run_id).Bind(3, r.suite).Bind(4, r.case_name)
         .Bind(5, r.kind).Bind(6, r.metric).Bind(7, r.baseline_value).Bind(8, r.candidate_value)
-        .Bind(9, r.ratio).Bind(10, r.detail);
+        .Bind(9, r.ratio).Bind(10, r.detail).Bind(11, r.finding_json);
     if (int rc = insert.Run(); rc != SQLITE_DONE) return Error(rc, "recording regressions");
   }
   if (int rc = tx.Commit(); rc != SQLITE_OK) return Error(rc, "recording regressions");

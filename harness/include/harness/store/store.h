@@ -86,6 +86,9 @@ struct GroupRun {
 struct RegressionRow {
   std::string suite, case_name, kind, metric, detail;
   double baseline_value = 0, candidate_value = 0, ratio = 0;
+  // The whole finding as the judge gave it (detect/recorded_findings.h);
+  // empty in rows recorded before schema version 9.
+  std::string finding_json;
 };
 
 // What one `bisect` found about one finding of a comparison (the
