@@ -193,6 +193,10 @@ TEST(AttributionTest, WhatCannotBeSwappedIsNamedNotBlamedOrAcquitted) {
                               {{1, Step(false, 1.0)}, {2, Step(false, 1.0)}, {3, Step(false, 1.0)}}, std::nullopt, false);
   EXPECT_EQ(c.verdict, CauseVerdict::kNotSeparable);
   EXPECT_EQ(c.text.rfind("appeared with compiler and libtorch (not separable here", 0), 0u) << c.text;
+  // What was swapped and made no difference is said to be ruled out.
+  EXPECT_NE(c.text.find("every swappable component ruled out: swapping them makes no difference here"),
+            std::string::npos)
+      << c.text;
   // The baseline's settings run here do not show it against the recorded
   // baseline either (deterministic finding): not reproduced.
   c = harness::Attribute(Two(), {"compiler"}, {{1, Step(false, 1.0)}, {2, Step(false, 1.0)}, {3, Step(false, 1.0)}},

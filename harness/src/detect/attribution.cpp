@@ -293,10 +293,12 @@ Cause Attribute(const std::vector<SwapComponent>& swappable,
     return a;
   }
   if (k == 0 || !rep(full)) {
-    const std::string tried =
-        k == 0 ? std::string()
-               : "; swapping " + (k == 1 ? swappable[0].component : std::string("every swappable component")) +
-                     " gave " + effect(full);
+    const std::string swapped_names =
+        k == 1 ? swappable[0].component : std::string("every swappable component");
+    const std::string tried = k == 0 ? std::string()
+                                     : "; " + swapped_names + " ruled out: swapping " +
+                                           (k == 1 ? "it" : "them") + " makes no difference here (" +
+                                           effect(full) + ")";
     if (!unswapped.empty() && unswapped_reproduced.value_or(true)) {
       a.verdict = CauseVerdict::kNotSeparable;
       a.components = unswapped;

@@ -306,7 +306,8 @@ StatusOr<BisectOutcome> BisectRecordedRun(const RunPlan& plan, const BisectReque
   for (const SwapComponent& s : out.components) {
     if (s.swappable) {
       swappable.push_back(s);
-    } else if (s.component != "os") {
+    } else if (s.component != "os" && s.component.rfind("tag:", 0) != 0) {
+      // A tag names the runs, not something they ran with: never a cause.
       unswapped.push_back(s.component);
     }
   }
