@@ -91,5 +91,8 @@ bool IsRelativeRunRef(const std::string& ref);
 // when there are none. `run` and `merge --group` print it before their
 // closing lines.
 void PrintFindings(std::ostream& out, const nlohmann::json& comparison);
+// "regressions: 7 (baseline run 5; 14 findings)": the summary line counts
+// cases; the findings are added when there are more of them.
+std::string RegressionsLine(int cases, int findings, int64_t baseline_run_id);
 
 }  // namespace harness::cli

@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "harness/detect/attribution.h"
+#include "harness/detect/grouping.h"
 #include "harness/store/store_queries.h"
 #include "harness/detect/history.h"
 #include "harness/store/store.h"
@@ -94,9 +95,10 @@ StatusOr<int> RunCompare(const CompareOptions& o, Store* opened) {
   } else {
     if (!o.baseline_reason.empty()) std::cout << "baseline: run " << o.baseline << ", " << o.baseline_reason << "\n";
     std::cout << FormatComparison(c);
-    std::cout << "regressions: " << c.regressions.size() << " (baseline run " << o.baseline;
-    if (!complete) std::cout << "; candidate " << cand_state.Verdict() << ", recorded cases only";
-    std::cout << ")\n";
+    std::string line = RegressionsLine(static_cast<int>(RegressedCases(c.regressions)),
+                                       static_cast<int>(c.regressions.size()), o.baseline);
+    if (!complete) line.insert(line.size() - 1, "; candidate " + cand_state.Verdict() + ", recorded cases only");
+    std::cout << line << "\n";
   }
   // Only the recorded cases were compared: a count of findings is not a verdict.
   if (!complete) {

@@ -43,8 +43,8 @@ StatusOr<int> JudgeGroupRun(Store& store, const GroupRun& g, const std::string& 
   if (skipped > 0) std::cout << ", " << skipped << " skipped";
   std::cout << "\n";
   if (outcome->baseline_run_id) {
-    std::cout << "regressions: " << outcome->regressions << " (baseline run "
-              << *outcome->baseline_run_id << ")\n";
+    std::cout << RegressionsLine(outcome->regressed_cases, outcome->regressions, *outcome->baseline_run_id)
+              << "\n";
   } else {
     std::cout << "regressions: none (no baseline)\n";
   }

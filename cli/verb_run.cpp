@@ -209,7 +209,7 @@ void PrintHumanSummary(std::ostream& out, const RunSummary& s, const std::string
   if (s.Skipped() > 0) out << ", " << s.Skipped() << " skipped";
   out << "\n";
   if (s.baseline.baseline_run_id) {
-    out << "regressions: " << s.baseline.regressions << " (baseline run " << *s.baseline.baseline_run_id << ")\n";
+    out << RegressionsLine(s.baseline.regressed_cases, s.baseline.regressions, *s.baseline.baseline_run_id) << "\n";
   } else {
     out << "regressions: none (no baseline)\n";
   }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "harness/detect/grouping.h"
 #include "decode_text.h"
 #include "finding_text.h"
 #include "html_parts.h"
@@ -66,7 +67,12 @@ std::string HtmlVerdict(const ReportModel& m) {
   if (c.skipped) out << ", " << c.skipped << " skipped";
   out << " &middot; regressions: ";
   if (m.comparison) {
-    out << m.comparison->regressions.size() << " (baseline run " << m.baseline->run_id << ")";
+    // Cases, not rows: a failed case is one regression however many
+    // findings (status, accuracy) it gave.
+    const size_t cases = harness::RegressedCases(m.comparison->regressions);
+    out << cases << " (baseline run " << m.baseline->run_id;
+    if (cases != m.comparison->regressions.size()) out << "; " << m.comparison->regressions.size() << " findings";
+    out << ")";
   } else {
     out << "none (no baseline)";
   }
@@ -126,6 +132,25 @@ std::string HtmlRegressions(const ReportModel& m) {
     out << "<p>No baseline, so nothing to compare.</p>";
   else if (regs.empty())
     out << "<p>None against baseline run " << m.baseline->run_id << ".</p>";
+  // The groups first, largest effect first: what a person acts on, then
+  // the rows (ranked the same way) to look one up.
+  if (!regs.empty()) {
+    out << "<ol id=\"groups\">";
+    for (const harness::FindingGroup& g : harness::GroupFindings(regs)) {
+      out << "<li><b>" << Esc(g.headline) << "</b>";
+      std::string names;
+      size_t listed = 0;
+      for (size_t i : g.members) {
+        if (listed == 6) break;
+        const std::string name = regs[i].suite + "/" + regs[i].case_id;
+        if (names.find(name + ",") != std::string::npos) continue;
+        names += (listed++ ? ", " : "") + name;
+      }
+      if (g.cases > listed) names += " and " + std::to_string(g.cases - listed) + " more";
+      out << ": " << Esc(names) << "</li>";
+    }
+    out << "</ol>";
+  }
   // An empty table stays in the page (hidden) for the script's row check.
   out << "<input class=\"filter\" type=\"search\" data-table=\"regressions\" "
          "placeholder=\"filter regressions\" aria-label=\"filter regressions\""

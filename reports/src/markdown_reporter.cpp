@@ -2,6 +2,7 @@
 // the verdict, the upstream changes, the top regressions and failures.
 #include <sstream>
 
+#include "harness/detect/grouping.h"
 #include "decode_text.h"
 #include "finding_text.h"
 #include "reports/escape.h"
@@ -41,8 +42,10 @@ void VerdictSection(const ReportModel& m, std::ostringstream& out) {
     out << "Regressions: none (no baseline).\n\n";
     return;
   }
-  out << "Regressions: " << m.comparison->regressions.size()
-      << ", improvements: " << m.comparison->improvements.size() << " (baseline run "
+  const size_t cases = harness::RegressedCases(m.comparison->regressions);
+  out << "Regressions: " << cases;
+  if (cases != m.comparison->regressions.size()) out << " cases (" << m.comparison->regressions.size() << " findings)";
+  out << ", improvements: " << m.comparison->improvements.size() << " (baseline run "
       << m.baseline->run_id << ").\n\n";
 }
 
@@ -68,7 +71,10 @@ void UpstreamChanges(const ReportModel& m, std::ostringstream& out) {
 void TopRegressions(const ReportModel& m, std::ostringstream& out) {
   if (!m.comparison || m.comparison->regressions.empty()) return;
   const auto& regs = m.comparison->regressions;
-  out << "### Top regressions\n\n"
+  out << "### Top regressions\n\n";
+  // The groups, largest effect first, then the rows ranked the same way.
+  for (const harness::FindingGroup& g : harness::GroupFindings(regs)) out << "- **" << Cell(g.headline) << "**\n";
+  out << "\n"
       << "| suite | case | kind | metric | baseline | candidate | change | op blamed |\n"
       << "|---|---|---|---|---:|---:|---:|---|\n";
   for (size_t i = 0; i < regs.size() && i < kTopRows; ++i) {

@@ -175,7 +175,7 @@ TEST(WalkthroughTest, ANewUsersFirstHour) {
   CommandResult cmp =
       RunCliIn(sub, {"compare", "--baseline", "label:first", "--candidate", "latest"});
   EXPECT_EQ(cmp.exit_code, 1) << cmp.out << cmp.err;
-  EXPECT_NE(cmp.out.find("(baseline run 1)"), std::string::npos) << cmp.out;
+  EXPECT_NE(cmp.out.find("(baseline run 1; 4 findings)"), std::string::npos) << cmp.out;
   CommandResult prev =
       RunCliIn(sub, {"compare", "--baseline", "~2", "--candidate", "~1", "--json"});
   ASSERT_TRUE(prev.exit_code == 0 || prev.exit_code == 1) << prev.err;

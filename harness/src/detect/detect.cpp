@@ -1,4 +1,5 @@
 #include "harness/detect/detect.h"
+#include "harness/detect/grouping.h"
 
 #include <algorithm>
 #include <cmath>
@@ -277,6 +278,7 @@ Comparison CompareRuns(const RunRecord& baseline, const RunRecord& candidate,
     return std::tie(a.suite, a.case_id, a.kind) < std::tie(b.suite, b.case_id, b.kind);
   };
   std::sort(c.regressions.begin(), c.regressions.end(), order);
+  RankFindings(&c.regressions);  // grouped, the largest effect first
   std::sort(c.improvements.begin(), c.improvements.end(), order);
   return c;
 }
@@ -320,6 +322,17 @@ nlohmann::json ToJson(const Comparison& c) {
   }
   j["regressions"] = nlohmann::json::array();
   for (const Finding& f : c.regressions) j["regressions"].push_back(FindingToJson(f));
+  j["regressed_cases"] = RegressedCases(c.regressions);
+  j["groups"] = nlohmann::json::array();
+  for (const FindingGroup& g : GroupFindings(c.regressions)) {
+    j["groups"].push_back({{"kind", FindingKindName(g.kind)},
+                           {"op", g.op},
+                           {"cases", g.cases},
+                           {"findings", g.members},
+                           {"low_ratio", Number(g.low)},
+                           {"high_ratio", Number(g.high)},
+                           {"headline", g.headline}});
+  }
   j["improvements"] = nlohmann::json::array();
   for (const Finding& f : c.improvements) j["improvements"].push_back(FindingToJson(f));
   j["attribution"] = Attribution(c);

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "harness/detect/detect.h"
+#include "harness/detect/grouping.h"
 #include "harness/human_format.h"
 
 namespace harness {
@@ -79,9 +80,23 @@ std::string FormatComparison(const Comparison& c, size_t max_rows) {
       out << "  " << word << " " << f.suite << "/" << f.case_id << " " << FindingSummary(f) << "\n";
     }
   };
-  std::vector<const Finding*> regressions;
-  for (const Finding& f : c.regressions) regressions.push_back(&f);
-  list("REGRESSION", regressions);
+  // Grouped by kind and op, the largest effect first (they come ranked).
+  const std::vector<FindingGroup> groups = GroupFindings(c.regressions);
+  if (!groups.empty()) {
+    out << "regressions in " << Plural(static_cast<int64_t>(RegressedCases(c.regressions)), "case") << ", "
+        << Plural(static_cast<int64_t>(groups.size()), "group") << ":\n";
+  }
+  size_t shown = 0;
+  for (const FindingGroup& g : groups) {
+    out << "  " << g.headline << "\n";
+    for (size_t k = 0; k < g.members.size(); ++k) {
+      if (shown == max_rows) break;
+      const Finding& f = c.regressions[g.members[k]];
+      out << "    REGRESSION " << f.suite << "/" << f.case_id << " " << FindingSummary(f) << "\n";
+      ++shown;
+    }
+  }
+  if (shown < c.regressions.size()) out << "  ... and " << (c.regressions.size() - shown) << " more\n";
   // Cases whose status got better are named (an upstream fix is news too);
   // better figures of cases that passed before are counted.
   std::vector<const Finding*> fixed;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <set>
 
+#include "harness/detect/grouping.h"
 #include "harness/detect/history.h"
 #include "harness/detect/recorded_findings.h"
 #include "harness/runner/regression_hook.h"
@@ -42,6 +43,7 @@ StatusOr<BaselineOutcome> DetectRegressionsForRun(Store& store, int64_t run_id,
   SPYRE_RETURN_IF_ERROR(store.RecordBaselineChoice(run_id, **chosen));
   outcome.baseline_run_id = **chosen;
   outcome.regressions = static_cast<int>(rows.size());
+  outcome.regressed_cases = static_cast<int>(RegressedCases(comparison.regressions));
   outcome.comparison = ToJson(comparison);
   return outcome;
 }

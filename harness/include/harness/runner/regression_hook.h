@@ -16,7 +16,8 @@ namespace harness {
 struct BaselineOutcome {
   std::optional<int64_t> baseline_run_id;  // none: "regressions: none (no baseline)"
   std::string reason;                      // why that run (or none) was taken
-  int regressions = 0;
+  int regressions = 0;      // findings
+  int regressed_cases = 0;  // the cases they are about: what the summary line counts
   nlohmann::json comparison = nullptr;     // compare --json shape, or null
 };
 
