@@ -33,6 +33,7 @@ struct GoldenOptions {
 
 struct ListOptions {
   std::string suite;
+  bool cases = false;  // every suite's cases, not only --suite's
   bool json = false;
 };
 
@@ -52,7 +53,7 @@ struct WorkerOptions {
 
 // Bumped whenever TorchVerbs or a type it passes changes: a torch part of
 // another interface is refused with a message rather than called.
-inline constexpr int kTorchPartInterface = 4;
+inline constexpr int kTorchPartInterface = 5;
 
 // What the torch part does for each verb. The verbs return an exit code or
 // an error Status, as VerbAction does; a libtorch exception comes back as

@@ -13,6 +13,7 @@ void AddListVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
   auto opts = std::make_shared<ListOptions>();
   CLI::App* cmd = app.add_subcommand("list", "list suites, their cases, kinds and tags");
   cmd->add_option("--suite", opts->suite, "list the cases of this suite");
+  cmd->add_flag("--cases", opts->cases, "list the cases of every suite");
   cmd->add_flag("--json", opts->json, "one JSON document on stdout");
   cmd->callback([opts, &global, action] {
     *action = [opts, &global]() -> StatusOr<int> {

@@ -34,6 +34,15 @@ std::string EnvSummary(const nlohmann::json& env, const std::string& fingerprint
     if (!text.empty()) parts.push_back(std::string(name) + " " + text);
   };
   add("libtorch", "libtorch");
+  // The BLAS by name, version and kernel set: a run list is where a BLAS
+  // switch between two nights is first looked for.
+  if (env.is_object() && env.contains("blas") && env["blas"].is_object()) {
+    const nlohmann::json& b = env["blas"];
+    std::string text = "blas " + b.value("name", "?");
+    if (!b.value("version", "").empty()) text += " " + b.value("version", "");
+    if (!b.value("core", "").empty()) text += " " + b.value("core", "");
+    parts.push_back(text);
+  }
   if (env.is_object() && env.contains("device") && env["device"].is_object() &&
       env["device"].value("kind", "") != "emulator") {
     parts.push_back("device " + env["device"].value("name", "?") + " " +

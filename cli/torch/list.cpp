@@ -45,7 +45,7 @@ StatusOr<int> TorchList(const ListOptions& opts, const GlobalOptions& global) {
       std::cout << suite.name << " (" << suite.cases.size()
                 << (suite.cases.size() == 1 ? " case)" : " cases)")
                 << (suite.description.empty() ? "" : ": " + suite.description) << "\n";
-      if (!opts.suite.empty()) {
+      if (!opts.suite.empty() || opts.cases) {
         for (const CaseSpec& c : suite.cases) {
           std::string tags;
           for (const auto& t : c.tags) tags += (tags.empty() ? "" : ",") + t;
@@ -61,7 +61,11 @@ StatusOr<int> TorchList(const ListOptions& opts, const GlobalOptions& global) {
                     ": holds no suite files (<name>.json): pass --suites with the directory that "
                     "holds them");
   }
-  if (opts.json) std::cout << doc.dump(2) << "\n";
+  if (opts.json) {
+    std::cout << doc.dump(2) << "\n";
+  } else if (opts.suite.empty() && !opts.cases) {
+    std::cout << "(list --suite NAME lists a suite's cases; list --cases lists every suite's)\n";
+  }
   return 0;
 }
 

@@ -21,7 +21,16 @@ using harness::Finding;
 std::string Attr(const std::string& s) { return "\"" + EscapeXml(s) + "\""; }
 
 // JUnit time: the device time of the timed repeats, in seconds.
+// A test case's time is the whole case as the supervisor saw it (inputs,
+// device, reference, comparison, every timed repeat): what a CI dashboard
+// adds up. Results recorded without it give the sum of their timed repeats.
 double Seconds(const harness::CaseResult& r) {
+  if (r.extra.is_object() && r.extra.contains("harness") && r.extra["harness"].is_object()) {
+    const nlohmann::json& h = r.extra["harness"];
+    for (const char* key : {"elapsed_us", "execute_us"}) {
+      if (h.contains(key) && h[key].is_number() && h[key].get<double>() >= 0) return h[key].get<double>() / 1e6;
+    }
+  }
   double us = 0;
   for (double w : r.wall_us) {
     if (std::isfinite(w)) us += w;

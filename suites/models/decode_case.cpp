@@ -195,7 +195,7 @@ class DecodeCaseKind : public ModelCaseKind {
     // they were computed from these prompts and weights is the judged
     // pass's to check.
     harness::Status same = options.judged
-                               ? CheckGoldenInputs(*golden, mc, *weights, path, suite.name)
+                               ? CheckGoldenInputs(*golden, mc, *weights, path, suite.name, suite.root)
                                : harness::Status::Ok();
     if (!same.ok()) return harness::CaseResult::Error(same.message());
     const at::Tensor* tokens = golden->Find("tokens");

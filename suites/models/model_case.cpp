@@ -339,7 +339,7 @@ Status CheckModelGolden(const harness::SuiteSpec& suite, const ModelCase& mc,
       break;
   }
   const std::string regenerate =
-      "; regenerate it with 'spyre-regress golden generate --suite " + suite.name + "'";
+      "; regenerate it with '" + harness::GoldenGenerateCommand(suite.name, suite.root, path) + "'";
   for (const Want& w : wants) {
     const harness::SafetensorsEntry* t = golden.Find(w.name);
     if (t == nullptr) return InvalidInput(path + ": has no tensor '" + w.name + "'" + regenerate);
@@ -383,9 +383,9 @@ std::map<std::string, std::string> ModelGoldenMetadata(const harness::SuiteSpec&
 
 Status CheckGoldenInputs(const harness::SafetensorsFile& golden, const ModelCase& mc,
                          const Weights& weights, const std::string& path,
-                         const std::string& suite) {
+                         const std::string& suite, const std::string& suites_root) {
   const std::string regenerate =
-      "; regenerate with 'spyre-regress golden generate --suite " + suite + "'";
+      "; regenerate with '" + harness::GoldenGenerateCommand(suite, suites_root, path) + "'";
   auto it = golden.metadata.find("input_digests");
   if (it != golden.metadata.end() && it->second != harness::TensorDigest(mc.prompts)) {
     return InvalidInput(path +

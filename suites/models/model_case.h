@@ -143,7 +143,7 @@ std::map<std::string, std::string> ModelGoldenMetadata(const harness::SuiteSpec&
 // error text says to regenerate.
 harness::Status CheckGoldenInputs(const harness::SafetensorsFile& golden, const ModelCase& mc,
                                   const Weights& weights, const std::string& path,
-                                  const std::string& suite);
+                                  const std::string& suite, const std::string& suites_root = "");
 
 // Copies a device profile into the result (modeled time, fallbacks, peak, ops).
 void FillProfile(const DeviceProfile& p, harness::CaseResult* r);

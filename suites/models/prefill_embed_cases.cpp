@@ -51,7 +51,7 @@ harness::StatusOr<at::Tensor> GoldenTensor(const harness::SuiteSpec& suite,
                                            const Weights& weights, const std::string& name) {
   const std::string path = harness::GoldenPath(options.golden_dir, suite.name, c.id);
   SPYRE_ASSIGN_OR_RETURN(auto golden, harness::LoadGolden(path, suite, c));
-  SPYRE_RETURN_IF_ERROR(CheckGoldenInputs(golden, mc, weights, path, suite.name));
+  SPYRE_RETURN_IF_ERROR(CheckGoldenInputs(golden, mc, weights, path, suite.name, suite.root));
   const at::Tensor* t = golden.Find(name);
   if (t == nullptr)
     return harness::InvalidInput(path + ": has no tensor '" + name + "'; regenerate it");

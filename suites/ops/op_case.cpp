@@ -55,7 +55,7 @@ class OpCaseKind : public harness::CaseKindOf<OpCase> {
   harness::Status CheckGolden(const harness::SuiteSpec& suite, const harness::CaseSpec&,
                               const OpCase& oc, const harness::SafetensorsHeader& golden,
                               const std::string& path) const override {
-    return CheckGoldenOutputs(oc, golden, path, suite.name);
+    return CheckGoldenOutputs(oc, golden, path, suite.name, suite.root);
   }
 
   bool UsesImportedGolden(const harness::CaseSpec& c, const OpCase&) const override {
@@ -135,7 +135,7 @@ class OpCaseKind : public harness::CaseKindOf<OpCase> {
     // fault (a case error naming it), a device output that does is a failure.
     const Outputs yard = RunYardstick(oc, *inputs);
     const Outputs fresh = RunReferenceInDouble(oc, *inputs);
-    const std::string hint = GoldenFixHint(oc, suite.name);
+    const std::string hint = GoldenFixHint(oc, suite.name, suite.root, golden_path);
     if (golden->tensors.size() != yard.size()) {
       return CaseResult::Error(golden_path + ": holds " + std::to_string(golden->tensors.size()) +
                                " tensors, the op produces " + std::to_string(yard.size()) +

@@ -86,7 +86,8 @@ harness::Status CheckOpAcceptsInputs(const OpCase& oc, const std::string& suite_
 
 // What to do about a wrong golden file: regenerate it (`suite`), or, for an
 // imported file, fix or re-export it ('golden generate' leaves it alone).
-std::string GoldenFixHint(const OpCase& oc, const std::string& suite);
+std::string GoldenFixHint(const OpCase& oc, const std::string& suite, const std::string& suites_root = "",
+                          const std::string& golden_path = "");
 
 // A golden output can serve an output of dtype `expected`
 // (harness::ReferenceDtypeProblem): fp32 or fp64 for a floating output, the
@@ -102,7 +103,8 @@ harness::Status CheckReferenceDtype(at::ScalarType ref, at::ScalarType expected,
 // Errors name the file and tensor, what was found and expected, and say what
 // to do (regenerate, or fix an imported file).
 harness::Status CheckGoldenOutputs(const OpCase& oc, const harness::SafetensorsHeader& golden,
-                                   const std::string& path, const std::string& suite);
+                                   const std::string& path, const std::string& suite,
+                                   const std::string& suites_root = "");
 
 // SHA-256 digests of the inputs, as a JSON array dump (golden metadata).
 std::string InputDigests(const Inputs& inputs);

@@ -6,6 +6,7 @@
 #include <c10/util/Exception.h>
 
 #include "harness/compare/compare.h"
+#include "harness/golden/golden.h"
 #include "harness/golden/safetensors.h"
 #include "op_case.h"
 
@@ -124,12 +125,13 @@ harness::StatusOr<std::optional<Shapes>> ExpectedOutputShapes(const OpCase& oc) 
   return std::optional(std::move(shapes));
 }
 
-std::string GoldenFixHint(const OpCase& oc, const std::string& suite) {
+std::string GoldenFixHint(const OpCase& oc, const std::string& suite, const std::string& suites_root,
+                          const std::string& golden_path) {
   if (!oc.imported_golden.empty()) {
     return "; it is the case's imported \"golden\" file: fix or re-export it ('golden generate' "
            "leaves imported files alone)";
   }
-  return "; regenerate it with 'spyre-regress golden generate --suite " + suite + "'";
+  return "; regenerate it with '" + harness::GoldenGenerateCommand(suite, suites_root, golden_path) + "'";
 }
 
 harness::Status CheckReferenceDtype(at::ScalarType ref, at::ScalarType expected,
@@ -142,9 +144,10 @@ harness::Status CheckReferenceDtype(at::ScalarType ref, at::ScalarType expected,
 }
 
 harness::Status CheckGoldenOutputs(const OpCase& oc, const harness::SafetensorsHeader& golden,
-                                   const std::string& path, const std::string& suite) {
+                                   const std::string& path, const std::string& suite,
+                                   const std::string& suites_root) {
   SPYRE_ASSIGN_OR_RETURN(auto expected, ExpectedOutputs(oc));
-  const std::string hint = GoldenFixHint(oc, suite);
+  const std::string hint = GoldenFixHint(oc, suite, suites_root, path);
   if (!expected.has_value()) {
     // Shapes and dtypes unknown until the case runs (and errors): a golden
     // output is still never fp16 or bf16, less precise than any judge needs.

@@ -93,6 +93,7 @@ const std::vector<Entry>& Catalogue() {
     {"faults_env_unknown_kind", {"run", "--suite", "smoke", "--filter", "^smoke/mul_scalar$"}, {{"SPYRE_EMU_FAULTS", "mm:nan;gelu:slw"}}, {"SPYRE_EMU_FAULTS", "'gelu:slw'", "character 13"}},
     {"faults_inject_bad_value", {"run", "--suite", "smoke", "--filter", "^smoke/mul_scalar$", "--inject", "mm:slow=0.5"}, {}, {"--inject", "slow=0.5", "at least 1"}},
     {"faults_inject_unknown_op", {"run", "--suite", "smoke", "--filter", "^smoke/mul_scalar$", "--inject", "nosuchop:slow=2"}, {}, {"--inject", "'nosuchop'", "did you mean"}},
+    {"faults_inject_misspelt_matmul", {"run", "--suite", "smoke", "--filter", "^smoke/mul_scalar$", "--inject", "matmull:slow=2"}, {}, {"--inject", "'matmull'", "did you mean mm, addmm, bmm or baddbmm (what matmul becomes"}},
     {"faults_inject_composite_op", {"run", "--suite", "smoke", "--filter", "^smoke/mul_scalar$", "--inject", "linear:slow=2"}, {}, {"--inject", "'linear'", "mm, addmm"}},
     {"faults_env_unknown_op", {"run", "--suite", "smoke", "--filter", "^smoke/mul_scalar$"}, {{"SPYRE_EMU_FAULTS", "softmx:nan"}}, {"SPYRE_EMU_FAULTS", "'softmx'", "_softmax"}},
     {"faults_env_verb", {"env"}, {{"SPYRE_EMU_FAULTS", "mm"}}, {"SPYRE_EMU_FAULTS", "'mm'", "OP:KIND"}},

@@ -174,6 +174,8 @@ TEST(FirstHourTest, RunsAreListedAndReferencedByLatestOffsetAndLabel) {
   EXPECT_EQ(j["runs"][1]["label"], "before");
   EXPECT_EQ(j["runs"][1]["suite"], "t");
   EXPECT_NE(j["runs"][1]["env_summary"].get<std::string>().find("libtorch"), std::string::npos);
+  EXPECT_NE(j["runs"][1]["env_summary"].get<std::string>().find(", blas "), std::string::npos)
+      << j["runs"][1]["env_summary"];
   CommandResult cmp =
       RunCli({"compare", "--baseline", "label:before", "--candidate", "latest", "--db", db});
   EXPECT_NE(cmp.out.find("(baseline run 1)"), std::string::npos) << cmp.out << cmp.err;
@@ -207,6 +209,13 @@ TEST(FirstHourTest, ListSaysOneCase) {
   CommandResult r = RunCli({"list", "--suites", WriteSuite(dir, "t", kAdd)});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("t (1 case)"), std::string::npos) << r.out;
+  // Without --suite it says how to see the cases; --cases shows them all.
+  EXPECT_NE(r.out.find("list --cases lists every suite's"), std::string::npos) << r.out;
+  const std::string suites = dir.File("suites");
+  r = RunCli({"list", "--cases", "--suites", suites});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("t (1 case)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n  "), std::string::npos) << r.out;  // a case line under the suite
 }
 
 TEST(FirstHourTest, AMistypedFlagGetsTheClosestOne) {

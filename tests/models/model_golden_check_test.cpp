@@ -53,7 +53,11 @@ TEST(ModelGoldenCheckTest, WrongShapeDtypeOrNameIsNamed) {
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("p.safetensors: tensor 'logits' has shape"), std::string::npos)
       << s.message();
-  EXPECT_NE(s.message().find("golden generate --suite prefill"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("golden generate --suite prefill --suites " + prefill->root), std::string::npos)
+      << s.message();
+  // The golden directory of the file goes with the command.
+  s = CheckModelGolden(*prefill, p, ModelTask::kPrefill, harness::HeaderOf(logits), "/g/dir/prefill/p.safetensors");
+  EXPECT_NE(s.message().find("--golden /g/dir'"), std::string::npos) << s.message();
 
   harness::SafetensorsFile typed = Golden("embed", e.id);
   typed.tensors[0].second = typed.tensors[0].second.to(at::kInt);

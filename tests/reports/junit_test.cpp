@@ -95,5 +95,20 @@ TEST_F(JunitTest, ControlCharactersInMessagesStayValidXml) {
   EXPECT_NE(xml_.find("SIGSEGV)\\x01"), std::string::npos);
 }
 
+// A test case's time is the whole case (what a CI dashboard adds up), not
+// one timed call of it.
+TEST_F(JunitTest, ATestCasesTimeIsTheWholeCaseNotOneCall) {
+  reports::ReportModel m = model_;
+  ASSERT_FALSE(m.suites.empty());
+  ASSERT_FALSE(m.suites[0].cases.empty());
+  harness::CaseResult& r = m.suites[0].cases[0].result;
+  r.wall_us = {100, 100, 100};
+  r.extra["harness"] = {{"elapsed_us", 2.5e6}, {"execute_us", 2.4e6}};
+  const std::string xml = reports::MakeJunitReporter()->Render(m);
+  EXPECT_NE(xml.find("name=\"" + r.case_id + "\" classname=\"" + m.suites[0].name + "\" time=\"2.500000\""),
+            std::string::npos)
+      << xml;
+}
+
 }  // namespace
 }  // namespace reports_test

@@ -167,6 +167,17 @@ std::map<std::string, std::string> GeneratorMetadata() {
           {"harness", HarnessVersion()}};
 }
 
+std::string GoldenGenerateCommand(const std::string& suite, const std::string& suites_root,
+                                  const std::string& golden_path) {
+  std::string cmd = "spyre-regress golden generate --suite " + suite;
+  if (!suites_root.empty()) cmd += " --suites " + suites_root;
+  // <golden dir>/<suite>/<case>.safetensors
+  const std::string dir =
+      golden_path.empty() ? "" : std::filesystem::path(golden_path).parent_path().parent_path().string();
+  if (!dir.empty()) cmd += " --golden " + dir;
+  return cmd;
+}
+
 std::string GoldenPath(const std::string& golden_dir, const std::string& suite,
                        const std::string& case_id) {
   return (std::filesystem::path(golden_dir) / suite / (case_id + ".safetensors")).string();
@@ -182,9 +193,7 @@ Status CheckGoldenFile(const std::string& path, const SuiteSpec& suite, const Ca
     // <golden dir>/<suite>/<case>.safetensors: a golden directory that is not
     // there at all is a wrong --golden more often than files never generated.
     const std::filesystem::path dir = std::filesystem::path(path).parent_path().parent_path();
-    const std::string generate = "spyre-regress golden generate --suite " + suite.name +
-                                 (suite.root.empty() ? "" : " --suites " + suite.root) +
-                                 " --golden " + dir.string();
+    const std::string generate = GoldenGenerateCommand(suite.name, suite.root, path);
     if (!dir.empty() && !std::filesystem::exists(dir, ec)) {
       return NotFound("missing golden file " + path + " for case '" + c.id +
                       "': the golden directory " + dir.string() +
@@ -196,8 +205,8 @@ Status CheckGoldenFile(const std::string& path, const SuiteSpec& suite, const Ca
   if (const std::string kind = NotRegularFileKind(path); !kind.empty()) {
     return InvalidInput(
         "golden file " + path + " for case '" + c.id + "' is " + kind +
-        ", not a regular file: remove it and run 'spyre-regress golden generate --suite " +
-        suite.name + "'");
+        ", not a regular file: remove it and run '" + GoldenGenerateCommand(suite.name, suite.root, path) +
+        "'");
   }
   return Status::Ok();
 }

@@ -49,9 +49,15 @@ std::string Trim(const std::string& s) {
 }
 
 std::string Closest(const std::string& op, const std::set<std::string>& known) {
-  // The matmul family: what `linear` and `matmul` become on the device.
-  if (op == "linear" || op == "matmul" || op == "einsum" || op == "dot")
-    return "mm, addmm, bmm or baddbmm";
+  // The matmul family: what `linear` and `matmul` become on the device; a
+  // misspelt one ("matmull") means the family, not the nearest kernel by
+  // letters ("mul").
+  for (const char* family : {"linear", "matmul", "einsum", "dot"}) {
+    if (op == family) return "mm, addmm, bmm or baddbmm";
+    if (op.size() > 3 && EditDistance(op, family) <= 2) {
+      return std::string("mm, addmm, bmm or baddbmm (what ") + family + " becomes on the device)";
+    }
+  }
   std::vector<std::pair<size_t, std::string>> ranked;
   for (const std::string& k : known) {
     const bool contains = k.find(op) != std::string::npos || op.find(k) != std::string::npos;

@@ -88,8 +88,8 @@ Status CheckCaseFiles(const RunPlan& plan) {
       auto it = golden.metadata.find(key);
       if (it != golden.metadata.end() && it->second != want) {
         return InvalidInput(path + ": written for " + key + " '" + it->second + "', not '" + want +
-                            "'; regenerate it with 'spyre-regress golden generate --suite " +
-                            suite->name + "'");
+                            "'; regenerate it with '" + GoldenGenerateCommand(suite->name, suite->root, path) +
+                            "'");
       }
     }
     SPYRE_RETURN_IF_ERROR(kind->CheckGolden(*suite, *c, golden, path));

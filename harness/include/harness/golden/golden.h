@@ -26,6 +26,12 @@ namespace harness {
 std::string GoldenPath(const std::string& golden_dir, const std::string& suite,
                        const std::string& case_id);
 
+// The command that writes the golden file `golden_path` of `suite` again,
+// with the --suites and --golden that find them (each left out when not
+// known): "spyre-regress golden generate --suite S --suites DIR --golden DIR".
+std::string GoldenGenerateCommand(const std::string& suite, const std::string& suites_root,
+                                  const std::string& golden_path);
+
 // Loads the golden file a case is judged against: the imported file it
 // names, else GoldenPath. Missing -> NotFound with what to run.
 StatusOr<SafetensorsFile> LoadGolden(const std::string& path, const SuiteSpec& suite,
