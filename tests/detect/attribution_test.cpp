@@ -175,6 +175,18 @@ TEST(AttributionTest, TwoComponentsThatEachReproduceAloneAreBothNamed) {
   EXPECT_EQ(c.components, (std::vector<std::string>{"blas", "profile"}));
 }
 
+TEST(AttributionTest, ASecondComponentsEffectShortOfTheLevelIsSaidNotHidden) {
+  // blas reproduces it; profile alone moved it +27% without reaching the level.
+  const auto c = harness::Attribute(Two(), {}, {{1, Step(true, 7.45)}, {2, Step(false, 1.271)}, {3, Step(true, 7.78)}},
+                                    std::nullopt, false);
+  EXPECT_EQ(c.verdict, CauseVerdict::kCaused);
+  EXPECT_NE(c.text.find("; profile alone +27.1%, short of the judge's level"), std::string::npos) << c.text;
+  // A second component within 5% is not mentioned.
+  const auto quiet = harness::Attribute(Two(), {}, {{1, Step(true, 7.45)}, {2, Step(false, 1.02)}, {3, Step(true, 7.6)}},
+                                        std::nullopt, false);
+  EXPECT_EQ(quiet.text.find("short of"), std::string::npos) << quiet.text;
+}
+
 TEST(AttributionTest, AFindingTheFullSwapDoesNotReproduceIsNeverAttributed) {
   const auto c = harness::Attribute(Two(), {}, {{1, Step(false, 1.0)}, {2, Step(false, 1.0)}, {3, Step(false, 1.01)}},
                                     std::nullopt, false);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <bitset>
+#include <cmath>
 #include <fstream>
 #include <set>
 
@@ -339,8 +340,21 @@ Cause Attribute(const std::vector<SwapComponent>& swappable,
     const int i = __builtin_ctz(m);
     a.verdict = CauseVerdict::kCaused;
     a.components = {swappable[static_cast<size_t>(i)].component};
+    // Another component alone moved the time by a finding's size without
+    // reaching the judge's level: said, not hidden under "caused by".
+    std::string short_of_level;
+    for (int j = 0; j < k; ++j) {
+      const auto it = steps.find(1u << j);
+      if (j == i || it == steps.end() || it->second.reproduced || !it->second.status.empty()) continue;
+      const double r = it->second.ratio;
+      if (std::isfinite(r) && r > 0 && std::fabs(std::log(r)) >= std::log(1.05)) {
+        short_of_level += "; " + swappable[static_cast<size_t>(j)].component + " alone " + effect(1u << j) +
+                          ", short of the judge's level (more --max-rounds may settle it)";
+      }
+    }
     a.text = "caused by " + change(swappable[static_cast<size_t>(i)]) + " (reproduced: " + effect(m) +
-             " with it alone" + (k > 1 ? ", " + effect(full & ~m) + " without" : std::string()) + also + ")";
+             " with it alone" + (k > 1 ? ", " + effect(full & ~m) + " without" : std::string()) + also +
+             short_of_level + ")";
     return a;
   }
   if (minimal.size() == 1 && (k <= 3 || PopCount(minimal[0]) == 2)) {
