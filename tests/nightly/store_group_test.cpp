@@ -64,7 +64,8 @@ void WriteVersion1Store(const std::string& path) {
 }
 
 TEST(StoreGroupTest, Version1StoreUpgradesOnceAndKeepsItsRuns) {
-  ASSERT_EQ(Store::LatestSchemaVersion(), 7);
+  const int latest = Store::LatestSchemaVersion();
+  ASSERT_GE(latest, 2);
   TempDir dir;
   WriteVersion1Store(dir.File("old.db"));
   // A version-1 store cannot be read as it is: read-only opens do not migrate.
@@ -74,8 +75,10 @@ TEST(StoreGroupTest, Version1StoreUpgradesOnceAndKeepsItsRuns) {
   for (int open = 0; open < 2; ++open) {  // the second open finds nothing to do
     auto store = OpenOrDie(dir.File("old.db"));
     sqlite3* db = harness::store_internal::Access::Db(*store);
-    EXPECT_EQ(*store->SchemaVersion(), 7);
-    EXPECT_EQ(QueryText(db, "SELECT group_concat(version, ',') FROM schema_version"), "1,2,3,4,5,6,7");
+    EXPECT_EQ(*store->SchemaVersion(), latest);
+    std::string every;  // each migration applied once, in order
+    for (int v = 1; v <= latest; ++v) every += (v > 1 ? "," : "") + std::to_string(v);
+    EXPECT_EQ(QueryText(db, "SELECT group_concat(version, ',') FROM schema_version"), every);
     EXPECT_EQ(QueryText(db, "SELECT run_id || ' ' || suite || ' ' || status FROM v_runs"),
               "1 ops completed");
     // Recorded before the device was part of the fingerprint: the emulator.

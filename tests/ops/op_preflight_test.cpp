@@ -129,7 +129,7 @@ TEST_F(GoldenCheckTest, AWrongShapeNamesFileTensorBothShapesAndTheFix) {
       s.message(),
       "golden/gold/mul_scalar.safetensors: tensor 'out0' has shape [100], the op 'mul' produces "
       "[7, 129] for this case's inputs; regenerate it with 'spyre-regress golden generate --suite "
-      "gold'");
+      "gold --golden golden'");
 }
 
 TEST_F(GoldenCheckTest, AMissingOutputIsNamed) {

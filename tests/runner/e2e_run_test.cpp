@@ -377,7 +377,7 @@ TEST(RunE2E, ConfirmReTimesARecordedRunsSuspectsAndJudgesItAgain) {
     EXPECT_NE(c.out.find("every process timing the baseline's configuration and this run's in turn"),
               std::string::npos)
         << c.out;
-    EXPECT_NE(c.out.find("(baseline run 1)"), std::string::npos) << c.out;
+    EXPECT_NE(c.out.find("regressions: " + cases + " (baseline run 1"), std::string::npos) << c.out;
     EXPECT_EQ(One(db,
                   "SELECT count(*) FROM results WHERE run_id = 2"
                   " AND json_extract(extra_json, '$.confirm.paired') = 1"
