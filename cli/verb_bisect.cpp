@@ -33,16 +33,7 @@ StatusOr<int> Bisect(const BisectFlags& f, const GlobalOptions& g) {
     SPYRE_ASSIGN_OR_RETURN(auto store, Store::Open(g.db, Store::Mode::kReadOnly));
     SPYRE_ASSIGN_OR_RETURN(b.run_id, ResolveRunRef(*store, f.run, "RUN"));
     if (f.against.empty()) {
-      SPYRE_ASSIGN_OR_RETURN(auto recorded, RecordedBaselineRun(*store, b.run_id));
-      if (!recorded) {
-        // Judged with no finding: the baseline is in the run's options.
-        SPYRE_ASSIGN_OR_RETURN(const auto row, store->FindRun(b.run_id));
-        const nlohmann::json options =
-            row ? nlohmann::json::parse(row->options_json, nullptr, false) : nlohmann::json();
-        if (options.is_object() && options.value("baseline_run_id", int64_t{0}) > 0) {
-          recorded = options["baseline_run_id"].get<int64_t>();
-        }
-      }
+      SPYRE_ASSIGN_OR_RETURN(const auto recorded, RecordedBaselineRun(*store, b.run_id));
       if (!recorded) {
         return UsageError("run " + std::to_string(b.run_id) +
                           " was not judged against a baseline: name one with --against RUN");

@@ -222,7 +222,6 @@ StatusOr<ReportModel> BuildReportModel(harness::Store& store, int64_t run_id,
       for (const harness::RegressionRow& r : rows) {
         if (auto f = harness::FindingOfRow(r)) m.comparison->regressions.push_back(std::move(*f));
       }
-      m.findings_recorded = true;
     }
     SPYRE_ASSIGN_OR_RETURN(const auto causes, harness::ReadAttributions(store, run_id));
     harness::AttachAttributions(causes, &*m.comparison);

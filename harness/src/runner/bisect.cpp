@@ -31,12 +31,8 @@ using CaseKey = std::pair<std::string, std::string>;
 // against this baseline; otherwise the judge's findings between the two now.
 StatusOr<std::vector<Finding>> FlaggedFindings(Store& store, const RunRecord& base, const RunRecord& cand) {
   SPYRE_ASSIGN_OR_RETURN(const auto recorded_base, RecordedBaselineRun(store, cand.run_id));
-  SPYRE_ASSIGN_OR_RETURN(const auto row, store.FindRun(cand.run_id));
-  const nlohmann::json options =
-      row ? nlohmann::json::parse(row->options_json, nullptr, false) : nlohmann::json();
-  const bool judged_against = options.is_object() && options.value("baseline_run_id", int64_t{0}) == base.run_id;
   std::vector<Finding> out;
-  if ((recorded_base && *recorded_base == base.run_id) || judged_against) {
+  if (recorded_base && *recorded_base == base.run_id) {
     SPYRE_ASSIGN_OR_RETURN(const auto rows, ReadRegressions(store, cand.run_id));
     for (const RegressionRow& r : rows) {
       if (auto f = FindingOfRow(r)) out.push_back(std::move(*f));

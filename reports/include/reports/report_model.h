@@ -115,9 +115,6 @@ struct ReportModel {
   std::optional<RunInfo> baseline;
   std::optional<harness::Comparison> comparison;
   std::string attribution;  // harness::Attribution, empty when nothing upstream changed
-  // The regressions are those the run recorded when it was judged against
-  // this baseline (false: judged now, the run had no recorded baseline).
-  bool findings_recorded = false;
   Verdict verdict = Verdict::kPassed;
   // For an incomplete verdict, what happened: "run 4 was aborted (interrupted
   // by signal 15): 2 of 18 planned cases recorded"; empty otherwise.
