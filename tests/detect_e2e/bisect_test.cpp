@@ -129,6 +129,11 @@ TEST_F(BisectTest, EachFindingIsAttributedToTheComponentThatCausesItAndShownEver
     const auto row = nlohmann::json::parse(line);
     ++exported;
     EXPECT_EQ(row["cause_verdict"], "caused") << line;
+    EXPECT_TRUE(row["cause_components"] == "profile" || row["cause_components"] == "faults") << line;
+    // A modeled-latency finding names the op whose modeled time grew most.
+    if (row["kind"] == "modeled_latency") {
+      EXPECT_TRUE(row["op_blamed"].is_string()) << line;
+    }
     EXPECT_EQ(row["cause"].get<std::string>().rfind("caused by ", 0), 0u) << line;
   }
   EXPECT_GE(exported, static_cast<int>(causes.size())) << ex.out;  // a case and kind may have several metrics
