@@ -224,7 +224,7 @@ StepEffect MeasureEffect(const Finding& f, const Comparison& c, const RunRecord&
       if (same != nullptr) {
         e.ratio = same->ratio;
       } else if (const auto w = ReadWallConfirmation(*k); w && w->values.size() >= 3 && w->baseline_values.size() >= 3) {
-        e.ratio = std::exp(TestConfirmation(w->baseline_values, w->values, false).shift);
+        e.ratio = std::exp(TestConfirmation(w->baseline_values, w->values, w->paired).shift);
       }
       break;
     }
@@ -433,6 +433,82 @@ StatusOr<BisectOutcome> BisectRecordedRun(const RunPlan& plan, const BisectReque
     SPYRE_RETURN_IF_ERROR(run_round(out.rounds + 1, pending, " (undecided cases)"));
     ++out.rounds;
     judge();
+  }
+  // The faults alone, still undecided: a fault can be switched inside one
+  // process, so each process times the case under both fault settings in
+  // turn (as a run's confirmation does) and the pairs are judged with the
+  // paired test, which has the power separate processes lack.
+  int fault_bit = -1;
+  for (size_t i = 0; i < swappable.size(); ++i) {
+    if (swappable[i].component == "faults") fault_bit = static_cast<int>(i);
+  }
+  if (fault_bit >= 0 && swappable.size() > 1 && elapsed() <= req.budget_s) {
+    const uint32_t fm = 1u << fault_bit;
+    std::set<CaseKey> undecided;
+    for (const Finding& f : findings) {
+      if (Deterministic(f.kind) || judged.count(fm) == 0) continue;
+      const StepEffect e = MeasureEffect(f, judged[fm], reference, records[fm]);
+      const double line = std::log1p(thresholds.For(f.suite, f.case_id).wall_min_effect);
+      if (!e.reproduced && std::isfinite(e.ratio) && e.ratio > 0 && std::fabs(std::log(e.ratio)) >= line) {
+        undecided.insert({f.suite, f.case_id});
+      }
+    }
+    if (!undecided.empty()) {
+      const SwapComponent& faults = swappable[static_cast<size_t>(fault_bit)];
+      WorkItem::Paired pair;
+      pair.baseline_faults = faults.baseline_env.count("SPYRE_EMU_FAULTS") ? faults.baseline_env.at("SPYRE_EMU_FAULTS") : "";
+      pair.candidate_faults =
+          faults.candidate_env.count("SPYRE_EMU_FAULTS") ? faults.candidate_env.at("SPYRE_EMU_FAULTS") : "";
+      std::map<CaseKey, std::vector<CaseResult>> pairs;
+      for (int round = 1; round <= req.max_rounds && elapsed() <= req.budget_s; ++round) {
+        std::vector<WorkItem> pending;
+        for (const WorkItem& item : items) {
+          if (undecided.count({item.suite, item.case_id}) == 0) continue;
+          WorkItem p = item;
+          p.judged = false;
+          p.paired = pair;
+          p.paired->baseline_first = round % 2 == 1;
+          pending.push_back(std::move(p));
+        }
+        if (log != nullptr && (tty || round == 1)) {
+          std::fprintf(log, "%sbisect: faults alone, paired in one process, round %d of %d, %zu case(s), %.0f s of %.0f s%s",
+                       tty ? "\r\033[K" : "", round, req.max_rounds, pending.size(), elapsed(), req.budget_s,
+                       tty ? "" : "\n");
+          std::fflush(log);
+        }
+        const double t0 = elapsed();
+        RecordFn keep = [&](const CaseResult& c) -> Status {
+          pairs[{c.suite, c.case_id}].push_back(c);
+          return Status::Ok();
+        };
+        SPYRE_ASSIGN_OR_RETURN(const SupervisorOutcome done, RunCases(pending, options[0], keep, nullptr));
+        seconds[fm] += elapsed() - t0;
+        if (done.interrupted) {
+          return IoError("bisect interrupted by signal " + std::to_string(done.signal_number) +
+                         ": nothing of it was recorded");
+        }
+      }
+      // The faults-alone configuration's evidence for those cases: the pairs.
+      for (CaseResult& c : records[fm].cases) {
+        const auto it = pairs.find({c.suite, c.case_id});
+        if (it == pairs.end()) continue;
+        WallConfirmation w;
+        w.baseline_run_id = -1;
+        w.paired = true;
+        w.unqueued = true;
+        for (const CaseResult& p : it->second) {
+          const auto b = p.extra.find("paired_baseline");
+          if (b == p.extra.end() || !Timed(p)) continue;
+          StatusOr<CaseResult> side = CaseResultFromJson(*b);
+          if (!side.ok() || !Timed(*side)) continue;
+          w.values.push_back(ProcessValue(p));
+          w.baseline_values.push_back(ProcessValue(*side));
+          w.unqueued = w.unqueued && p.HasQueueWait() && side->HasQueueWait();
+        }
+        if (w.values.size() >= 3) c.extra["confirm"] = WallConfirmationJson(w);
+      }
+      judged[fm] = CompareRuns(reference, records[fm], thresholds);
+    }
   }
   if (tty) std::fputs("\r\033[K", log);
 
