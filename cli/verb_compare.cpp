@@ -2,7 +2,6 @@
 // and improvements between two recorded runs, with the environment diff.
 #include <iostream>
 #include <memory>
-#include <set>
 
 #include "cli.h"
 #include "harness/detect/attribution.h"
@@ -72,10 +71,7 @@ StatusOr<int> RunCompare(const CompareOptions& o, Store* opened) {
     return InvalidInput("--baseline " + std::to_string(o.baseline) + ": " + base_state.Describe() +
                         "; a baseline must be a completed run: pick another");
   }
-  std::set<std::pair<std::string, std::string>> base_cases;
-  for (const CaseResult& r : base->cases) base_cases.emplace(r.suite, r.case_id);
-  size_t shared = 0;
-  for (const CaseResult& r : cand->cases) shared += base_cases.count({r.suite, r.case_id});
+  const size_t shared = SharedCases(*base, *cand);
   if (shared == 0) {
     return InvalidInput(
         "--baseline " + std::to_string(o.baseline) + " (" + base->suite + ") and --candidate " +

@@ -138,13 +138,12 @@ std::string HtmlRegressions(const ReportModel& m) {
     out << "<ol id=\"groups\">";
     for (const harness::FindingGroup& g : harness::GroupFindings(regs)) {
       out << "<li><b>" << Esc(g.headline) << "</b>";
+      // One finding per case and kind, so a group's members are its cases.
       std::string names;
       size_t listed = 0;
-      for (size_t i : g.members) {
-        if (listed == 6) break;
-        const std::string name = regs[i].suite + "/" + regs[i].case_id;
-        if (names.find(name + ",") != std::string::npos) continue;
-        names += (listed++ ? ", " : "") + name;
+      for (; listed < g.members.size() && listed < 6; ++listed) {
+        const harness::Finding& f = regs[g.members[listed]];
+        names += (listed > 0 ? ", " : "") + f.suite + "/" + f.case_id;
       }
       if (g.cases > listed) names += " and " + std::to_string(g.cases - listed) + " more";
       out << ": " << Esc(names) << "</li>";

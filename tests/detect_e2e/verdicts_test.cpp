@@ -99,6 +99,13 @@ TEST_F(VerdictsTest, AnInjectedFaultIsCalledOneNotAnUpstreamChange) {
   EXPECT_NE(html.str().find("<td>faults</td>"), std::string::npos);
   EXPECT_NE(html.str().find("injected fault</td>"), std::string::npos);
   EXPECT_EQ(html.str().find("upstream change</td>"), std::string::npos);
+  // The groups come before the table: the slowed op's callers as one group.
+  const size_t groups = html.str().find("<ol id=\"groups\"><li><b>");
+  ASSERT_NE(groups, std::string::npos);
+  EXPECT_NE(html.str().find("through mm", groups), std::string::npos);
+  const size_t table = html.str().find("<table id=\"regressions\"");
+  ASSERT_NE(table, std::string::npos);
+  EXPECT_LT(groups, table);
   auto c = RunCli({"compare", "--baseline", std::to_string(base["run_id"].get<int64_t>()), "--candidate",
                    std::to_string(slow["run_id"].get<int64_t>()), "--db", Db()});
   EXPECT_NE(c.out.find("(injected fault)"), std::string::npos) << c.out;

@@ -96,6 +96,14 @@ std::vector<FindingGroup> GroupFindings(const std::vector<Finding>& ranked) {
   return groups;
 }
 
+size_t SharedCases(const RunRecord& a, const RunRecord& b) {
+  std::set<std::pair<std::string, std::string>> in_a;
+  for (const CaseResult& r : a.cases) in_a.emplace(r.suite, r.case_id);
+  size_t shared = 0;
+  for (const CaseResult& r : b.cases) shared += in_a.count({r.suite, r.case_id});
+  return shared;
+}
+
 size_t RegressedCases(const std::vector<Finding>& findings) {
   std::set<std::pair<std::string, std::string>> cases;
   for (const Finding& f : findings) cases.emplace(f.suite, f.case_id);

@@ -1,9 +1,6 @@
 // The seam between the runner and regression detection: after a completed
 // run, resolve the baseline, judge the two runs, store the findings
 // (v_regressions) and hand them back for the summary.
-#include <algorithm>
-#include <set>
-
 #include "harness/detect/grouping.h"
 #include "harness/detect/history.h"
 #include "harness/detect/recorded_findings.h"
@@ -26,12 +23,7 @@ StatusOr<BaselineOutcome> DetectRegressionsForRun(Store& store, int64_t run_id,
   // A baseline sharing no case would give "regressions: 0" for nothing
   // compared (a named baseline of another suite; `run` refuses it before
   // it starts, `merge --baseline` here).
-  std::set<std::pair<std::string, std::string>> base_cases;
-  for (const CaseResult& r : base.cases) base_cases.emplace(r.suite, r.case_id);
-  const bool shared = std::any_of(cand.cases.begin(), cand.cases.end(), [&](const CaseResult& r) {
-    return base_cases.count({r.suite, r.case_id}) > 0;
-  });
-  if (!shared && !cand.cases.empty()) {
+  if (SharedCases(base, cand) == 0 && !cand.cases.empty()) {
     return InvalidInput("--baseline " + baseline + " (run " + std::to_string(**chosen) + ", " + base.suite +
                         ") shares no case with run " + std::to_string(run_id) + " (" + cand.suite +
                         "), so nothing was compared: pick a baseline of the same suite");

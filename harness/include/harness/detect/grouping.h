@@ -40,4 +40,8 @@ std::vector<FindingGroup> GroupFindings(const std::vector<Finding>& ranked);
 // Distinct suite/case among the findings: what a summary line counts.
 size_t RegressedCases(const std::vector<Finding>& findings);
 
+// How many cases (suite and case id) two runs share: none, and a
+// comparison of them would say "regressions: 0" about nothing.
+size_t SharedCases(const RunRecord& a, const RunRecord& b);
+
 }  // namespace harness
