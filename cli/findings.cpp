@@ -18,8 +18,9 @@ void PrintFindings(std::ostream& out, const nlohmann::json& comparison) {
     for (const nlohmann::json& i : g.value("findings", nlohmann::json::array())) {
       if (shown == 20 || !i.is_number_unsigned() || i.get<size_t>() >= regressions.size()) break;
       const nlohmann::json& f = regressions[i.get<size_t>()];
-      out << "    " << f.value("suite", "") << "/" << f.value("case", "") << " [" << f.value("kind", "") << "] "
-          << f.value("detail", "") << "\n";
+      // The same line as compare's: kind, metric, figures, statistic, evidence.
+      out << "    " << f.value("suite", "") << "/" << f.value("case", "") << " "
+          << f.value("summary", "[" + f.value("kind", "") + "] " + f.value("detail", "")) << "\n";
       ++shown;
     }
   }

@@ -69,6 +69,9 @@ std::string HumanDuration(double us) {
 std::string HumanChange(double ratio) {
   if (!std::isfinite(ratio)) return "-";
   const double pct = (ratio - 1.0) * 100.0;
+  if (pct == 0) return "0%";
+  // Below 0.05% one decimal would read "-0.0%": two significant digits.
+  if (std::fabs(pct) < 0.05) return (pct < 0 ? "-" : "+") + HumanNumber(std::fabs(pct), 2) + "%";
   char buf[48];
   std::snprintf(buf, sizeof(buf), std::fabs(pct) >= 99.95 ? "%+.0f%%" : "%+.1f%%", pct);
   return buf;
@@ -97,13 +100,22 @@ std::string HumanBytes(double bytes) {
   return (bytes < 0 ? "-" : "") + (u == 0 ? Fixed(v, 0) : HumanNumber(v)) + " " + units[u];
 }
 
-std::string HumanMetric(const std::string& metric, double v) {
+std::string MetricUnit(const std::string& metric) {
   auto ends_with = [&](const std::string& tail) {
     return metric.size() >= tail.size() &&
            metric.compare(metric.size() - tail.size(), tail.size(), tail) == 0;
   };
-  if (ends_with("_us") || metric.find("_us_") != std::string::npos) return HumanDuration(v);
-  if (ends_with("_bytes")) return HumanBytes(v);
+  if (ends_with("_us") || metric.find("_us_") != std::string::npos) return "us";
+  if (ends_with("_bytes")) return "bytes";
+  if (metric == "fallback_ops") return "calls";
+  if (ends_with("max_ulp")) return "ulp";
+  return "";
+}
+
+std::string HumanMetric(const std::string& metric, double v) {
+  const std::string unit = MetricUnit(metric);
+  if (unit == "us") return HumanDuration(v);
+  if (unit == "bytes") return HumanBytes(v);
   return HumanNumber(v);
 }
 

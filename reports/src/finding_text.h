@@ -29,7 +29,7 @@ inline std::string EnvValue(const std::string& v) { return harness::EnvValueText
 // "mm (+2.5 us), add" or "" when no op was blamed.
 inline std::string BlamedOps(const harness::Finding& f) {
   std::string s;
-  for (const std::string& op : f.blamed_ops) s += (s.empty() ? "" : ", ") + op;
+  for (const harness::BlamedOp& op : f.blamed_ops) s += (s.empty() ? "" : ", ") + harness::BlamedOpText(op);
   return s;
 }
 

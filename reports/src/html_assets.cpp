@@ -50,6 +50,9 @@ svg.chart .ver { stroke: #8250df; stroke-width: 1; stroke-dasharray: 2 3; }
 svg.chart text { font-size: 10px; fill: #57606a; }
 svg.chart text.ytitle, svg.chart text.xtitle { font-size: 11px; fill: #1f2328; }
 svg.chart text.cpl, svg.chart text.curl { fill: var(--bad); font-weight: 600; }
+svg.chart .fb, svg.chart .fc { stroke-width: 1; stroke-dasharray: 6 3; }
+svg.chart .fb { stroke: #57606a; } svg.chart .fc { stroke: var(--bad); }
+svg.chart text.fbl { fill: #57606a; } svg.chart text.fcl { fill: var(--bad); }
 .legend span { margin-right: 14px; font-size: 0.85em; color: var(--muted); }
 .msg { max-width: 420px; overflow-wrap: anywhere; color: var(--muted); }
 pre.dtext { white-space: pre-wrap; overflow-wrap: anywhere; background: #f6f8fa; padding: 6px 8px; border-radius: 4px; }

@@ -3,12 +3,17 @@
 // ticks in its unit, the x axis titled "run" with run ids; the reported run
 // highlighted, change points (red, dashed) named on the chart with their
 // shift, run and the upstream components that changed there, upstream
-// version changes (purple, dotted); details in <title> tooltips.
+// version changes (purple, dotted); a flagged case's finding as two
+// labelled lines at its baseline and candidate values; details in <title>
+// tooltips. Quantities measured from zero are drawn from zero.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
+#include <string>
+#include <tuple>
 
+#include "harness/detect/detect.h"
 #include "harness/human_format.h"
 #include "html_parts.h"
 #include "reports/escape.h"
@@ -96,9 +101,18 @@ std::string RenderSvgChart(const Chart& chart) {
     lo = std::min(lo, p.value);
     hi = std::max(hi, p.value);
   }
+  const bool marked = std::isfinite(chart.finding_baseline) && std::isfinite(chart.finding_candidate);
+  if (marked) {
+    lo = std::min({lo, chart.finding_baseline, chart.finding_candidate});
+    hi = std::max({hi, chart.finding_baseline, chart.finding_candidate});
+  }
+  // Quantities measured from zero (times, bytes, counts, errors) are drawn
+  // from zero, so a line's height reads as its size; a similarity near 1
+  // (cosine, agreement) keeps its own range or every change would vanish.
+  const bool from_zero = lo >= 0 && !harness::HigherIsBetter(chart.metric);
   // A flat line sits mid-height rather than on an axis.
   const double pad = hi > lo ? (hi - lo) * 0.08 : std::max(std::fabs(hi) * 0.1, 1e-9);
-  lo -= pad;
+  lo = from_zero ? 0 : lo - pad;
   hi += pad;
   const Unit unit = AxisUnit(chart.metric, std::max(std::fabs(lo), std::fabs(hi)));
   // At least three gridlines: a finer step when the round one gives fewer.
@@ -180,6 +194,24 @@ std::string RenderSvgChart(const Chart& chart) {
         << "</title></line><text class=\"cpl\" x=\"" << Fixed(px + (right_half ? -4 : 4))
         << "\" y=\"" << Fixed(kTop - 8 - 13 * (nth++ % 2)) << "\" text-anchor=\""
         << (right_half ? "end" : "start") << "\">" << EscapeHtml(label) << "</text>";
+  }
+  // The finding's own two values, labelled at the right edge: the figures
+  // its table row shows, which may be another statistic than the run
+  // medians the line follows.
+  if (marked) {
+    const double yb = y(chart.finding_baseline), yc = y(chart.finding_candidate);
+    const bool apart = std::fabs(yb - yc) >= 12;
+    for (const auto& [cls, value, word, yy] :
+         {std::tuple{"fb", chart.finding_baseline, "baseline ", yb},
+          std::tuple{"fc", chart.finding_candidate, "candidate ", yc}}) {
+      const std::string text = word + harness::HumanMetric(chart.metric, value);
+      const double label_y = apart || std::string(cls) == "fc" ? yy - 3 : yy + 11;
+      svg << "<line class=\"" << cls << "\" x1=\"" << kLeft << "\" y1=\"" << Fixed(yy)
+          << "\" x2=\"" << right << "\" y2=\"" << Fixed(yy) << "\"><title>"
+          << EscapeHtml("finding " + text) << "</title></line><text class=\"" << cls
+          << "l\" x=\"" << Fixed(right - 4) << "\" y=\"" << Fixed(label_y)
+          << "\" text-anchor=\"end\">" << EscapeHtml(text) << "</text>";
+    }
   }
   svg << "<polyline class=\"line\" points=\"";
   for (size_t i = 0; i < pts.size(); ++i)

@@ -16,8 +16,9 @@ namespace reports {
 namespace internal {
 namespace {
 
-// One row per finding: its values in the metric's unit and one effect
-// figure, the change (for wall time the estimated shift the detail names).
+// One row per finding: its values in the metric's unit, the change
+// (candidate / baseline), the op blamed, and the statistic the values are
+// above the evidence.
 std::string FindingsTable(const ReportModel& m, const std::string& id,
                           const std::vector<harness::Finding>& findings, bool regression,
                           bool hidden = false) {
@@ -34,7 +35,8 @@ std::string FindingsTable(const ReportModel& m, const std::string& id,
         << NumCell(f.candidate, FindingValue(m, f, false)) << "<td class=\"num"
         << (std::isfinite(f.ratio) ? (regression ? " worse" : " better") : "") << "\" data-sort=\""
         << SortKey(f.ratio) << "\">" << FormatChange(f.ratio) << "</td><td>" << Esc(BlamedOps(f))
-        << "</td><td class=\"msg\">" << Esc(f.detail)
+        << "</td><td class=\"msg\">"
+        << (f.statistic.empty() ? std::string() : "<i>" + Esc(f.statistic) + "</i><br>") << Esc(f.detail)
         << (f.cause.empty() ? std::string() : "<br><b>bisect:</b> " + Esc(f.cause)) << "</td></tr>";
   }
   out << "</tbody></table>";

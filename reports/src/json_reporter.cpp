@@ -3,6 +3,7 @@
 // `compare --json` read this member unchanged.
 #include <cmath>
 
+#include "harness/human_format.h"
 #include "reports/reporter.h"
 
 namespace reports {
@@ -77,7 +78,15 @@ nlohmann::json CaseJson(const CaseRow& row) {
 
 nlohmann::json ChartJson(const Chart& c) {
   nlohmann::json j = {
-      {"title", c.title}, {"suite", c.suite}, {"case", c.case_name}, {"metric", c.metric}};
+      {"title", c.title}, {"suite", c.suite}, {"case", c.case_name}, {"metric", c.metric},
+      {"unit", harness::MetricUnit(c.metric)}};
+  // A flagged case's chart carries its finding's figures (the same as the
+  // finding's own baseline, candidate and caption).
+  if (!c.note.empty()) {
+    j["finding"] = {{"baseline", Number(c.finding_baseline)},
+                    {"candidate", Number(c.finding_candidate)},
+                    {"caption", c.note}};
+  }
   j["points"] = nlohmann::json::array();
   for (const harness::SeriesPoint& p : c.points) {
     j["points"].push_back({{"run_id", p.run_id},
@@ -129,6 +138,12 @@ class JsonReporter : public Reporter {
     j["run"] = RunJson(m.run);
     j["baseline"] = m.baseline ? RunJson(*m.baseline) : nlohmann::json();
     j["comparison"] = m.comparison ? harness::ToJson(*m.comparison) : nlohmann::json();
+    // The unit of every value a case row holds (times in microseconds).
+    j["units"] = {{"max_abs_err", ""},       {"max_rel_err", ""},
+                  {"rel_l2", ""},            {"max_ulp", "ulp"},
+                  {"cosine", ""},            {"wall_us_median", "us"},
+                  {"modeled_us", "us"},      {"fallback_ops", "calls"},
+                  {"peak_device_bytes", "bytes"}};
     j["attribution"] = m.attribution;
     j["suites"] = nlohmann::json::array();
     for (const SuiteSection& s : m.suites) {

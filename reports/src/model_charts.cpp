@@ -9,8 +9,8 @@ namespace reports::internal {
 
 std::string ChartMetricFor(const harness::Finding& f) {
   switch (f.kind) {
-    case harness::FindingKind::kLatency:
-      return "wall_us_median";
+    case harness::FindingKind::kLatency:  // the quantity judged (with or without queue wait)
+      return harness::IsHistoryMetric(f.metric) ? f.metric : "wall_us_median";
     case harness::FindingKind::kModeledLatency:
       return "modeled_us";
     case harness::FindingKind::kFallback:
@@ -62,9 +62,12 @@ harness::Status LoadCharts(harness::Store& store, const ReportOptions& options, 
                              harness::LoadSeries(store, f.suite, f.case_id, metric, run_id));
       model->case_charts.push_back(MakeChart(f.suite + " / " + f.case_id + " — " + metric, f.suite,
                                              f.case_id, metric, std::move(series), run_id));
-      if (std::isfinite(f.ratio) && model->baseline) {
-        model->case_charts.back().note =
-            FormatChange(f.ratio) + " vs run " + std::to_string(model->baseline->run_id);
+      Chart& chart = model->case_charts.back();
+      if (metric == f.metric && model->baseline) {
+        // The finding's figures, exactly as its table row shows them.
+        chart.note = harness::FindingFigures(f) + " vs run " + std::to_string(model->baseline->run_id);
+        chart.finding_baseline = f.baseline;
+        chart.finding_candidate = f.candidate;
       }
     }
   }

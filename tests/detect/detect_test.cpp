@@ -173,11 +173,15 @@ TEST(DetectTest, EachKindIsFoundWithItsMetric) {
   for (const auto& f : c.regressions) {
     if (f.case_id == "slow") {
       ASSERT_FALSE(f.blamed_ops.empty());
-      EXPECT_EQ(f.blamed_ops[0].rfind("mm", 0), 0u) << f.blamed_ops[0];
+      EXPECT_EQ(f.blamed_ops[0].op, "mm") << harness::BlamedOpText(f.blamed_ops[0]);
+      EXPECT_EQ(f.blamed_ops[0].unit, "us");
       EXPECT_NE(f.detail.find("mm"), std::string::npos);
     }
     if (f.case_id == "fb") {
-      EXPECT_EQ(f.blamed_ops, std::vector<std::string>{"add"});
+      ASSERT_EQ(f.blamed_ops.size(), 1u);
+      EXPECT_EQ(f.blamed_ops[0].op, "add");
+      EXPECT_EQ(f.blamed_ops[0].unit, "calls");
+      EXPECT_GT(f.blamed_ops[0].delta, 0);
     }
     if (f.case_id == "acc") {
       EXPECT_EQ(f.metric, "max_ulp");
@@ -318,7 +322,7 @@ TEST(DetectTest, ConfirmationRoundsDecideAndNameOnlyAnOpWhoseOwnChangeIsSignific
   EXPECT_EQ(f.kind, FindingKind::kLatency);
   EXPECT_TRUE(f.env_cause) << "interleaved processes differ only by the fault";
   ASSERT_FALSE(f.blamed_ops.empty());
-  EXPECT_EQ(f.blamed_ops[0].rfind("mm (", 0), 0u) << f.blamed_ops[0];
+  EXPECT_EQ(f.blamed_ops[0].op, "mm") << harness::BlamedOpText(f.blamed_ops[0]);
   EXPECT_EQ(f.blamed_ops.size(), 1u) << "add moved by noise only";
   EXPECT_NE(harness::Attribution(c).find("faults (none) -> mm:slow=2"), std::string::npos)
       << harness::Attribution(c);
@@ -373,13 +377,16 @@ TEST(DetectTest, PairedConfirmationJudgesTheRatioOfEachProcess) {
   ASSERT_EQ(c.regressions.size(), 1u);
   const auto& f = c.regressions[0];
   EXPECT_EQ(f.case_id, "a");
-  EXPECT_NEAR(f.ratio, 1.4, 0.03);
+  // One set of figures: the medians of the processes, and their ratio.
+  EXPECT_DOUBLE_EQ(f.ratio, f.candidate / f.baseline);
+  EXPECT_NEAR(f.ratio, 1.4, 0.1);
+  EXPECT_EQ(f.statistic, "median of 9 and 9 fresh processes, paired, wall time") << f.statistic;
   EXPECT_NE(f.detail.find("9 fresh processes, each timing both configurations in turn"),
             std::string::npos)
       << f.detail;
   EXPECT_TRUE(f.env_cause);
   ASSERT_EQ(f.blamed_ops.size(), 1u) << "add's ratios scatter around one";
-  EXPECT_EQ(f.blamed_ops[0].rfind("mm (", 0), 0u) << f.blamed_ops[0];
+  EXPECT_EQ(f.blamed_ops[0].op, "mm") << harness::BlamedOpText(f.blamed_ops[0]);
   // The same values judged as two unpaired sets overlap: not confirmed.
   cand.cases[0].extra["confirm"]["paired"] = false;
   c = harness::CompareRuns(base, cand, harness::Thresholds());
@@ -520,14 +527,15 @@ TEST(DetectTest, OneWildTracedCallASideDoesNotHideTheOpThatGrew) {
   auto c = harness::CompareRuns(base, cand, harness::Thresholds());
   ASSERT_EQ(c.regressions.size(), 1u);
   ASSERT_FALSE(c.regressions[0].blamed_ops.empty()) << c.regressions[0].detail;
-  EXPECT_EQ(c.regressions[0].blamed_ops[0].rfind("mm (", 0), 0u);
+  EXPECT_EQ(c.regressions[0].blamed_ops[0].op, "mm");
   // Two baseline processes slower than every candidate one are more than is
   // left out: not named.
   conf["baseline_op_wall_us"]["mm"][1] = 20000.0;
   conf["baseline_op_wall_us"]["mm"][3] = 12000.0;
   c = harness::CompareRuns(base, cand, harness::Thresholds());
   ASSERT_EQ(c.regressions.size(), 1u);
-  EXPECT_TRUE(c.regressions[0].blamed_ops.empty()) << c.regressions[0].blamed_ops[0];
+  EXPECT_TRUE(c.regressions[0].blamed_ops.empty())
+      << harness::BlamedOpText(c.regressions[0].blamed_ops[0]);
 }
 
 TEST(DetectTest, FreshProcessesAreJudgedAgainstTheCasesBetweenRunHistory) {
@@ -615,8 +623,15 @@ TEST(DetectTest, AHostSlowerByItsProbeIsNotARegression) {
   cand.cases[0].extra["host_probe_us"] = 7.0;
   c = harness::CompareRuns(base, cand, harness::Thresholds());
   ASSERT_EQ(c.regressions.size(), 2u);
-  EXPECT_NE(c.regressions[0].detail.find("corrected for host speed (probe -30.0%)"), std::string::npos)
-      << c.regressions[0].detail;
+  // The candidate's figure is the one judged, at the baseline's host speed,
+  // and the statistic says so.
+  for (const auto& f : c.regressions) {
+    EXPECT_DOUBLE_EQ(f.ratio, f.candidate / f.baseline);
+    if (f.case_id != "a") continue;
+    EXPECT_NE(f.statistic.find("candidate corrected for host speed (probe -30.0%)"), std::string::npos)
+        << f.statistic;
+    EXPECT_EQ(f.detail.find("probe"), std::string::npos) << f.detail;
+  }
 }
 
 TEST(DetectTest, HostProbeRecordsItsMedianAndReadsBackOnlyValidValues) {
@@ -682,8 +697,12 @@ TEST(DetectTest, AFindingOnUnqueuedTimeNamesItsMetricAndShowsWallTime) {
   const auto& f = c.regressions[0];
   EXPECT_EQ(f.metric, "unqueued_us_median");
   EXPECT_NEAR(f.ratio, 2.0, 0.1);
-  EXPECT_EQ(f.detail.rfind("wall time less run-queue wait +", 0), 0u) << f.detail;
-  EXPECT_NE(f.detail.find("; wall time "), std::string::npos) << f.detail;
+  EXPECT_DOUBLE_EQ(f.ratio, f.candidate / f.baseline);
+  // The statistic names the quantity; the detail holds only the evidence.
+  EXPECT_EQ(f.statistic,
+            "median of 20 and 20 timing rounds (one process each), wall time less run-queue wait");
+  EXPECT_EQ(f.detail.rfind("Mann-Whitney p < 0.001 over 20 and 20 processes", 0), 0u) << f.detail;
+  EXPECT_EQ(f.detail.find(" us"), std::string::npos) << "no second set of figures: " << f.detail;
   // Confirmation values carry their quantity through the JSON.
   harness::WallConfirmation conf;
   conf.unqueued = true;

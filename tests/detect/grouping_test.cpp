@@ -18,7 +18,7 @@ Finding Make(const std::string& case_id, FindingKind kind, double ratio, const s
   f.baseline = kind == FindingKind::kStatus ? 0 : 100;
   f.candidate = kind == FindingKind::kStatus ? 1 : 100 * ratio;
   f.ratio = ratio;
-  if (!op.empty()) f.blamed_ops = {op + " (+12 us)"};
+  if (!op.empty()) f.blamed_ops = {{op, 12, "us"}};
   return f;
 }
 

@@ -315,6 +315,30 @@ TEST_F(SuiteLevelTest, WhenMostCasesMoveTheLevelMovesAndTheOthersAreNotBlamed) {
   EXPECT_TRUE(moved->front().suite_level);
 }
 
+TEST_F(SuiteLevelTest, AFourRunPulseOfEveryCaseIsFoundAtBothEdgesForTheSuiteAndEachCase) {
+  // Every case 2x slower in runs 9-12 of 20 (a slower build for four
+  // nights): the per-run level moves with all of them, and dividing it out
+  // must not absorb the change. The suite's level has both edges, each
+  // naming every case as having moved with it, and each case asked for alone
+  // reports the same two edges.
+  auto ids = AddRuns(std::vector<double>(20, 1.0), [](int, int r) { return r >= 8 && r < 12 ? 2.0 : 1.0; });
+  std::set<int64_t> edges;
+  for (const auto& s : History()) {
+    ASSERT_TRUE(s.suite_level) << s.case_name << " at run " << s.first_run_id;
+    EXPECT_EQ(s.moved_with.size(), 12u) << "every case moved with the suite at run " << s.first_run_id;
+    EXPECT_NEAR(std::fabs(s.point.relative), s.first_run_id == ids[8] ? 1.0 : 0.5, 0.1);
+    edges.insert(s.first_run_id);
+  }
+  EXPECT_EQ(edges, (std::set<int64_t>{ids[8], ids[12]})) << "both edges of the pulse";
+  for (int c = 0; c < kCases; ++c) {
+    auto own = harness::SuiteHistory(*store_, "smoke", "c" + std::to_string(c), {});
+    ASSERT_TRUE(own.ok());
+    std::set<int64_t> case_edges;
+    for (const auto& s : *own) case_edges.insert(s.first_run_id);
+    EXPECT_EQ(case_edges, (std::set<int64_t>{ids[8], ids[12]})) << "c" << c;
+  }
+}
+
 TEST_F(SuiteLevelTest, AFewCasesAreNotASuiteLevel) {
   // Seven cases are too few for a level: a host phase stays in the cases.
   auto series = harness::LoadSuiteSeries(*store_, "smoke", "", "wall_us_median");

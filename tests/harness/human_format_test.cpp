@@ -76,7 +76,11 @@ TEST(HumanFormatTest, ChangesPercentagesAndPValues) {
   EXPECT_EQ(HumanChange(0.5), "-50.0%");
   EXPECT_EQ(HumanChange(2), "+100%");
   EXPECT_EQ(HumanChange(16), "+1500%");
-  EXPECT_EQ(HumanChange(1), "+0.0%");
+  EXPECT_EQ(HumanChange(1), "0%");
+  // Never "-0.0%": a tiny change keeps two significant digits and its sign.
+  EXPECT_EQ(HumanChange(0.99996), "-0.004%");
+  EXPECT_EQ(HumanChange(1.00012), "+0.012%");
+  EXPECT_EQ(HumanChange(0.9994), "-0.1%");
   EXPECT_EQ(HumanPercent(0.9375), "93.8%");
   EXPECT_EQ(HumanPercent(1), "100%");
   EXPECT_EQ(HumanPValue(0.0079), "p = 0.0079");

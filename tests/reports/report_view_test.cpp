@@ -8,9 +8,14 @@
 #include <cmath>
 #include <random>
 #include <regex>
+#include <sstream>
+#include <set>
+
+#include <nlohmann/json.hpp>
 
 #include "fixture_store.h"
 #include "harness/detect/detect.h"
+#include "harness/human_format.h"
 #include "harness/store/store.h"
 #include "report_text.h"
 #include "reports/escape.h"
@@ -128,10 +133,141 @@ TEST_F(ReportViewTest, OnlyFindingsAreStyled) {
   EXPECT_EQ(sm.find("worse"), std::string::npos) << sm;
 }
 
-TEST_F(ReportViewTest, AWallFindingShowsOneEffectFigure) {
+// The figures of one finding as each format shows them, parsed back out of
+// the rendered text: baseline, candidate and change, plus the chart's two
+// labelled lines and caption where the finding has a chart.
+struct Shown {
+  std::string where, baseline, candidate, change;
+};
+
+std::string Unescape(std::string s) {
+  for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+           {"&gt;", ">"}, {"&lt;", "<"}, {"&quot;", "\""}, {"&#39;", "'"}, {"&amp;", "&"}}) {
+    for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) {
+      s.replace(at, from.size(), to);
+    }
+  }
+  return s;
+}
+
+std::vector<Shown> ShownFigures(const reports::ReportModel& m, const harness::Finding& f) {
+  std::vector<Shown> out;
+  const std::string kind = harness::FindingKindName(f.kind);
+  // HTML: the finding's row in the regressions table, cells in order.
+  const std::string html = Html(m);
+  const std::string table = Slice(html, "<table id=\"regressions\"", "</table>");
+  static const std::regex kRow("<tr>(.*?)</tr>");
+  static const std::regex kCell("<td[^>]*>(.*?)</td>");
+  for (auto it = std::sregex_iterator(table.begin(), table.end(), kRow); it != std::sregex_iterator(); ++it) {
+    const std::string row = (*it)[1];
+    std::vector<std::string> cells;
+    for (auto c = std::sregex_iterator(row.begin(), row.end(), kCell); c != std::sregex_iterator(); ++c) {
+      cells.push_back(Unescape((*c)[1]));
+    }
+    if (cells.size() >= 7 && cells[1] == f.case_id && cells[2] == kind) {
+      out.push_back({"html table", cells[4], cells[5], cells[6]});
+    }
+  }
+  // HTML chart: the finding's lines and the caption beside the reported run.
+  static const std::regex kBase("<text class=\"fbl\"[^>]*>baseline ([^<]*)</text>");
+  static const std::regex kCand("<text class=\"fcl\"[^>]*>candidate ([^<]*)</text>");
+  static const std::regex kCaption("<text class=\"curl\"[^>]*>([^<]*) \\(([^<]*)\\) vs run");
+  std::smatch b, c, cap;
+  const std::string chart =
+      Slice(html, "aria-label=\"" + reports::EscapeHtml(f.suite + " / " + f.case_id + " — " + f.metric),
+            "</svg>");
+  if (std::regex_search(chart, b, kBase) && std::regex_search(chart, c, kCand)) {
+    EXPECT_TRUE(std::regex_search(chart, cap, kCaption)) << chart;
+    out.push_back({"html chart lines", Unescape(b[1]), Unescape(c[1]),
+                   cap.size() > 2 ? Unescape(cap[2]) : std::string("?")});
+    const std::string caption = cap.size() > 1 ? Unescape(cap[1]) : "";
+    out.push_back({"html chart caption", caption.substr(0, caption.find(" -> ")),
+                   caption.find(" -> ") == std::string::npos ? "?" : caption.substr(caption.find(" -> ") + 4),
+                   cap.size() > 2 ? Unescape(cap[2]) : std::string("?")});
+  }
+  // Markdown: the row of the top-regressions table.
+  const std::string md = reports::MakeMarkdownReporter()->Render(m);
+  std::istringstream lines(md);
+  for (std::string line; std::getline(lines, line);) {
+    std::vector<std::string> cells;
+    for (size_t at = 2; at < line.size();) {
+      const size_t end = line.find(" | ", at);
+      cells.push_back(Unescape(line.substr(at, end == std::string::npos ? line.size() - at - 2 : end - at)));
+      if (end == std::string::npos) break;
+      at = end + 3;
+    }
+    if (line.rfind("| ", 0) == 0 && cells.size() >= 7 && cells[1] == f.case_id && cells[2] == kind) {
+      out.push_back({"markdown", cells[4], cells[5], cells[6]});
+    }
+  }
+  // JSON: numbers, read back in the metric's unit, and the figures phrase.
+  const nlohmann::json j = nlohmann::json::parse(reports::MakeJsonReporter()->Render(m));
+  for (const nlohmann::json& r : j["comparison"]["regressions"]) {
+    if (r["case"] != f.case_id || r["kind"] != kind) continue;
+    EXPECT_EQ(r["unit"], harness::MetricUnit(f.metric));
+    EXPECT_EQ(r["statistic"], f.statistic);
+    EXPECT_EQ(r["figures"], harness::FindingFigures(f));
+    out.push_back({"json numbers", harness::HumanMetric(f.metric, r["baseline"].get<double>()),
+                   harness::HumanMetric(f.metric, r["candidate"].get<double>()),
+                   harness::HumanChange(r["ratio"].get<double>())});
+    EXPECT_DOUBLE_EQ(r["ratio"].get<double>(), r["candidate"].get<double>() / r["baseline"].get<double>());
+  }
+  // JUnit and the terminal: "regression <kind> <metric>: A -> B (C)".
+  static const std::regex kLine("(?:regression|REGRESSION) [^\\n]*? " + std::string("([a-z_]+) ") +
+                                "([^ :]+): (.+?) -> (.+?) \\(([^)]*)\\)");
+  const std::vector<std::pair<std::string, std::string>> texts = {
+      {"junit", Unescape(reports::MakeJunitReporter()->Render(m))},
+      {"terminal", harness::FormatComparison(*m.comparison)}};
+  for (const auto& [where, text] : texts) {
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) {
+      if (line.find(f.case_id + " ") == std::string::npos && where == "terminal") continue;
+      std::smatch mt;
+      if (std::regex_search(line, mt, kLine) && mt[1] == kind && mt[2] == f.metric) {
+        out.push_back({where, mt[3], mt[4], mt[5]});
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+// Every format shows the same three figures for the finding; expects the
+// formats listed in `must` among them.
+void ExpectOneSetOfFigures(const reports::ReportModel& m, const harness::Finding& f,
+                           const std::vector<std::string>& must) {
+  const std::string base = harness::HumanMetric(f.metric, f.baseline);
+  const std::string cand = harness::HumanMetric(f.metric, f.candidate);
+  const std::string change = harness::HumanChange(f.ratio);
+  const std::vector<Shown> shown = ShownFigures(m, f);
+  std::set<std::string> seen;
+  for (const Shown& s : shown) {
+    seen.insert(s.where);
+    EXPECT_EQ(s.baseline, base) << s.where;
+    EXPECT_EQ(s.candidate, cand) << s.where;
+    EXPECT_EQ(s.change, change) << s.where;
+  }
+  for (const std::string& where : must) EXPECT_EQ(seen.count(where), 1u) << "not found in " << where;
+}
+
+TEST_F(ReportViewTest, AFindingShowsOneSetOfFiguresInEveryFormatAndItsChart) {
+  // The fixture's candidate: mm/64x64's modeled time grew, with a history
+  // chart of the case (the store's real path, recorded finding to chart).
+  const harness::Finding* modeled = nullptr;
+  for (const harness::Finding& f : model_.comparison->regressions) {
+    if (f.kind == FindingKind::kModeledLatency) modeled = &f;
+  }
+  ASSERT_NE(modeled, nullptr);
+  EXPECT_FALSE(modeled->statistic.empty());
+  ExpectOneSetOfFigures(model_, *modeled,
+                        {"html table", "html chart lines", "html chart caption", "markdown",
+                         "json numbers", "junit", "terminal"});
+}
+
+TEST_F(ReportViewTest, AWallFindingShowsOneSetOfFiguresAndItsStatistic) {
   // Rounds on both sides; the candidate's host is 10% slower by its probe and
-  // the case 80% slower: the ratio of medians (about 1.8) is not the effect
-  // the detail states (corrected for host speed).
+  // the case 80% slower: the candidate's figure is the one judged, at the
+  // baseline's host speed, and its ratio is the change every format shows.
   std::mt19937_64 rng(4);
   std::lognormal_distribution<double> noise(0, 0.02);
   auto make = [&](int64_t run, double wall, double probe) {
@@ -156,17 +292,17 @@ TEST_F(ReportViewTest, AWallFindingShowsOneEffectFigure) {
   ASSERT_EQ(c.regressions.size(), 1u);
   const harness::Finding f = c.regressions[0];
   ASSERT_EQ(f.kind, FindingKind::kLatency);
-  const std::string change = reports::FormatChange(f.ratio);
-  EXPECT_NE(f.detail.find(change), std::string::npos)
-      << "the finding's effect " << change << " is not the one its detail states: " << f.detail;
+  EXPECT_NEAR(f.ratio, 1.8 / 1.1, 0.05) << "the candidate at the baseline's host speed";
+  EXPECT_NE(f.statistic.find("median of 20 and 20 timing rounds"), std::string::npos) << f.statistic;
+  EXPECT_NE(f.statistic.find("host speed"), std::string::npos) << f.statistic;
+  EXPECT_EQ(f.detail.find('%' + std::string(" (Hodges")), std::string::npos) << f.detail;
 
   model_.comparison->regressions = {f};
+  ExpectOneSetOfFigures(model_, f, {"html table", "markdown", "json numbers", "junit", "terminal"});
   const std::string row = Slice(Html(model_), "<table id=\"regressions\"", "</table>");
-  EXPECT_NE(row.find(">" + change + "<"), std::string::npos) << row;
   EXPECT_EQ(row.find(">" + reports::FormatNumber(f.ratio) + "<"), std::string::npos)
       << "a bare ratio beside the percentage: " << row;
-  // Baseline and candidate read in time units.
-  EXPECT_NE(row.find(" ms<"), std::string::npos) << row;
+  EXPECT_NE(row.find(reports::EscapeHtml(f.statistic)), std::string::npos) << "the statistic is named: " << row;
 }
 
 TEST_F(ReportViewTest, DecodePrefillAndEmbedCasesGetTheirOwnColumns) {

@@ -108,6 +108,20 @@ TEST(CompareTest, ElementBoundReportsFractionAndFirstIndex) {
   EXPECT_TRUE(CompareOutput("o", T({1, 2.1, 3, 4.2}), T({1, 2, 3, 4}), nullptr, t).passed);
 }
 
+TEST(CompareTest, FailureMessagesNeverWriteAnExponent) {
+  // Small values and a small bound: "bound 0.0000356633", never "3.56633e-05".
+  Tolerance t;
+  t.rtol = 1e-5;
+  t.atol_abs = 0;
+  t.atol_rms = 0;
+  t.yardstick = false;
+  auto c = CompareOutput("o", T({3.0e-5, 3.6e-5}), T({3.0e-5, 3.5e-5}), nullptr, t);
+  ASSERT_FALSE(c.passed);
+  EXPECT_EQ(c.message.find("e-0"), std::string::npos) << c.message;
+  EXPECT_EQ(c.message.find("e+"), std::string::npos) << c.message;
+  EXPECT_NE(c.message.find("ref 0.000035,"), std::string::npos) << c.message;
+}
+
 TEST(CompareTest, YardstickWidensTheBoundWhereTheCpuIsAlsoWrong) {
   Tolerance t;
   t.rtol = 0.001;

@@ -8,6 +8,7 @@
 //   HumanDuration(2.22)      -> "2.22 us"        HumanDuration(64400)   -> "64.4 ms"
 //   HumanDuration(0.5)       -> "500 ns"         HumanDuration(1.57e6)  -> "1.57 s"
 //   HumanChange(1.792)       -> "+79.2%"         HumanChange(0.5)       -> "-50.0%"
+//   HumanChange(0.99996)     -> "-0.004%"        HumanChange(1)         -> "0%"
 //   HumanPercent(0.9375)     -> "93.8%"          HumanPValue(0.0079)    -> "p = 0.0079"
 //   HumanBytes(262144)       -> "256 KiB"        Plural(1, "case")      -> "1 case"
 //
@@ -30,7 +31,8 @@ std::string HumanNumber(double v, int digits = 3);
 std::string HumanDuration(double us);
 
 // A ratio (candidate / baseline) as a signed change: one decimal below
-// +-100%, none from there ("+250%"). "-" for NaN or infinite ratios.
+// +-100%, none from there ("+250%"), two significant digits below 0.05%
+// (never "-0.0%"). "-" for NaN or infinite ratios.
 std::string HumanChange(double ratio);
 
 // A fraction as a percentage with 3 significant digits ("93.8%", "100%").
@@ -44,8 +46,13 @@ std::string HumanPValue(double p, double floor = 0.001);
 // Bytes in B, KiB, MiB or GiB.
 std::string HumanBytes(double bytes);
 
-// A metric's value in its unit: "_us" metrics as durations, "_bytes" as
-// bytes, everything else as a number.
+// A metric's unit as JSON and exports name it: "us" for "_us" metrics,
+// "bytes" for "_bytes", "calls" for fallback_ops, "ulp" for max_ulp, ""
+// for a dimensionless value (errors, cosine, agreement).
+std::string MetricUnit(const std::string& metric);
+
+// A metric's value in its unit (MetricUnit): microseconds as durations,
+// bytes as bytes, everything else as a number.
 std::string HumanMetric(const std::string& metric, double v);
 
 // "1 case", "3 cases" (plural: `one` + "s" unless given).

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "harness/compare/device_format.h"
+#include "harness/human_format.h"
 
 namespace harness {
 namespace {
@@ -12,11 +13,12 @@ at::Tensor AsFlatDouble(const at::Tensor& t) {
   return t.detach().cpu().to(at::kDouble).contiguous().reshape({-1});
 }
 
+// A value in a failure message: six significant digits, never an exponent
+// ("bound 0.0000356633", not "3.56633e-05"); non-finite values by name.
 std::string NumText(double v) {
-  std::ostringstream ss;
-  ss.precision(6);
-  ss << v;
-  return ss.str();
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return HumanNumber(v, 6);
 }
 
 void Fail(OutputComparison* c, Criterion crit, int64_t index, const std::string& what) {

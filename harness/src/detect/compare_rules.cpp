@@ -55,6 +55,12 @@ Finding Make(const CaseResult& cand, FindingKind kind, const std::string& metric
   return f;
 }
 
+// What each kind's two figures are (Finding::statistic).
+constexpr const char* kAccuracyStatistic = "the outputs against the golden reference, once a run";
+constexpr const char* kModeledStatistic = "modeled device time of one call (deterministic)";
+constexpr const char* kFallbackStatistic = "CPU-fallback calls in one call";
+constexpr const char* kMemoryStatistic = "peak device memory of one call";
+
 struct AccuracyPoint {
   std::string metric;
   std::string name;
@@ -115,23 +121,25 @@ void CompareAccuracy(const CaseResult& base, const CaseResult& cand, const Thres
   }
   // One finding per case and direction: the metric that moved most speaks for the rest.
   if (worst != nullptr) {
-    std::string detail = worst->metric + " worsened from " + HumanNumber(worst->base) + " to " +
-                         HumanNumber(worst->cand);
-    if (worse_count > 1) detail += Fmt(" (%g metrics worse)", worse_count);
+    const std::string others = worse_count > 1 ? Fmt("%g metrics worse", worse_count) : "";
     if (cand.status == CaseStatus::kPassed && !v.accuracy_drift_fails) {
       // Still inside tolerance: worth knowing, not a verdict.
-      out->notes.push_back(cand.suite + "/" + cand.case_id + ": " + detail +
+      out->notes.push_back(cand.suite + "/" + cand.case_id + ": " + worst->metric +
+                           " worsened from " + HumanNumber(worst->base) + " to " +
+                           HumanNumber(worst->cand) + (others.empty() ? "" : " (" + others + ")") +
                            ", still inside tolerance (a note; accuracy_drift_fails in the "
                            "thresholds makes it a regression)");
       return;
     }
-    if (cand.status == CaseStatus::kPassed) detail += ", still inside tolerance";
-    out->regressions.push_back(Make(cand, FindingKind::kAccuracy, worst->metric, worst->base, worst->cand, detail));
+    std::string detail = others;
+    if (cand.status == CaseStatus::kPassed) detail += (detail.empty() ? "" : ", ") + std::string("still inside tolerance");
+    Finding f = Make(cand, FindingKind::kAccuracy, worst->metric, worst->base, worst->cand, detail);
+    f.statistic = kAccuracyStatistic;
+    out->regressions.push_back(f);
   } else if (best != nullptr) {
-    out->improvements.push_back(Make(cand, FindingKind::kAccuracy, best->metric, best->base,
-                                     best->cand,
-                                     best->metric + " improved from " + HumanNumber(best->base) +
-                                         " to " + HumanNumber(best->cand)));
+    Finding f = Make(cand, FindingKind::kAccuracy, best->metric, best->base, best->cand, "");
+    f.statistic = kAccuracyStatistic;
+    out->improvements.push_back(f);
   }
 }
 
@@ -141,12 +149,11 @@ void CompareModeled(const CaseResult& base, const CaseResult& cand, const Thresh
   double change = cand.modeled_us / base.modeled_us - 1;
   if (std::fabs(change) <= v.modeled_latency) return;
   Finding f =
-      Make(cand, FindingKind::kModeledLatency, "modeled_us", base.modeled_us, cand.modeled_us,
-           "modeled device time " + HumanChange(1 + change) + " (" +
-               HumanDuration(base.modeled_us) + " -> " + HumanDuration(cand.modeled_us) + ")");
+      Make(cand, FindingKind::kModeledLatency, "modeled_us", base.modeled_us, cand.modeled_us, "");
+  f.statistic = kModeledStatistic;
   if (change > 0) {
     f.blamed_ops = BlameOps(base, cand, /*modeled=*/true, 3);
-    if (!f.blamed_ops.empty()) f.detail += "; grew most: " + f.blamed_ops.front();
+    if (!f.blamed_ops.empty()) f.detail = "grew most: " + BlamedOpText(f.blamed_ops.front());
     out->regressions.push_back(f);
   } else {
     out->improvements.push_back(f);
@@ -165,12 +172,6 @@ const char* LatencyMetric(bool unqueued) {
 }
 const char* LatencyName(bool unqueued) {
   return unqueued ? "wall time less run-queue wait" : "wall time";
-}
-// Wall time as measured, shown beside a verdict on the unqueued time.
-std::string WallAside(const CaseResult& base, const CaseResult& cand, bool unqueued) {
-  if (!unqueued) return "";
-  return "; wall time " + HumanDuration(base.WallMedianUs()) + " -> " +
-         HumanDuration(cand.WallMedianUs()) + " (medians)";
 }
 
 // How far a case's median may move between two whole runs without a
@@ -290,12 +291,24 @@ void LeaveOutExtreme(bool paired, std::vector<double>* base, std::vector<double>
   cand->erase(cand->begin() + static_cast<std::ptrdiff_t>(far));
 }
 
-// The op whose own wall time changed significantly and grew most, judged at
-// the same level as the case (one value per process on each side); empty
-// when no op's change is significant.
-std::vector<std::string> BlameWallOps(const ProcessEvidence& e, const ThresholdValues& v) {
+// The ops whose own wall time changed significantly, largest growth first
+// (at most three), judged at the same level as the case (one value per
+// process on each side); empty when no op's change is significant. An op's
+// time comes from a traced call, which runs each op on its own and costs
+// more than the timed call does (a traced op can grow by more than the
+// whole case took): each named op is given its share of the case's own
+// change, `case_delta_us`, in proportion to its growth among all ops that
+// grew, so the parts never add up to more than the whole.
+std::vector<BlamedOp> BlameWallOps(const ProcessEvidence& e, const ThresholdValues& v,
+                                   double case_delta_us) {
   std::vector<std::pair<double, std::string>> growth;
   if (e.base_ops == nullptr || e.cand_ops == nullptr) return {};
+  double all_growth = 0;
+  for (const auto& [op, cand_values] : *e.cand_ops) {
+    auto it = e.base_ops->find(op);
+    if (it == e.base_ops->end() || cand_values.empty() || it->second.empty()) continue;
+    all_growth += std::max(0.0, Median(cand_values) - Median(it->second));
+  }
   for (const auto& [op, cand_values] : *e.cand_ops) {
     auto it = e.base_ops->find(op);
     if (it == e.base_ops->end()) continue;
@@ -319,11 +332,18 @@ std::vector<std::string> BlameWallOps(const ProcessEvidence& e, const ThresholdV
     growth.emplace_back(Median(cand_values) - Median(it->second), op);
   }
   std::sort(growth.rbegin(), growth.rend());
-  std::vector<std::string> out;
+  std::vector<BlamedOp> out;
   for (size_t i = 0; i < growth.size() && i < 3; ++i) {
-    out.push_back(growth[i].second + " (+" + HumanDuration(growth[i].first) + ")");
+    const double share = all_growth > 0 ? growth[i].first / all_growth : 0;
+    out.push_back({growth[i].second, std::max(0.0, case_delta_us) * share, "us"});
   }
   return out;
+}
+
+// The figures' statistic of a latency finding: "median of 7 and 7 timing
+// rounds (one process each), wall time less run-queue wait".
+std::string LatencyStatistic(bool unqueued, const std::string& sides) {
+  return "median of " + sides + ", " + (unqueued ? "wall time less run-queue wait" : "wall time");
 }
 
 bool UpstreamChanged(const Comparison& c) {
@@ -378,18 +398,18 @@ void CompareRoundValues(const CaseResult& base, const CaseResult& cand, const Th
         host_note + ": a note, not a verdict");
     return;
   }
-  Finding f =
-      Make(cand, FindingKind::kLatency, LatencyMetric(unqueued), mb,
-           std::exp(Median(Logs(cand_rounds))),
-           std::string(LatencyName(unqueued)) + " " + HumanChange(std::exp(shift.estimate)) +
-               " (Hodges-Lehmann), Mann-Whitney " + HumanPValue(mw.p_value) +
-               Fmt(" over %g and %g processes", double(a.size()), double(b.size())) +
-               Fmt(", beyond what whole runs move by themselves (%.1f%%; ",
-                   100 * std::expm1(between.bound)) +
-               spread_text + ")" + host_note + WallAside(base, cand, unqueued));
-  // The effect is the estimate the detail states (corrected for host speed),
-  // not the ratio of the two medians.
-  f.ratio = std::exp(shift.estimate);
+  // The figures: each side's median over its rounds, the candidate's at the
+  // baseline's host speed (what was judged); the detail holds the evidence.
+  Finding f = Make(cand, FindingKind::kLatency, LatencyMetric(unqueued), mb,
+                   std::exp(Median(b)),
+                   "Mann-Whitney " + HumanPValue(mw.p_value) +
+                       Fmt(" over %g and %g processes", double(a.size()), double(b.size())) +
+                       Fmt(", beyond what whole runs move by themselves (%.1f%%; ",
+                           100 * std::expm1(between.bound)) +
+                       spread_text + ")");
+  f.statistic = LatencyStatistic(unqueued, Fmt("%g and %g timing rounds (one process each)",
+                                                double(a.size()), double(b.size()))) +
+                (host_note.empty() ? "" : "; candidate" + host_note.substr(1));
   // The environment change is the cause only when the case's own history
   // says it never moves this much between runs without it.
   f.env_cause = learned && std::fabs(shift.estimate) > between.learned;
@@ -421,8 +441,8 @@ void CompareRoundValues(const CaseResult& base, const CaseResult& cand, const Th
     e.interleaved = true;  // both sides are sets of processes: Mann-Whitney
     e.base_ops = &base_ops;
     e.cand_ops = &cand_ops;
-    f.blamed_ops = BlameWallOps(e, v);
-    if (!f.blamed_ops.empty()) f.detail += "; grew most: " + f.blamed_ops.front();
+    f.blamed_ops = BlameWallOps(e, v, f.candidate - f.baseline);
+    if (!f.blamed_ops.empty()) f.detail += "; grew most: " + BlamedOpText(f.blamed_ops.front());
   }
   (slower ? out->regressions : out->improvements).push_back(f);
 }
@@ -568,8 +588,8 @@ void CompareWall(const CaseResult& base, const CaseResult& cand, const Threshold
     Comparison by_rounds;
     judge_rounds(&by_rounds);
     for (Finding& f : verdict.shift > 0 ? by_rounds.regressions : by_rounds.improvements) {
+      // The rounds' figures and p-value speak; the confirmation only agrees.
       f.detail += "; re-timed beside the baseline's configuration it moved the same way (" +
-                  HumanChange(std::exp(verdict.shift)) + ", " + HumanPValue(verdict.p, p_floor) + ", " +
                   level + ")";
       (verdict.shift > 0 ? out->regressions : out->improvements).push_back(f);
       return;
@@ -588,18 +608,20 @@ void CompareWall(const CaseResult& base, const CaseResult& cand, const Threshold
     return;
   }
   Finding f = Make(cand, FindingKind::kLatency, LatencyMetric(e_unq), std::exp(Median(a)),
-                   std::exp(Median(b)),
-                   std::string(LatencyName(e_unq)) + " " + HumanChange(std::exp(verdict.shift)) +
-                       ", " + HumanPValue(verdict.p, p_floor) + ", " + level +
-                       WallAside(base, cand, e_unq));
-  f.ratio = std::exp(verdict.shift);  // the effect the detail states
+                   std::exp(Median(b)), HumanPValue(verdict.p, p_floor) + ", " + level);
+  f.statistic = LatencyStatistic(
+      e_unq, e.interleaved ? Fmt("%g and %g fresh processes, ", double(a.size()), double(b.size())) +
+                                 (e.paired ? "paired" : "interleaved")
+             : b.size() == 1 ? Fmt("the case's last %g runs and of this run", double(a.size()))
+                             : Fmt("the case's last %g runs and of %g fresh processes",
+                                   double(a.size()), double(b.size())));
   // Interleaved, the two configurations differ only by the environment
   // change; against history, the case never moved this much without it.
   f.env_cause = true;
   if (verdict.shift > 0) {
-    f.blamed_ops = BlameWallOps(e, v);
+    f.blamed_ops = BlameWallOps(e, v, f.candidate - f.baseline);
     f.detail += f.blamed_ops.empty() ? "; no single op's own change is significant"
-                                     : "; grew most: " + f.blamed_ops.front();
+                                     : "; grew most: " + BlamedOpText(f.blamed_ops.front());
     out->regressions.push_back(f);
   } else {
     out->improvements.push_back(f);
@@ -613,26 +635,31 @@ void CompareCounts(const CaseResult& base, const CaseResult& cand, const Thresho
   double extra = counted ? static_cast<double>(cand.fallback_ops - base.fallback_ops) : 0.0;
   if (extra > v.fallback) {
     Finding f = Make(cand, FindingKind::kFallback, "fallback_ops", double(base.fallback_ops),
-                     double(cand.fallback_ops), Fmt("%g more CPU-fallback calls", extra));
+                     double(cand.fallback_ops), "");
+    f.statistic = kFallbackStatistic;
     std::map<std::string, int64_t> before;
     for (const OpSummary& o : base.ops) before[o.op] = o.fallbacks;
     for (const OpSummary& o : cand.ops) {
-      if (o.fallbacks > before[o.op]) f.blamed_ops.push_back(o.op);
+      if (o.fallbacks > before[o.op]) {
+        f.blamed_ops.push_back({o.op, double(o.fallbacks - before[o.op]), "calls"});
+      }
     }
-    if (!f.blamed_ops.empty()) f.detail += "; now falling back: " + f.blamed_ops.front();
+    std::stable_sort(f.blamed_ops.begin(), f.blamed_ops.end(),
+                     [](const BlamedOp& a, const BlamedOp& b) { return a.delta > b.delta; });
+    if (!f.blamed_ops.empty()) f.detail = "now falling back: " + BlamedOpText(f.blamed_ops.front());
     out->regressions.push_back(f);
   } else if (extra < 0) {
-    out->improvements.push_back(Make(cand, FindingKind::kFallback, "fallback_ops", double(base.fallback_ops),
-                                     double(cand.fallback_ops), Fmt("%g fewer CPU-fallback calls", -extra)));
+    Finding f = Make(cand, FindingKind::kFallback, "fallback_ops", double(base.fallback_ops),
+                     double(cand.fallback_ops), "");
+    f.statistic = kFallbackStatistic;
+    out->improvements.push_back(f);
   }
   double pb = double(base.peak_device_bytes), pc = double(cand.peak_device_bytes);
   if (pc < 0) return;  // not provided by the device
-  if (pb > 0 && pc > pb * (1 + v.memory)) {
-    out->regressions.push_back(Make(cand, FindingKind::kMemory, "peak_device_bytes", pb, pc,
-                                    Fmt("peak device memory %+.2f%% (%.0f -> %.0f bytes)", 100 * (pc / pb - 1), pb, pc)));
-  } else if (pb > 0 && pc < pb) {
-    out->improvements.push_back(Make(cand, FindingKind::kMemory, "peak_device_bytes", pb, pc,
-                                     Fmt("peak device memory %+.2f%%", 100 * (pc / pb - 1))));
+  if (pb > 0 && (pc > pb * (1 + v.memory) || pc < pb)) {
+    Finding f = Make(cand, FindingKind::kMemory, "peak_device_bytes", pb, pc, "");
+    f.statistic = kMemoryStatistic;
+    (pc > pb ? out->regressions : out->improvements).push_back(f);
   }
 }
 
@@ -652,7 +679,7 @@ bool CompareGolden(const CaseResult& base, const CaseResult& cand, Comparison* o
 
 std::vector<double> LogsOf(const std::vector<double>& v) { return Logs(v); }
 
-std::vector<std::string> BlameOps(const CaseResult& base, const CaseResult& cand, bool modeled, size_t limit) {
+std::vector<BlamedOp> BlameOps(const CaseResult& base, const CaseResult& cand, bool modeled, size_t limit) {
   std::map<std::string, double> before;
   for (const OpSummary& o : base.ops) before[o.op] = modeled ? o.modeled_us : o.wall_us;
   std::vector<std::pair<double, std::string>> growth;
@@ -661,9 +688,9 @@ std::vector<std::string> BlameOps(const CaseResult& base, const CaseResult& cand
     if (d > 0) growth.emplace_back(d, o.op);
   }
   std::sort(growth.rbegin(), growth.rend());
-  std::vector<std::string> out;
+  std::vector<BlamedOp> out;
   for (size_t i = 0; i < growth.size() && i < limit; ++i) {
-    out.push_back(growth[i].second + " (+" + HumanDuration(growth[i].first) + ")");
+    out.push_back({growth[i].second, growth[i].first, "us"});
   }
   return out;
 }

@@ -34,8 +34,8 @@ void CompareCase(const CaseResult& base, const CaseResult& cand, const Threshold
 std::vector<double> LogsOf(const std::vector<double>& v);
 
 // Ops whose per-op time grew most from `base` to `cand` (modeled or wall),
-// largest growth first, at most `limit`, each as "op (+12.3 us)".
-std::vector<std::string> BlameOps(const CaseResult& base, const CaseResult& cand, bool modeled,
+// largest growth first, at most `limit`, each with its growth in us.
+std::vector<BlamedOp> BlameOps(const CaseResult& base, const CaseResult& cand, bool modeled,
                                   size_t limit);
 
 }  // namespace harness::detect_rules

@@ -290,6 +290,14 @@ nlohmann::json Number(double v) {
   return v;
 }
 
+nlohmann::json BlamedOpsJson(const std::vector<BlamedOp>& ops) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const BlamedOp& b : ops) {
+    out.push_back({{"op", b.op}, {"delta", Number(b.delta)}, {"unit", b.unit}});
+  }
+  return out;
+}
+
 nlohmann::json RunJson(const RunRecord& r) {
   return {{"run_id", r.run_id}, {"suite", r.suite}, {"label", r.label}, {"env", r.env}};
 }
@@ -304,8 +312,12 @@ nlohmann::json FindingToJson(const Finding& f) {
           {"baseline", Number(f.baseline)},
           {"candidate", Number(f.candidate)},
           {"ratio", Number(f.ratio)},
+          {"unit", f.kind == FindingKind::kStatus ? "status rank" : MetricUnit(f.metric)},
+          {"statistic", f.statistic},
+          {"figures", FindingFigures(f)},
+          {"summary", FindingSummary(f)},
           {"detail", f.detail},
-          {"blamed_ops", f.blamed_ops},
+          {"blamed_ops", BlamedOpsJson(f.blamed_ops)},
           {"env_cause", f.env_cause},
           {"cause", f.cause.empty() ? nlohmann::json()
                                     : nlohmann::json{{"verdict", f.cause_verdict}, {"text", f.cause}}}};

@@ -11,33 +11,49 @@ namespace harness {
 
 namespace {
 
-std::string SummaryOf(const Finding& f) {
-  const std::string kind = FindingKindName(f.kind);
-  const std::string why = f.detail.empty() ? "" : ": " + f.detail;
-  switch (f.kind) {
-    case FindingKind::kStatus:  // the detail reads "passed -> failed: message"
-    case FindingKind::kGoldenDrift:
-      return kind + (f.detail.empty() ? "" : ": " + f.detail);
-    case FindingKind::kAccuracy:        // "... worsened from A to B"
-    case FindingKind::kModeledLatency:  // "... +25.0% (A -> B)"
-    case FindingKind::kMemory:
-      return kind + " " + f.metric + why;
-    case FindingKind::kLatency:  // the detail states the effect, not the medians
-      return kind + " " + f.metric + ": " + HumanMetric(f.metric, f.baseline) + " -> " +
-             HumanMetric(f.metric, f.candidate) + why;
-    case FindingKind::kFallback:
-      break;
-  }
-  std::string s = kind + " " + f.metric + ": " + HumanMetric(f.metric, f.baseline) + " -> " +
-                  HumanMetric(f.metric, f.candidate);
-  if (std::isfinite(f.ratio)) s += " (" + HumanChange(f.ratio) + ")";
-  return s + why;
+// The status a severity rank stands for (detect rules: passed 0 ... crashed 4).
+const char* StatusOfRank(double rank) {
+  static const char* kNames[] = {"passed", "failed", "error", "timeout", "crashed"};
+  const int i = static_cast<int>(rank);
+  return i >= 0 && i < 5 && rank == i ? kNames[i] : "-";
 }
 
 }  // namespace
 
+std::string BlamedOpText(const BlamedOp& b) {
+  if (!std::isfinite(b.delta)) return b.op;
+  const std::string amount = b.unit == "us"      ? HumanDuration(std::fabs(b.delta))
+                             : b.unit == "bytes" ? HumanBytes(std::fabs(b.delta))
+                                                 : HumanNumber(std::fabs(b.delta)) +
+                                                       (b.unit.empty() ? "" : " " + b.unit);
+  return b.op + " (" + (b.delta < 0 ? "-" : "+") + amount + ")";
+}
+
+std::string FindingFigures(const Finding& f) {
+  switch (f.kind) {
+    case FindingKind::kStatus:
+      return std::string(StatusOfRank(f.baseline)) + " -> " + StatusOfRank(f.candidate);
+    case FindingKind::kGoldenDrift:
+      return "golden outputs changed";
+    default:
+      break;
+  }
+  std::string s = HumanMetric(f.metric, f.baseline) + " -> " + HumanMetric(f.metric, f.candidate);
+  if (std::isfinite(f.ratio)) s += " (" + HumanChange(f.ratio) + ")";
+  return s;
+}
+
 std::string FindingSummary(const Finding& f) {
-  return SummaryOf(f) + (f.cause.empty() ? "" : "; bisect: " + f.cause);
+  std::string s = FindingKindName(f.kind);
+  if (f.kind == FindingKind::kStatus || f.kind == FindingKind::kGoldenDrift) {
+    // The detail reads "passed -> failed: message" / names the digests.
+    s += f.detail.empty() ? ": " + FindingFigures(f) : ": " + f.detail;
+  } else {
+    s += " " + f.metric + ": " + FindingFigures(f);
+    if (!f.statistic.empty()) s += " [" + f.statistic + "]";
+    if (!f.detail.empty()) s += ": " + f.detail;
+  }
+  return s + (f.cause.empty() ? "" : "; bisect: " + f.cause);
 }
 
 std::string FormatComparison(const Comparison& c, size_t max_rows) {

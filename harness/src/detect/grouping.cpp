@@ -36,9 +36,7 @@ double FindingEffect(const Finding& f) {
 }
 
 std::string FindingOp(const Finding& f) {
-  if (f.blamed_ops.empty()) return "";
-  const std::string& b = f.blamed_ops.front();
-  return b.substr(0, b.find(' '));
+  return f.blamed_ops.empty() ? "" : f.blamed_ops.front().op;
 }
 
 void RankFindings(std::vector<Finding>* findings) {

@@ -1,6 +1,8 @@
 // Findings to and from the store's rows (detect/recorded_findings.h).
 #include "harness/detect/recorded_findings.h"
 
+#include <cmath>
+
 namespace harness {
 
 std::optional<FindingKind> FindingKindFromName(const std::string& name) {
@@ -44,9 +46,19 @@ std::optional<Finding> FindingOfRow(const RegressionRow& row) {
   if (j.is_object()) {
     if (j.contains("blamed_ops") && j["blamed_ops"].is_array()) {
       for (const auto& op : j["blamed_ops"]) {
-        if (op.is_string()) f.blamed_ops.push_back(op.get<std::string>());
+        if (op.is_object() && op.contains("op") && op["op"].is_string()) {
+          BlamedOp b{op["op"].get<std::string>(), std::nan(""), op.value("unit", "")};
+          if (op.contains("delta") && op["delta"].is_number()) b.delta = op["delta"].get<double>();
+          f.blamed_ops.push_back(std::move(b));
+        } else if (op.is_string()) {
+          // Recorded before blamed ops were structured: "mm (+2.5 us)"; the
+          // name is what groups and exports need.
+          const std::string text = op.get<std::string>();
+          f.blamed_ops.push_back({text.substr(0, text.find(' ')), std::nan(""), ""});
+        }
       }
     }
+    if (j.contains("statistic") && j["statistic"].is_string()) f.statistic = j["statistic"].get<std::string>();
     if (j.contains("env_cause") && j["env_cause"].is_boolean()) f.env_cause = j["env_cause"].get<bool>();
   }
   return f;

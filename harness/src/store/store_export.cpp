@@ -47,8 +47,11 @@ constexpr TableSql kTables[] = {
      // With the newest bisect's verdict on the finding, where one was run.
      "SELECT g.run_id, g.baseline_run_id, g.suite, g.case_name, g.kind, g.metric, g.baseline_value,"
      " g.candidate_value, g.ratio, g.detail,"
-     " CASE WHEN json_valid(g.finding_json) THEN json_extract(g.finding_json, '$.blamed_ops[0]') END AS op_blamed,"
-     " a.verdict AS cause_verdict, a.components AS cause_components, a.text AS cause"
+     " CASE WHEN json_valid(g.finding_json) THEN COALESCE(json_extract(g.finding_json, '$.blamed_ops[0].op'), json_extract(g.finding_json, '$.blamed_ops[0]')) END AS op_blamed,"
+     " a.verdict AS cause_verdict, a.components AS cause_components, a.text AS cause,"
+     " CASE WHEN json_valid(g.finding_json) THEN json_extract(g.finding_json, '$.unit') END AS unit,"
+     " CASE WHEN json_valid(g.finding_json) THEN json_extract(g.finding_json, '$.statistic') END"
+     "  AS statistic"
      " FROM regressions g LEFT JOIN v_attributions a ON a.run_id = g.run_id"
      "  AND a.baseline_run_id = g.baseline_run_id AND a.suite = g.suite"
      "  AND a.case_name = g.case_name AND a.kind = g.kind"

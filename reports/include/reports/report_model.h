@@ -16,6 +16,7 @@
 //   cases (the first regressions in comparison order); each suite gets one
 //   geometric-mean chart per metric in `options.suite_chart_metrics`.
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -90,9 +91,13 @@ struct Chart {
   std::vector<harness::HistoryShift> shifts;  // change points
   std::vector<VersionMark> versions;
   int64_t current_run_id = 0;  // the reported run, highlighted
-  // For a flagged case: the finding beside the reported run, e.g. "+25.0%
-  // vs run 5"; empty for suite charts.
+  // For a flagged case: the finding's figures beside the reported run, e.g.
+  // "10 us -> 12.5 us (+25.0%) vs run 5"; empty for suite charts.
   std::string note;
+  // The finding's own two values (its statistic, which need not be the
+  // run medians the line plots), drawn as labelled lines; NaN when none.
+  double finding_baseline = std::numeric_limits<double>::quiet_NaN();
+  double finding_candidate = std::numeric_limits<double>::quiet_NaN();
 };
 
 struct SuiteSection {

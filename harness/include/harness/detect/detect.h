@@ -52,6 +52,24 @@ struct RunRecord {
 enum class FindingKind { kStatus, kAccuracy, kLatency, kModeledLatency, kFallback, kMemory, kGoldenDrift };
 const char* FindingKindName(FindingKind k);  // "status", "accuracy", "latency", ...
 
+// An op a finding names, with its share of the change in the finding's
+// unit: "mm" +2.5 "us" (latency: its part of the case's change), +3 "calls"
+// (fallback). `delta` is NaN where only the name is known (an accuracy
+// break names the op whose output first departed; older stored findings).
+struct BlamedOp {
+  std::string op;
+  double delta = 0;
+  std::string unit;
+};
+// "mm (+2.5 us)", "mm (+3 calls)", or "mm" without a delta.
+std::string BlamedOpText(const BlamedOp& b);
+
+// One finding carries one set of figures, computed once, stored, and shown
+// the same way everywhere (terminal, compare, every report): `baseline` and
+// `candidate` in the metric's unit, `ratio` = candidate / baseline, and the
+// `statistic` both figures are ("median of 7 timing rounds each, wall time
+// less run-queue wait"). The detail holds the evidence (test, p-value,
+// spread), never another figure for the same quantity.
 struct Finding {
   std::string suite;
   std::string case_id;
@@ -59,9 +77,10 @@ struct Finding {
   std::string metric;   // "status", "max_ulp", "wall_us_median", "modeled_us", ...
   double baseline = 0;  // status findings: severity rank passed 0, failed 1, error 2, timeout 3, crashed 4
   double candidate = 0;
-  double ratio = 0;     // candidate / baseline (NaN when the baseline is 0)
-  std::string detail;   // human sentence: why, and the op blamed for latency
-  std::vector<std::string> blamed_ops;  // ops whose time grew most (latency kinds)
+  double ratio = 0;     // candidate / baseline (NaN when the baseline is 0 or for a status)
+  std::string statistic;  // what baseline and candidate are; "" for a status or golden change
+  std::string detail;   // human sentence: the evidence, and the op blamed
+  std::vector<BlamedOp> blamed_ops;  // the ops the change went through, largest first
   // Whether the environment change of the comparison may be named as the
   // cause: always for deterministic kinds; for wall time only when the
   // evidence separates the change from between-run noise (an interleaved
@@ -232,11 +251,15 @@ Comparison CompareRuns(const RunRecord& baseline, const RunRecord& candidate, co
 // empty when neither changed.
 std::string Attribution(const Comparison& c);
 
-// One finding in one line, each figure once: "status: passed -> failed:
-// message", "modeled_latency modeled_us: modeled device time +25.0% (10 us ->
-// 12.5 us)", "latency wall_us_median: 35.9 ms -> 64.4 ms: wall time +61.8%
-// (Hodges-Lehmann), ..."; values in their units (human_format.h). The values
-// are spelled out only where the detail does not state them.
+// A finding's figures in one phrase, the same in every format:
+// "13.8 us -> 93.6 us (+578%)"; a status finding reads "passed -> failed",
+// a golden change "golden outputs changed".
+std::string FindingFigures(const Finding& f);
+
+// One finding in one line: its kind and metric, its figures
+// (FindingFigures) with the statistic they are, then the detail; a bisect's
+// word last. "latency unqueued_us_median: 13.8 us -> 93.6 us (+578%; median
+// of 7 fresh processes each side, ...): Mann-Whitney p < 0.001 ...".
 std::string FindingSummary(const Finding& f);
 
 // Human text: the environment change, the attribution, then one line per

@@ -21,8 +21,7 @@ double FindingEffect(const Finding& f);
 // largest effect), members by effect; ties keep suite and case order.
 void RankFindings(std::vector<Finding>* findings);
 
-// The op a finding names: the first op it blames ("mm (+2.51 us)" -> "mm");
-// "" when none.
+// The op a finding names: the first op it blames; "" when none.
 std::string FindingOp(const Finding& f);
 
 struct FindingGroup {
