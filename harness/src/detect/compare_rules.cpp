@@ -153,7 +153,6 @@ void CompareModeled(const CaseResult& base, const CaseResult& cand, const Thresh
   f.statistic = kModeledStatistic;
   if (change > 0) {
     f.blamed_ops = BlameOps(base, cand, /*modeled=*/true, 3);
-    if (!f.blamed_ops.empty()) f.detail = "grew most: " + BlamedOpText(f.blamed_ops.front());
     out->regressions.push_back(f);
   } else {
     out->improvements.push_back(f);
@@ -331,6 +330,26 @@ std::vector<BlamedOp> BlameWallOps(const ProcessEvidence& e, const ThresholdValu
     if (!verdict.changed || verdict.shift <= 0) continue;
     growth.emplace_back(Median(cand_values) - Median(it->second), op);
   }
+  // One traced call per process is noisy (a first call can take three
+  // times the next), so an op's own test often cannot tell where the case's
+  // already established change went. When one op is nearly all of the
+  // case's traced time (80% or more of the candidate's), the change can
+  // only have gone through it.
+  if (growth.empty()) {
+    double total = 0, top = 0;
+    std::string top_op;
+    for (const auto& [op, cand_values] : *e.cand_ops) {
+      if (cand_values.empty()) continue;
+      const double m = Median(cand_values);
+      total += m;
+      if (m > top) top = m, top_op = op;
+    }
+    const auto it = e.base_ops->find(top_op);
+    if (total > 0 && top >= 0.8 * total && it != e.base_ops->end() && !it->second.empty() &&
+        top > Median(it->second)) {
+      growth.emplace_back(top - Median(it->second), top_op);
+    }
+  }
   std::sort(growth.rbegin(), growth.rend());
   std::vector<BlamedOp> out;
   for (size_t i = 0; i < growth.size() && i < 3; ++i) {
@@ -442,7 +461,6 @@ void CompareRoundValues(const CaseResult& base, const CaseResult& cand, const Th
     e.base_ops = &base_ops;
     e.cand_ops = &cand_ops;
     f.blamed_ops = BlameWallOps(e, v, f.candidate - f.baseline);
-    if (!f.blamed_ops.empty()) f.detail += "; grew most: " + BlamedOpText(f.blamed_ops.front());
   }
   (slower ? out->regressions : out->improvements).push_back(f);
 }
@@ -607,8 +625,18 @@ void CompareWall(const CaseResult& base, const CaseResult& cand, const Threshold
     }
     return;
   }
+  // The evidence only: the statistic names the processes and how they ran.
+  const std::string judged =
+      h.confirm_scale < 1 ? Fmt(" (judged at p < %.2g, the level shared by the run's %g confirmed cases)",
+                                confirm_level, double(h.confirmed_in_run))
+                          : std::string();
+  const std::string evidence =
+      e.paired        ? "paired t-test " + HumanPValue(verdict.p, p_floor) + judged
+      : e.interleaved ? "Mann-Whitney " + HumanPValue(verdict.p, p_floor) + judged
+                      : HumanPValue(verdict.p, p_floor) +
+                            Fmt(" against the spread of the case's last %g runs", double(a.size()));
   Finding f = Make(cand, FindingKind::kLatency, LatencyMetric(e_unq), std::exp(Median(a)),
-                   std::exp(Median(b)), HumanPValue(verdict.p, p_floor) + ", " + level);
+                   std::exp(Median(b)), evidence);
   f.statistic = LatencyStatistic(
       e_unq, e.interleaved ? Fmt("%g and %g fresh processes, ", double(a.size()), double(b.size())) +
                                  (e.paired ? "paired" : "interleaved")
@@ -620,8 +648,7 @@ void CompareWall(const CaseResult& base, const CaseResult& cand, const Threshold
   f.env_cause = true;
   if (verdict.shift > 0) {
     f.blamed_ops = BlameWallOps(e, v, f.candidate - f.baseline);
-    f.detail += f.blamed_ops.empty() ? "; no single op's own change is significant"
-                                     : "; grew most: " + BlamedOpText(f.blamed_ops.front());
+    if (f.blamed_ops.empty()) f.detail += "; no single op's own change is significant";
     out->regressions.push_back(f);
   } else {
     out->improvements.push_back(f);
@@ -646,7 +673,6 @@ void CompareCounts(const CaseResult& base, const CaseResult& cand, const Thresho
     }
     std::stable_sort(f.blamed_ops.begin(), f.blamed_ops.end(),
                      [](const BlamedOp& a, const BlamedOp& b) { return a.delta > b.delta; });
-    if (!f.blamed_ops.empty()) f.detail = "now falling back: " + BlamedOpText(f.blamed_ops.front());
     out->regressions.push_back(f);
   } else if (extra < 0) {
     Finding f = Make(cand, FindingKind::kFallback, "fallback_ops", double(base.fallback_ops),

@@ -43,6 +43,20 @@ std::string FindingFigures(const Finding& f) {
   return s;
 }
 
+std::string BlamedOpPhrase(const Finding& f) {
+  if (f.blamed_ops.empty()) return "";
+  const std::string op = BlamedOpText(f.blamed_ops.front());
+  switch (f.kind) {
+    case FindingKind::kLatency:
+    case FindingKind::kModeledLatency:
+      return "grew most: " + op;
+    case FindingKind::kFallback:
+      return "now falling back: " + op;
+    default:
+      return "first departing op: " + op;
+  }
+}
+
 std::string FindingSummary(const Finding& f) {
   std::string s = FindingKindName(f.kind);
   if (f.kind == FindingKind::kStatus || f.kind == FindingKind::kGoldenDrift) {
@@ -53,6 +67,8 @@ std::string FindingSummary(const Finding& f) {
     if (!f.statistic.empty()) s += " [" + f.statistic + "]";
     if (!f.detail.empty()) s += ": " + f.detail;
   }
+  const std::string op = BlamedOpPhrase(f);
+  if (!op.empty()) s += (f.detail.empty() ? ": " : "; ") + op;
   return s + (f.cause.empty() ? "" : "; bisect: " + f.cause);
 }
 

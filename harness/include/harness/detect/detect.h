@@ -256,9 +256,14 @@ std::string Attribution(const Comparison& c);
 // a golden change "golden outputs changed".
 std::string FindingFigures(const Finding& f);
 
+// The op a finding names, as a phrase: "grew most: mm (+2.5 us)" (latency
+// kinds), "now falling back: add (+2 calls)", "first departing op: mm"
+// (accuracy and status); "" when it names none.
+std::string BlamedOpPhrase(const Finding& f);
+
 // One finding in one line: its kind and metric, its figures
-// (FindingFigures) with the statistic they are, then the detail; a bisect's
-// word last. "latency unqueued_us_median: 13.8 us -> 93.6 us (+578%; median
+// (FindingFigures) with the statistic they are, then the detail and the op
+// named (BlamedOpPhrase); a bisect's word last. "latency unqueued_us_median: 13.8 us -> 93.6 us (+578%; median
 // of 7 fresh processes each side, ...): Mann-Whitney p < 0.001 ...".
 std::string FindingSummary(const Finding& f);
 
