@@ -1,6 +1,12 @@
 #include "suites/device_under_test.h"
 
+#include <cstdlib>
+#include <exception>
+#include <string>
+
 #include "harness/device/device.h"
+#include "harness/device/op_check.h"
+#include "harness/op_error.h"
 
 namespace suites {
 
@@ -14,6 +20,20 @@ DeviceProfile ProfileOnDevice(const std::function<void()>& fn) {
   p.peak_device_bytes = a.peak_device_bytes;
   p.ops = std::move(a.ops);
   return p;
+}
+
+void RecordOpErrors(const std::function<void()>& fn, harness::CaseResult* r) {
+  const char* off = std::getenv("SPYRE_REGRESS_OP_CHECK");
+  if (off != nullptr && std::string(off) == "0") return;
+  try {
+    r->extra["op_error"] = harness::CheckOpsOnDevice(fn);
+  } catch (const std::exception& e) {
+    std::string what = e.what();
+    what = what.substr(0, what.find('\n'));
+    r->extra["op_error"] = {{"error", "the checked run failed: " + what}};
+    return;
+  }
+  harness::NameDepartedOp(r);
 }
 
 }  // namespace suites
