@@ -40,7 +40,8 @@ DeviceProfile ProfileOnDevice(const std::function<void()>& fn);
 // case's message then names the first op whose own output departed. Call
 // it in a judged pass after the verdict, never in a timed one. With
 // SPYRE_REGRESS_OP_CHECK=0 it does nothing. A device error in that run is
-// recorded as extra["op_error"]["error"] and leaves the verdict alone.
+// recorded as extra["op_error"]["error"] and leaves the verdict alone. Its
+// wall time goes to extra["harness"]["op_check_us"].
 void RecordOpErrors(const std::function<void()>& fn, harness::CaseResult* r);
 
 }  // namespace suites
