@@ -5,6 +5,8 @@
 // messages name it; unchanged, the same cases record every call they made
 // and none departs. Without the check there is no extra["op_error"] and no
 // name in the message, and every test here fails.
+#include <stdlib.h>
+
 #include <optional>
 #include <string>
 
@@ -15,6 +17,13 @@
 #include "harness/suite_file/case_kinds.h"
 
 namespace {
+
+// The check runs unless SPYRE_REGRESS_OP_CHECK=0, which a developer timing
+// the suites may have left set.
+class OpDepartureTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ::unsetenv("SPYRE_REGRESS_OP_CHECK"); }
+};
 
 harness::ExecOptions Options() {
   harness::ExecOptions o;
@@ -96,16 +105,16 @@ void ExpectMmDeparts(const harness::CaseResult& r) {
   }
 }
 
-TEST(OpDepartureTest, UnchangedMmCaseRecordsNoDeparture) { ExpectClean(MmOpCase()); }
+TEST_F(OpDepartureTest, UnchangedMmCaseRecordsNoDeparture) { ExpectClean(MmOpCase()); }
 
-TEST(OpDepartureTest, UnchangedPrefillRecordsNoDeparture) { ExpectClean(PrefillCase()); }
+TEST_F(OpDepartureTest, UnchangedPrefillRecordsNoDeparture) { ExpectClean(PrefillCase()); }
 
-TEST(OpDepartureTest, PerturbedMmIsTheDepartedOpOfAnMmCase) {
+TEST_F(OpDepartureTest, PerturbedMmIsTheDepartedOpOfAnMmCase) {
   ASSERT_TRUE(harness::CurrentDevice().InjectFaults("mm:error=1e-2").ok());
   ExpectMmDeparts(MmOpCase());
 }
 
-TEST(OpDepartureTest, PerturbedMmIsTheDepartedOpOfAPrefillCase) {
+TEST_F(OpDepartureTest, PerturbedMmIsTheDepartedOpOfAPrefillCase) {
   ASSERT_TRUE(harness::CurrentDevice().InjectFaults("mm:error=1e-2").ok());
   ExpectMmDeparts(PrefillCase());
 }
@@ -113,7 +122,7 @@ TEST(OpDepartureTest, PerturbedMmIsTheDepartedOpOfAPrefillCase) {
 // linear without bias reaches the device as matmul and then mm: the
 // composites hold the perturbed mm, a level up or more, with its error as
 // their own, and the op named is the mm inside them.
-TEST(OpDepartureTest, TheOpNamedIsTheMmInsideLinear) {
+TEST_F(OpDepartureTest, TheOpNamedIsTheMmInsideLinear) {
   ASSERT_TRUE(harness::CurrentDevice().InjectFaults("mm:error=1e-2").ok());
   const harness::CaseResult r = RunFirst("ops", [](const harness::CaseSpec& c) {
     return c.id.rfind("linear_nobias.", 0) == 0 && c.id.find(".f16") != std::string::npos;
