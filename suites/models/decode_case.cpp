@@ -453,6 +453,7 @@ class DecodeCaseKind : public ModelCaseKind {
          {"modeled_tokens_per_s", modeled_tps},
          {"device", DeviceUnderTest().str()}});
     if (mc.text) r.extra["text"] = texts;
+    RecordOpErrors([&] { RunDecode(model, mc.prompts, teacher, mc.steps, nullptr); }, &r);
     return r;
   }
 };

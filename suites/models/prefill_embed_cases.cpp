@@ -136,6 +136,7 @@ class PrefillCaseKind : public ModelCaseKind {
     r.extra.update({{"model", mc.config.name},     {"impl", LayerImplName(mc.impl)},
                     {"batch", mc.prompts.size(0)}, {"seq", mc.prompts.size(1)},
                     {"top1_agreement", agreement},  {"device", DeviceUnderTest().str()}});
+    RecordOpErrors([&] { model.Prefill(mc.prompts); }, &r);
     return r;
   }
 };
@@ -190,6 +191,7 @@ class EmbedCaseKind : public ModelCaseKind {
                     {"seq", mc.prompts.size(1)},
                     {"cosines", cosines},
                     {"device", DeviceUnderTest().str()}});
+    RecordOpErrors([&] { model.Embed(mc.prompts); }, &r);
     return r;
   }
 };

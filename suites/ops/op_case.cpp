@@ -179,6 +179,9 @@ class OpCaseKind : public harness::CaseKindOf<OpCase> {
     r.extra["op"] = oc.op->name;
     r.extra["reduction_length"] = k;
     r.extra["device"] = DeviceUnderTest().str();
+    // Which op's own output departed (a failed case's message names it).
+    device_outs.clear();
+    RecordOpErrors([&] { device_outs = oc.op->run(device_inputs, oc.attrs); }, &r);
     return r;
   }
 };

@@ -6,6 +6,7 @@
 //
 //   DeviceProfile p = ProfileOnDevice([&] { outs = op.run(device_inputs, attrs); });
 //   result.modeled_us = p.modeled_us;
+//   RecordOpErrors([&] { op.run(device_inputs, attrs); }, &result);  // after judging
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -32,5 +33,15 @@ struct DeviceProfile {
   std::vector<harness::OpSummary> ops;  // sorted by op name
 };
 DeviceProfile ProfileOnDevice(const std::function<void()>& fn);
+
+// One more run of fn, untimed, with each op call on the device checked
+// against the CPU from the same inputs (harness/device/op_check.h). The
+// summary goes to r->extra["op_error"] (harness/op_error.h); a failed
+// case's message then names the first op whose own output departed. Call
+// it in a judged pass after the verdict, never in a timed one. With
+// SPYRE_REGRESS_OP_CHECK=0 it does nothing. A device error in that run is
+// recorded as extra["op_error"]["error"] and leaves the verdict alone. Its
+// wall time goes to extra["harness"]["op_check_us"].
+void RecordOpErrors(const std::function<void()>& fn, harness::CaseResult* r);
 
 }  // namespace suites
