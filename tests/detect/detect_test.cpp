@@ -1,4 +1,6 @@
 #include "harness/detect/detect.h"
+#include "harness/detect/grouping.h"
+#include "harness/op_error.h"
 
 #include <cmath>
 #include <cstdio>
@@ -135,6 +137,55 @@ TEST(DetectTest, ACaseThatNowPassesIsNamedWithWhatItDidBefore) {
             std::string::npos)
       << text;
   EXPECT_EQ(text.find("same"), std::string::npos) << text;
+}
+
+// The shadow check's record of one execution: mm's and add's own local
+// error (harness/op_error.h), mm departing when above the DL16 level.
+nlohmann::json OpErrors(double mm_rel_l2, double add_rel_l2 = 0.0003) {
+  std::vector<harness::OpCall> calls;
+  for (int i = 0; i < 3; ++i) {
+    harness::OpCall mm{"mm", 2 * i + 1, 0, true, "", mm_rel_l2, mm_rel_l2, 0.0039, false};
+    harness::OpCall add{"add", 2 * i + 2, 0, true, "", add_rel_l2, add_rel_l2, 0.0039, false};
+    calls.push_back(mm);
+    calls.push_back(add);
+  }
+  return harness::SummarizeOpCalls(calls);
+}
+
+TEST(DetectTest, AnAccuracyOrStatusBreakNamesTheOpWhoseOutputDeparted) {
+  std::mt19937_64 rng(41);
+  auto base = MakeRun(1, {Case("a", rng), Case("b", rng)});
+  auto cand = MakeRun(2, {Case("a", rng), Case("b", rng)});
+  for (CaseResult& r : base.cases) r.extra["op_error"] = OpErrors(0.0006);
+  // a: mm's output departed (1% error, past the level): the case fails.
+  cand.cases[0].status = CaseStatus::kFailed;
+  cand.cases[0].message = "out0 failed rel_l2";
+  cand.cases[0].rel_l2 = 0.01;
+  cand.cases[0].extra["op_error"] = OpErrors(0.0098);
+  // b: mm's own error tripled, still under the level; the case's accuracy
+  // worsened, and mm is the op whose error grew.
+  cand.cases[1].status = CaseStatus::kFailed;
+  cand.cases[1].rel_l2 = 0.003;
+  cand.cases[1].extra["op_error"] = OpErrors(0.0019);
+  auto c = harness::CompareRuns(base, cand, harness::Thresholds());
+  int named = 0;
+  for (const harness::Finding& f : c.regressions) {
+    if (f.kind != FindingKind::kStatus && f.kind != FindingKind::kAccuracy) continue;
+    ASSERT_EQ(f.blamed_ops.size(), 1u) << f.case_id << " " << harness::FindingSummary(f);
+    EXPECT_EQ(f.blamed_ops[0].op, "mm");
+    EXPECT_EQ(f.blamed_ops[0].unit, "local rel_l2");
+    EXPECT_NEAR(f.blamed_ops[0].delta, f.case_id == "a" ? 0.0092 : 0.0013, 1e-9);
+    EXPECT_NE(harness::FindingSummary(f).find("first departing op: mm ("), std::string::npos)
+        << harness::FindingSummary(f);
+    ++named;
+  }
+  EXPECT_EQ(named, 4) << "a status and an accuracy finding for each case";
+  // The group says which op it went through.
+  EXPECT_EQ(harness::FindingOp(c.regressions[0]), "mm");
+  // Without the check's record on either side, no op is named.
+  for (CaseResult& r : cand.cases) r.extra.erase("op_error");
+  c = harness::CompareRuns(base, cand, harness::Thresholds());
+  for (const harness::Finding& f : c.regressions) EXPECT_TRUE(f.blamed_ops.empty()) << f.case_id;
 }
 
 TEST(DetectTest, EachKindIsFoundWithItsMetric) {

@@ -10,6 +10,7 @@
 #include "harness/detect/stats.h"
 #include "harness/host_probe.h"
 #include "harness/human_format.h"
+#include "harness/op_error.h"
 
 namespace harness::detect_rules {
 namespace {
@@ -60,6 +61,33 @@ constexpr const char* kAccuracyStatistic = "the outputs against the golden refer
 constexpr const char* kModeledStatistic = "modeled device time of one call (deterministic)";
 constexpr const char* kFallbackStatistic = "CPU-fallback calls in one call";
 constexpr const char* kMemoryStatistic = "peak device memory of one call";
+
+// The op an accuracy or status break went through, from the shadow check
+// (harness/op_error.h): the op whose own output first departed from the
+// CPU's in the candidate, or, when none crossed the departure level, the op
+// whose own local error grew most against the baseline's same op, by 2x or
+// more (the device is deterministic: an unchanged op repeats its error).
+// The delta is the growth of that op's local rel_l2; empty when neither run
+// was checked or nothing grew.
+std::vector<BlamedOp> BlameAccuracyOps(const CaseResult& base, const CaseResult& cand) {
+  std::map<std::string, double> before;
+  for (const OpError& o : ReadOpErrors(base)) before[o.op] = o.rel_l2;
+  const auto grown = [&](const OpError& o) {
+    const auto it = before.find(o.op);
+    return BlamedOp{o.op, o.rel_l2 - (it == before.end() ? 0.0 : it->second), "local rel_l2"};
+  };
+  if (const std::optional<OpError> d = DepartedOp(cand)) return {grown(*d)};
+  const OpError* top = nullptr;
+  double top_ratio = 0;
+  for (const OpError& o : ReadOpErrors(cand)) {
+    const auto it = before.find(o.op);
+    if (o.composite || it == before.end() || !(it->second > 0)) continue;
+    const double ratio = o.rel_l2 / it->second;
+    if (ratio >= 2 && ratio > top_ratio) top_ratio = ratio, top = &o;
+  }
+  if (top == nullptr) return {};
+  return {grown(*top)};
+}
 
 struct AccuracyPoint {
   std::string metric;
@@ -135,6 +163,7 @@ void CompareAccuracy(const CaseResult& base, const CaseResult& cand, const Thres
     if (cand.status == CaseStatus::kPassed) detail += (detail.empty() ? "" : ", ") + std::string("still inside tolerance");
     Finding f = Make(cand, FindingKind::kAccuracy, worst->metric, worst->base, worst->cand, detail);
     f.statistic = kAccuracyStatistic;
+    f.blamed_ops = BlameAccuracyOps(base, cand);
     out->regressions.push_back(f);
   } else if (best != nullptr) {
     Finding f = Make(cand, FindingKind::kAccuracy, best->metric, best->base, best->cand, "");
@@ -733,6 +762,7 @@ void CompareCase(const CaseResult& base, const CaseResult& cand, const Threshold
     }
     Finding f = Make(cand, FindingKind::kStatus, "status", sb, sc, detail);
     f.ratio = std::nan("");
+    if (sc > sb) f.blamed_ops = BlameAccuracyOps(base, cand);
     (sc > sb ? out->regressions : out->improvements).push_back(f);
   }
   if (!HasOutputs(base) || !HasOutputs(cand)) return;

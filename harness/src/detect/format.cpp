@@ -67,8 +67,12 @@ std::string FindingSummary(const Finding& f) {
     if (!f.statistic.empty()) s += " [" + f.statistic + "]";
     if (!f.detail.empty()) s += ": " + f.detail;
   }
+  // A failed case's message may already name the op its check saw depart.
   const std::string op = BlamedOpPhrase(f);
-  if (!op.empty()) s += (f.detail.empty() ? ": " : "; ") + op;
+  if (!op.empty() && f.detail.find("first departing op: " + f.blamed_ops.front().op + " ") ==
+                         std::string::npos) {
+    s += (f.detail.empty() ? ": " : "; ") + op;
+  }
   return s + (f.cause.empty() ? "" : "; bisect: " + f.cause);
 }
 
