@@ -539,6 +539,24 @@ std::pair<harness::RunRecord, harness::RunRecord> RoundsRuns(std::mt19937_64& rn
   return {base, cand};
 }
 
+TEST(DetectTest, AFindingFromRoundsThatAConfirmationAgreesWithStatesOnePValue) {
+  // Rounds put the case 2x slower; three processes a side beside the
+  // baseline's configuration moved it the same way but cannot reach the
+  // confirmation's level: the rounds' verdict stands, and the line states
+  // the rounds' p-value only.
+  std::mt19937_64 rng(29);
+  auto [base, cand] = RoundsRuns(rng, 1000, 2000);
+  base.env["blas"]["path"] = "/b";
+  Confirm(&cand.cases[0], 1, 1000, 2000, 2.0, 3);
+  auto c = harness::CompareRuns(base, cand, harness::Thresholds());
+  ASSERT_EQ(c.regressions.size(), 1u);
+  const std::string line = harness::FindingSummary(c.regressions[0]);
+  EXPECT_NE(line.find("moved the same way"), std::string::npos) << line;
+  size_t p_values = 0;
+  for (size_t at = line.find(" p "); at != std::string::npos; at = line.find(" p ", at + 1)) ++p_values;
+  EXPECT_EQ(p_values, 1u) << line;
+}
+
 TEST(DetectTest, AConfirmationBesideTheBaselinesConfigurationOutranksRounds) {
   std::mt19937_64 rng(23);
   auto [base, cand] = RoundsRuns(rng, 1000, 1150);

@@ -77,15 +77,15 @@ std::vector<BlamedOp> BlameAccuracyOps(const CaseResult& base, const CaseResult&
     return BlamedOp{o.op, o.rel_l2 - (it == before.end() ? 0.0 : it->second), "local rel_l2"};
   };
   if (const std::optional<OpError> d = DepartedOp(cand)) return {grown(*d)};
-  const OpError* top = nullptr;
+  std::optional<OpError> top;
   double top_ratio = 0;
   for (const OpError& o : ReadOpErrors(cand)) {
     const auto it = before.find(o.op);
     if (o.composite || it == before.end() || !(it->second > 0)) continue;
     const double ratio = o.rel_l2 / it->second;
-    if (ratio >= 2 && ratio > top_ratio) top_ratio = ratio, top = &o;
+    if (ratio >= 2 && ratio > top_ratio) top_ratio = ratio, top = o;
   }
-  if (top == nullptr) return {};
+  if (!top) return {};
   return {grown(*top)};
 }
 
