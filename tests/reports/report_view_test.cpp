@@ -262,6 +262,9 @@ TEST_F(ReportViewTest, AFindingShowsOneSetOfFiguresInEveryFormatAndItsChart) {
   ExpectOneSetOfFigures(model_, *modeled,
                         {"html table", "html chart lines", "html chart caption", "markdown",
                          "json numbers", "junit", "terminal"});
+  // Its chart starts at zero: a time's line height reads as its size.
+  const std::string chart = Slice(Html(model_), "aria-label=\"ops / mm/64x64 — modeled_us", "</svg>");
+  EXPECT_TRUE(std::regex_search(chart, std::regex(">0(\\.0+)? (ns|us|ms|s)</text>"))) << chart;
 }
 
 TEST_F(ReportViewTest, AWallFindingShowsOneSetOfFiguresAndItsStatistic) {
