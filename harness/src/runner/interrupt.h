@@ -1,10 +1,13 @@
 #pragma once
-// Ctrl-C and SIGTERM during a run: while an InterruptWatch lives, SIGINT and
-// SIGTERM set a flag and wake the supervisor's poll through a self-pipe, so
-// the run can stop its workers and mark itself aborted instead of dying with
-// the store mid-write. SIGPIPE is ignored (a dead worker's pipe is an error
-// value, not a signal). The previous dispositions come back on destruction.
+// Ctrl-C, SIGTERM and SIGHUP during a run: while an InterruptWatch lives, they
+// set a flag and wake the supervisor's poll through a pipe (a SignalDeferral,
+// harness/exit_signals.h), so the run can stop its workers and mark itself
+// aborted instead of dying with the store mid-write. SIGPIPE is ignored (a
+// dead worker's pipe is an error value, not a signal); its previous
+// disposition comes back on destruction.
 #include <signal.h>
+
+#include "harness/exit_signals.h"
 
 namespace harness::runner_internal {
 
@@ -15,12 +18,14 @@ class InterruptWatch {
   InterruptWatch(const InterruptWatch&) = delete;
   InterruptWatch& operator=(const InterruptWatch&) = delete;
 
-  int fd() const;            // readable once a signal arrived
-  bool interrupted() const;  // a signal arrived
-  int signal_number() const; // which one (0 when none)
+  int fd() const { return deferral_.fd(); }                    // readable once a signal arrived
+  bool interrupted() const { return deferral_.raised(); }      // a signal arrived
+  int signal_number() const { return deferral_.signal_number(); }  // which one (0 when none)
+  void Handled() { deferral_.Handled(); }  // the run stops because of it
 
  private:
-  struct sigaction old_int_ {}, old_term_ {}, old_pipe_ {};
+  mutable SignalDeferral deferral_;
+  struct sigaction old_pipe_ {};
 };
 
 }  // namespace harness::runner_internal

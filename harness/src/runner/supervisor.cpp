@@ -68,6 +68,7 @@ class Supervisor {
     for (Slot& slot : slots_) slot.worker.reset();  // kills and reaps
     outcome_.interrupted = true;
     outcome_.signal_number = watch_.signal_number();
+    watch_.Handled();
     return outcome_;
   }
 
