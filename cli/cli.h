@@ -19,6 +19,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "harness/output_file.h"
 #include "harness/status.h"
 #include "harness/store/store.h"
 
@@ -41,6 +42,12 @@ struct GlobalOptions {
 // What a chosen verb runs after parsing. Returns the exit code, or a non-OK
 // Status that main prints as one line and turns into exit code 2.
 using VerbAction = std::function<StatusOr<int>()>;
+
+// Free text a user records with a run (--label, a --tag value): at most
+// kMaxLabelBytes bytes and no control characters, since it is shown in
+// terminals and reports on one line.
+constexpr size_t kMaxLabelBytes = 200;
+Status CheckLabelText(const std::string& text, const std::string& what);
 
 // Parses repeated `--tag K=V` values into a map; a malformed or repeated key
 // is a usage error naming it.
@@ -75,6 +82,15 @@ std::string LocateStore(const std::string& flag, std::string* origin);
 
 // `path` made absolute and normal, without a trailing separator.
 std::string AbsolutePath(const std::string& path);
+
+// What no verb may write over: the store, the suites and the golden files.
+ProtectedPaths Protected(const GlobalOptions& global);
+
+// A report directory and the report files in it (the stack matrix's with
+// `stacks`) may be written: none of them is the store, a suite or a golden
+// file, and the directory is not a file. `flag` names the option.
+Status CheckReportDir(const std::string& dir, const GlobalOptions& global, const std::string& flag,
+                      bool stacks);
 
 // A run as the user names it: an id ("7"), "latest" (the newest run),
 // "~N" or "latest~N" (N runs before the newest), or "label:NAME" (the

@@ -61,4 +61,8 @@ std::string LocateStore(const std::string& flag, std::string* origin) {
   return AbsolutePath((fs::path(DefaultProjectRoot()) / kStoreFileName).string());
 }
 
+ProtectedPaths Protected(const GlobalOptions& global) {
+  return ProtectedPaths{global.db, global.suites_dir, global.golden_dir};
+}
+
 }  // namespace harness::cli

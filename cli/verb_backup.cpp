@@ -15,6 +15,7 @@ StatusOr<int> RunBackup(const std::string& to, const GlobalOptions& global) {
   SPYRE_ASSIGN_OR_RETURN(const std::unique_ptr<Store> store,
                          Store::Open(global.db, Store::Mode::kReadOnly));
   const std::string dest = AbsolutePath(to);
+  SPYRE_RETURN_IF_ERROR(CheckOutputFile(dest, Protected(global), "backup --to"));
   SPYRE_RETURN_IF_ERROR(store->BackupTo(dest));
   if (!global.quiet) std::cout << "backup of " << global.db << " written to " << dest << "\n";
   return 0;

@@ -2,13 +2,18 @@
 // [--out PATH]`: flat tables for analysis tools. To stdout: one table
 // (default results). With --out DIR and no --table: every table, one file
 // each (runs.csv, results.csv, metrics.csv, findings.csv or .jsonl).
+//
+// A file is written whole or not at all (harness/output_file.h), never over
+// the store, a suite or a golden file; with several files, none is put in
+// place until every one has been written.
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 
 #include "cli.h"
 #include "harness/store/store.h"
+#include "harness/store/store_queries.h"
+#include "harness/suggest.h"
 
 namespace harness::cli {
 namespace {
@@ -21,6 +26,22 @@ struct ExportOptions {
   std::string out;
 };
 
+// A suite the store has never seen is a typo, not an empty table.
+Status CheckSuiteKnown(Store& store, const std::string& suite) {
+  if (suite.empty()) return Status::Ok();
+  SPYRE_ASSIGN_OR_RETURN(const std::vector<std::string> suites, DistinctRunValues(store, "suite"));
+  SPYRE_ASSIGN_OR_RETURN(const std::vector<std::string> with_results, SuitesWithResults(store));
+  std::vector<std::string> known;
+  for (const std::vector<std::string>* names : {&suites, &with_results}) {
+    for (const std::string& n : *names) {
+      if (n == suite) return Status::Ok();
+      known.push_back(n);
+    }
+  }
+  return NotFound("export --suite '" + suite + "': no run in the store recorded that suite" +
+                  DidYouMean(suite, known) + " (spyre-regress runs lists what it holds)");
+}
+
 StatusOr<int> RunExport(const ExportOptions& o, const GlobalOptions& global) {
   ExportRequest request;
   request.format = o.format == "jsonl" ? ExportFormat::kJsonl : ExportFormat::kCsv;
@@ -30,37 +51,58 @@ StatusOr<int> RunExport(const ExportOptions& o, const GlobalOptions& global) {
   if (!o.run.empty()) {
     SPYRE_ASSIGN_OR_RETURN(request.run_id, ResolveRunRef(*store, o.run, "--run"));
   }
+  SPYRE_RETURN_IF_ERROR(CheckSuiteKnown(*store, o.suite));
   namespace fs = std::filesystem;
   std::error_code ec;
-  const bool to_dir = !o.out.empty() && (fs::is_directory(o.out, ec) || o.table.empty());
-  if (!to_dir) {
+  if (o.out.empty()) {
     request.table = o.table.empty() ? "results" : o.table;
-    if (o.out.empty()) {
-      SPYRE_RETURN_IF_ERROR(store->Export(request, std::cout).status());
-      return 0;
+    SPYRE_RETURN_IF_ERROR(store->Export(request, std::cout).status());
+    std::cout.flush();
+    if (!std::cout) {
+      return IoError("export: writing " + request.table +
+                     " to standard output failed (disk full or closed pipe)");
     }
-    std::ofstream file(o.out, std::ios::binary | std::ios::trunc);
-    if (!file)
-      return IoError("export: cannot write '" + o.out +
-                     "': check the directory exists and is writable");
-    SPYRE_ASSIGN_OR_RETURN(const int64_t rows, store->Export(request, file));
-    if (!global.quiet)
-      std::cerr << "export: " << rows << " rows of " << request.table << " to " << o.out << "\n";
     return 0;
   }
-  fs::create_directories(o.out, ec);
-  if (ec) return IoError("export: cannot create directory '" + o.out + "' (" + ec.message() + ")");
-  std::vector<std::string> tables =
-      o.table.empty() ? ExportTableNames() : std::vector<std::string>{o.table};
-  for (const std::string& table : tables) {
+  const bool to_dir = fs::is_directory(o.out, ec) || o.table.empty();
+  std::vector<std::pair<std::string, std::string>> files;  // (table, path)
+  if (to_dir) {
+    SPYRE_RETURN_IF_ERROR(CheckOutputDir(o.out, Protected(global), "export --out"));
+    for (const std::string& table :
+         o.table.empty() ? ExportTableNames() : std::vector<std::string>{o.table}) {
+      files.emplace_back(table, (fs::path(o.out) / (table + "." + o.format)).string());
+    }
+  } else {
+    files.emplace_back(o.table, o.out);
+  }
+  for (const auto& [table, path] : files) {
+    SPYRE_RETURN_IF_ERROR(CheckOutputFile(path, Protected(global), "export --out"));
+  }
+  if (to_dir) {
+    fs::create_directories(o.out, ec);
+    if (ec) {
+      return IoError("export: cannot create directory '" + o.out + "' (" + ec.message() +
+                     "): choose a writable place for --out");
+    }
+  }
+  std::vector<std::unique_ptr<OutputFile>> outputs;
+  std::vector<int64_t> rows;
+  for (const auto& [table, path] : files) {
+    SPYRE_ASSIGN_OR_RETURN(std::unique_ptr<OutputFile> out, OutputFile::Create(path, "export"));
     request.table = table;
-    const std::string path = (fs::path(o.out) / (table + "." + o.format)).string();
-    std::ofstream file(path, std::ios::binary | std::ios::trunc);
-    if (!file)
-      return IoError("export: cannot write '" + path + "': check the directory is writable");
-    SPYRE_ASSIGN_OR_RETURN(const int64_t rows, store->Export(request, file));
-    if (!global.quiet)
-      std::cerr << "export: " << rows << " rows of " << table << " to " << path << "\n";
+    StatusOr<int64_t> n = store->Export(request, out->stream());
+    // A write that failed says why; the store's answer only says that it did.
+    SPYRE_RETURN_IF_ERROR(out->Finish());
+    if (!n.ok()) return n.status();
+    rows.push_back(*n);
+    outputs.push_back(std::move(out));
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    SPYRE_RETURN_IF_ERROR(outputs[i]->Commit());
+    if (!global.quiet) {
+      std::cerr << "export: " << rows[i] << " rows of " << files[i].first << " to "
+                << files[i].second << "\n";
+    }
   }
   return 0;
 }

@@ -3,6 +3,7 @@
 // it the shard runs of one night become ONE run per suite (shard group KEY),
 // which is then compared with its baseline like a finished `run`, its
 // findings stored (v_regressions) and summarised with run's closing lines.
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -79,6 +80,32 @@ StatusOr<int> MergeGroup(Store& into, const MergeOptions& o, const GlobalOptions
   return code;
 }
 
+// Each source once, and none of them the target: the same file named twice
+// (through another path, a symlink or a hard link) would be merged twice.
+Status CheckDistinctSources(const MergeOptions& o) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  for (size_t i = 0; i < o.sources.size(); ++i) {
+    if (fs::exists(o.into, ec) && fs::exists(o.sources[i], ec) &&
+        fs::equivalent(o.into, o.sources[i], ec)) {
+      return UsageError("merge: source '" + o.sources[i] + "' is the target --into '" + o.into +
+                        "': name each shard store once and a different store to merge into;"
+                        " nothing was merged");
+    }
+    for (size_t j = 0; j < i; ++j) {
+      const bool same = o.sources[i] == o.sources[j] ||
+                        (fs::exists(o.sources[i], ec) && fs::exists(o.sources[j], ec) &&
+                         fs::equivalent(o.sources[i], o.sources[j], ec));
+      if (same) {
+        return UsageError("merge: source '" + o.sources[i] + "' is named twice (as source " +
+                          std::to_string(j + 1) + " and " + std::to_string(i + 1) +
+                          "): name each shard store once; nothing was merged");
+      }
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 void AddMergeVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
@@ -102,6 +129,12 @@ void AddMergeVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
       if (opts->baseline != "auto" && opts->group.empty()) {
         return UsageError("merge --baseline needs --group: only a shard group's run is compared");
       }
+      // The target may be the store itself (merging shards into it), but
+      // never a suite, a golden file or something that is not a file.
+      ProtectedPaths protect = Protected(global);
+      protect.store.clear();
+      SPYRE_RETURN_IF_ERROR(CheckOutputFile(opts->into, protect, "merge --into"));
+      SPYRE_RETURN_IF_ERROR(CheckDistinctSources(*opts));
       // Every source is opened and checked before the target is opened (or
       // created): a bad source must leave no target behind.
       for (const std::string& src : opts->sources) {
@@ -111,11 +144,14 @@ void AddMergeVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
       }
       SPYRE_ASSIGN_OR_RETURN(auto into, Store::Open(opts->into));
       if (!opts->group.empty()) return MergeGroup(*into, *opts, global);
+      // One transaction for all the sources: either every run is copied or none.
+      SPYRE_ASSIGN_OR_RETURN(const std::vector<int> copied, into->MergeFrom(opts->sources));
       int runs = 0;
-      for (const std::string& src : opts->sources) {
-        SPYRE_ASSIGN_OR_RETURN(auto copied, into->MergeFrom(src));
-        runs += copied;
-        if (!global.quiet) std::cerr << "merged " << copied << " run(s) from " << src << "\n";
+      for (size_t i = 0; i < copied.size(); ++i) {
+        runs += copied[i];
+        if (!global.quiet) {
+          std::cerr << "merged " << copied[i] << " run(s) from " << opts->sources[i] << "\n";
+        }
       }
       std::cout << "merged " << runs << " run(s) from " << opts->sources.size() << " store(s) into "
                 << opts->into << "\n";

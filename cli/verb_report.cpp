@@ -21,8 +21,29 @@ struct ReportVerbOptions {
   std::string baseline_stack;
 };
 
+}  // namespace
+
+Status CheckReportDir(const std::string& dir, const GlobalOptions& global, const std::string& flag,
+                      bool stacks) {
+  const ProtectedPaths protect = Protected(global);
+  SPYRE_RETURN_IF_ERROR(CheckOutputDir(dir, protect, flag));
+  std::vector<std::string> names;
+  if (stacks) {
+    for (const auto& r : reports::AllStackReporters()) names.push_back(r->FileName());
+  } else {
+    for (const auto& r : reports::AllReporters()) names.push_back(r->FileName());
+  }
+  for (const std::string& name : names) {
+    SPYRE_RETURN_IF_ERROR(CheckOutputFile(dir + "/" + name, protect, flag));
+  }
+  return Status::Ok();
+}
+
+namespace {
+
 StatusOr<int> ReportRun(const ReportVerbOptions& opts, const GlobalOptions& global) {
   SPYRE_ASSIGN_OR_RETURN(auto store, Store::Open(global.db, Store::Mode::kReadOnly));
+  SPYRE_RETURN_IF_ERROR(CheckReportDir(opts.out, global, "report --out", false));
   SPYRE_ASSIGN_OR_RETURN(auto run, ResolveRunRef(*store, opts.run, "--run"));
   StatusOr<reports::ReportModel> model =
       reports::BuildReportModel(*store, run, reports::ReportOptions{});
@@ -42,6 +63,7 @@ StatusOr<int> ReportRun(const ReportVerbOptions& opts, const GlobalOptions& glob
 // The matrix judges nothing, so it exits 0 once written, whatever the cells say.
 StatusOr<int> ReportStacks(const ReportVerbOptions& opts, const GlobalOptions& global) {
   SPYRE_ASSIGN_OR_RETURN(auto store, Store::Open(global.db, Store::Mode::kReadOnly));
+  SPYRE_RETURN_IF_ERROR(CheckReportDir(opts.out, global, "report --out", true));
   reports::StackOptions options;
   options.baseline_stack = opts.baseline_stack;
   StatusOr<reports::StackMatrix> matrix = reports::BuildStackMatrix(*store, options);

@@ -1,11 +1,11 @@
 // Writing every format into the report directory: one run's report and the
 // stack matrix.
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
+#include <memory>
+#include <utility>
+#include <vector>
 
+#include "harness/output_file.h"
 #include "report_files.h"
 #include "reports/reporter.h"
 #include "reports/stack_reporter.h"
@@ -25,26 +25,22 @@ harness::Status MakeReportDir(const std::string& dir) {
   return harness::Status::Ok();
 }
 
-harness::Status WriteReportFile(const std::string& dir, const std::string& name,
-                                const std::string& text) {
-  const std::string path = (std::filesystem::path(dir) / name).string();
-  const std::string tmp = path + ".tmp";
-  // Written aside and renamed, so a CI job never picks up half a report.
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      return harness::IoError("cannot write report file '" + path + "': " + std::strerror(errno) +
-                              "; pass a writable --out DIR");
+harness::Status WriteReportFiles(const std::string& dir,
+                                 const std::vector<std::pair<std::string, std::string>>& files) {
+  // Each written aside and all of them checked before any is renamed into
+  // place, so a CI job never picks up half a report, nor a new index.html
+  // beside an old report.json.
+  std::vector<std::unique_ptr<harness::OutputFile>> outs;
+  for (const auto& [name, text] : files) {
+    const std::string path = (std::filesystem::path(dir) / name).string();
+    SPYRE_ASSIGN_OR_RETURN(auto out, harness::OutputFile::Create(path, "report"));
+    out->stream() << text;
+    if (harness::Status done = out->Finish(); !done.ok()) {
+      return harness::IoError(done.message() + " (pass a writable --out DIR)");
     }
+    outs.push_back(std::move(out));
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    std::remove(tmp.c_str());
-    return harness::IoError("cannot write report file '" + path + "': " + why);
-  }
+  for (auto& out : outs) SPYRE_RETURN_IF_ERROR(out->Commit());
   return harness::Status::Ok();
 }
 
@@ -61,11 +57,11 @@ std::vector<std::unique_ptr<Reporter>> AllReporters() {
 
 harness::Status WriteReportFiles(const ReportModel& model, const std::string& dir) {
   SPYRE_RETURN_IF_ERROR(internal::MakeReportDir(dir));
+  std::vector<std::pair<std::string, std::string>> files;
   for (const auto& reporter : AllReporters()) {
-    SPYRE_RETURN_IF_ERROR(
-        internal::WriteReportFile(dir, reporter->FileName(), reporter->Render(model)));
+    files.emplace_back(reporter->FileName(), reporter->Render(model));
   }
-  return harness::Status::Ok();
+  return internal::WriteReportFiles(dir, files);
 }
 
 harness::Status WriteReports(harness::Store& store, int64_t run_id, const std::string& dir,
@@ -84,11 +80,11 @@ std::vector<std::unique_ptr<StackReporter>> AllStackReporters() {
 
 harness::Status WriteStackReportFiles(const StackMatrix& matrix, const std::string& dir) {
   SPYRE_RETURN_IF_ERROR(internal::MakeReportDir(dir));
+  std::vector<std::pair<std::string, std::string>> files;
   for (const auto& reporter : AllStackReporters()) {
-    SPYRE_RETURN_IF_ERROR(
-        internal::WriteReportFile(dir, reporter->FileName(), reporter->Render(matrix)));
+    files.emplace_back(reporter->FileName(), reporter->Render(matrix));
   }
-  return harness::Status::Ok();
+  return internal::WriteReportFiles(dir, files);
 }
 
 }  // namespace reports

@@ -39,7 +39,8 @@ class [[nodiscard]] Status {
   bool ok() const { return code_ == ErrorCode::kOk; }
   ErrorCode code() const { return code_; }
   const std::string& message() const { return message_; }
-  // Returns a copy whose message is "<context>: <message>".
+  // Returns a copy whose message is "<context>: <message>", or this one
+  // unchanged when its message already names `context`.
   Status WithContext(const std::string& context) const;
 
  private:

@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "harness/input_file.h"
+#include "harness/output_file.h"
 
 namespace harness {
 namespace {
@@ -281,14 +281,15 @@ Status WriteSafetensors(const std::string& path, const SafetensorsFile& f) {
   std::error_code ec;
   const fs::path target(path);
   if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out.write(bytes->data(), static_cast<std::streamsize>(bytes->size()));
-    if (!out) return IoError(tmp + ": cannot write (is the directory writable? is the disk full?)");
+  if (ec) {
+    return IoError(path + ": cannot create its directory (" + ec.message() +
+                   "): check that the golden directory is writable");
   }
-  fs::rename(tmp, target, ec);
-  if (ec) return IoError(path + ": cannot replace: " + ec.message());
+  // Written aside and renamed into place: a full disk or a signal leaves
+  // the previous file (or none), never a part of one.
+  SPYRE_ASSIGN_OR_RETURN(auto out, OutputFile::Create(path, "golden"));
+  out->stream().write(bytes->data(), static_cast<std::streamsize>(bytes->size()));
+  SPYRE_RETURN_IF_ERROR(out->Commit());
   return Status::Ok();
 }
 

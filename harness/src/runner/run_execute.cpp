@@ -10,6 +10,7 @@
 
 #include "harness/detect/history.h"
 #include "harness/env.h"
+#include "harness/exit_signals.h"
 #include "harness/runner/run.h"
 #include "harness/sha256.h"
 #include "harness/store/store_queries.h"
@@ -234,6 +235,11 @@ StatusOr<RunSummary> ExecuteRun(const RunPlan& plan, RunListener* listener) {
   run.options_json = OptionsJson(plan, threads).dump();
   run.jobs = plan.jobs;
   run.threads = threads;
+  // From the moment the run is recorded as running until it is finished, a
+  // signal stops it the same way wherever it lands: between timing rounds,
+  // before the first worker starts or during the confirmation, it is
+  // answered by the next supervisor, which stops and reports it.
+  const SignalDeferral signals;
   SPYRE_ASSIGN_OR_RETURN(const int64_t run_id, store.BeginRun(run));
   summary.run_id = run_id;
 

@@ -12,6 +12,9 @@ std::string HostName();
 int64_t ProcessStartTime(int64_t pid);
 // True when `pid` exists and, if `start_time` is non-zero, started then.
 bool ProcessAlive(int64_t pid, int64_t start_time);
+// Why a run left `running` by a supervisor that is gone is aborted: the note
+// every reader shows for it.
+std::string AbandonedNote(int64_t pid);
 // A random RFC 4122 UUID from the kernel.
 std::string NewUuid();
 

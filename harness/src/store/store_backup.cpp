@@ -6,8 +6,12 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <system_error>
+#include <vector>
 
+#include "harness/exit_signals.h"
+#include "harness/output_file.h"
 #include "harness/store/store.h"
 #include "store/sql.h"
 
@@ -34,21 +38,32 @@ Status Store::BackupTo(const std::string& dest) {
                         (fs::path(dest) / "spyre-regress.db").string());
   }
   // Written beside the destination and renamed over it once checked, so a
-  // failed or interrupted backup never leaves a half-written file at `dest`.
-  const std::string tmp = dest + ".partial-" + std::to_string(::getpid());
-  fs::remove(tmp, ec);
+  // failed or interrupted backup never leaves a half-written file at `dest`;
+  // the copy and its SQLite companions go when it fails or a signal ends
+  // the program, and a copy left by a killed backup goes with the next one.
+  RemoveStalePartials(dest);
+  const std::string tmp = PartialPath(dest);
+  std::vector<std::unique_ptr<TempFileGuard>> guards;
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+    guards.push_back(std::make_unique<TempFileGuard>(tmp + suffix));
+    fs::remove(tmp + suffix, ec);
+  }
+  auto remove_copy = [&] {
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) fs::remove(tmp + suffix, ec);
+  };
   Closer out;
   int rc =
       sqlite3_open_v2(tmp.c_str(), &out.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
   if (rc != SQLITE_OK) {
-    return IoError("backup: cannot create '" + tmp + "' (" +
+    remove_copy();
+    return IoError("backup: cannot write '" + dest + "' (" +
                    (out.db != nullptr ? sqlite3_errmsg(out.db) : sqlite3_errstr(rc)) +
                    "): check that its directory exists and is writable");
   }
   auto fail = [&](const std::string& what) {
     sqlite3_close(out.db);
     out.db = nullptr;
-    fs::remove(tmp, ec);
+    remove_copy();
     return IoError("backup of store '" + path_ + "' to '" + dest + "' failed: " + what +
                    "; the store is untouched and '" + dest + "' was not written");
   };
@@ -82,7 +97,7 @@ Status Store::BackupTo(const std::string& dest) {
   for (const char* suffix : {"-wal", "-shm"}) fs::remove(dest + suffix, ec);
   fs::rename(tmp, dest, ec);
   if (ec) {
-    fs::remove(tmp, ec);
+    remove_copy();
     return IoError("backup: cannot move the copy into place at '" + dest + "' (" + ec.message() +
                    "): check the permissions of its directory");
   }

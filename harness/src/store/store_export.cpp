@@ -21,8 +21,10 @@ struct TableSql {
 // Each query names its columns as exported; run_id links the tables.
 constexpr TableSql kTables[] = {
     {"runs",
-     "SELECT id AS run_id, uuid, suite, label, status, started_at, finished_at, fingerprint,"
-     " shard, shard_group, jobs, threads, host, note, options_json, env_json FROM runs"
+     // Status and note as every reader sees them (temp.run_status).
+     "SELECT id AS run_id, uuid, suite, label, s.status, started_at, finished_at, fingerprint,"
+     " shard, shard_group, jobs, threads, host, s.note, options_json, env_json FROM runs"
+     " JOIN temp.run_status s ON s.run_id = runs.id"
      " WHERE (?1 IS NULL OR id = ?1) AND (?2 IS NULL OR suite = ?2 OR"
      "  EXISTS (SELECT 1 FROM results x WHERE x.run_id = runs.id AND x.suite = ?2))"
      " ORDER BY id"},

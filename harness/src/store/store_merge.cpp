@@ -1,6 +1,6 @@
 // merge: copies whole runs from a shard store into this one. Identity is the
 // run's uuid, so merging the same shard twice is refused instead of doubling
-// its results; everything is copied in one transaction (all or nothing).
+// its results; every source is copied in one transaction (all or nothing).
 // (Folding the shards of one night into one run: store_group.cpp.)
 #include <map>
 
@@ -21,13 +21,29 @@ constexpr int kRunColumnCount = 17;
 }  // namespace
 
 StatusOr<int> Store::MergeFrom(const std::string& src_path) {
+  SPYRE_ASSIGN_OR_RETURN(const std::vector<int> copied,
+                         MergeFrom(std::vector<std::string>{src_path}));
+  return copied.front();
+}
+
+StatusOr<std::vector<int>> Store::MergeFrom(const std::vector<std::string>& src_paths) {
+  store_internal::Transaction tx(db_);
+  if (int rc = tx.Begin(); rc != SQLITE_OK) return Error(rc, "starting a merge");
+  std::vector<int> copied;
+  for (const std::string& src : src_paths) {
+    SPYRE_ASSIGN_OR_RETURN(const int n, CopyRunsFrom(src));
+    copied.push_back(n);
+  }
+  if (int rc = tx.Commit(); rc != SQLITE_OK) return Error(rc, "merging");
+  return copied;
+}
+
+StatusOr<int> Store::CopyRunsFrom(const std::string& src_path) {
   SPYRE_ASSIGN_OR_RETURN(auto opened, Open(src_path, Mode::kReadOnly));
   Store& src = *opened;
   SPYRE_RETURN_IF_ERROR(src.CheckIntegrity());
   const std::string doing = "merging '" + src_path + "'";
 
-  store_internal::Transaction tx(db_);
-  if (int rc = tx.Begin(); rc != SQLITE_OK) return Error(rc, doing);
   // Refuse before copying anything when any run is already here.
   Stmt uuids(src.db_, "SELECT uuid, suite, started_at FROM runs");
   Stmt exists(db_,
@@ -41,7 +57,8 @@ StatusOr<int> Store::MergeFrom(const std::string& src_path) {
       return InvalidInput("run " + uuids.Text(0) + " (suite " + uuids.Text(1) + ", started " +
                           uuids.Text(2) + ") from '" + src_path + "' is already in '" + path_ +
                           "' as run " + std::to_string(exists.Int(0)) +
-                          " (merged before?): nothing was merged");
+                          " (merged before, or in an earlier source of this merge?): nothing was"
+                          " merged");
     } else if (erc != SQLITE_DONE) {
       return Error(erc, doing);
     }
@@ -100,7 +117,6 @@ StatusOr<int> Store::MergeFrom(const std::string& src_path) {
     if (int irc = insert_regression.Run(); irc != SQLITE_DONE) return Error(irc, doing);
   }
   if (rc != SQLITE_DONE) return src.Error(rc, doing);
-  if ((rc = tx.Commit()) != SQLITE_OK) return Error(rc, doing);
   return static_cast<int>(run_map.size());
 }
 

@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "harness/input_file.h"
 #include "harness/store/store.h"
 #include "store/process_identity.h"
 #include "store/schema.h"
@@ -29,43 +30,53 @@ const char* RunStatusName(RunStatus s) {
 
 namespace {
 
-// A read-only reader cannot mark abandoned runs aborted (MarkAbandonedRuns
-// does that when the store is next opened for writing), but it must not show
-// them as running either: a temporary v_runs, which shadows the stored view
-// for this connection only, reports them aborted. Nothing is written to the
-// store.
-Status ShowAbandonedRunsAborted(sqlite3* db, const std::string& path) {
-  std::vector<int64_t> gone;
-  {
+// A run's status as every reader sees it: temp.run_status (run_id, status,
+// note), defined on each connection when the store is opened. A writer has
+// just marked the runs whose supervisor is gone aborted (MarkAbandonedRuns);
+// a read-only reader cannot write that, so it lists them in a temporary
+// table and the view reports them aborted, with the note a writer would
+// record. Where there are some, a temporary v_runs shadows the stored view
+// for this connection only. Nothing is written to the store.
+Status DefineRunStatus(sqlite3* db, const std::string& path, bool write) {
+  std::vector<std::pair<int64_t, int64_t>> gone;  // (run id, pid)
+  if (!write) {
     Stmt running(db, "SELECT id, pid, pid_start FROM runs WHERE status = 'running' AND host = ?");
     running.Bind(1, store_internal::HostName());
     int rc;
     while ((rc = running.Step()) == SQLITE_ROW) {
       if (!store_internal::ProcessAlive(running.Int(1), running.Int(2)))
-        gone.push_back(running.Int(0));
+        gone.emplace_back(running.Int(0), running.Int(1));
     }
     if (rc != SQLITE_DONE) return SqlStatus(db, rc, path, "looking for abandoned runs");
   }
-  if (gone.empty()) return Status::Ok();
-  const char* kSetup[] = {"CREATE TEMP TABLE abandoned_runs (id INTEGER PRIMARY KEY)",
-                          // The stored view's columns, the status aside (a
-                          // read-only open sees the latest schema only).
-                          "CREATE TEMP VIEW v_runs AS"
-                          " SELECT v.run_id, v.suite, v.label,"
-                          " CASE WHEN a.id IS NULL THEN v.status ELSE 'aborted' END AS status,"
-                          " v.started_at, v.finished_at, v.fingerprint, v.env_json, v.device,"
-                          " v.device_name, v.device_version, v.device_path, v.device_sha256"
-                          " FROM main.v_runs v LEFT JOIN temp.abandoned_runs a ON a.id = v.run_id"};
-  for (const char* sql : kSetup) {
+  const char* kStatus[] = {
+      "CREATE TEMP TABLE IF NOT EXISTS abandoned_runs (id INTEGER PRIMARY KEY, note TEXT NOT NULL)",
+      "CREATE TEMP VIEW IF NOT EXISTS run_status AS"
+      " SELECT r.id AS run_id, CASE WHEN a.id IS NULL THEN r.status ELSE 'aborted' END AS status,"
+      " CASE WHEN a.id IS NULL THEN r.note ELSE a.note END AS note"
+      " FROM main.runs r LEFT JOIN temp.abandoned_runs a ON a.id = r.id"};
+  for (const char* sql : kStatus) {
     const int rc = sqlite3_exec(db, sql, nullptr, nullptr, nullptr);
-    if (rc != SQLITE_OK) return SqlStatus(db, rc, path, "listing abandoned runs");
+    if (rc != SQLITE_OK) return SqlStatus(db, rc, path, "defining the runs' status");
   }
-  for (int64_t id : gone) {
-    Stmt add(db, "INSERT INTO temp.abandoned_runs (id) VALUES (?)");
-    add.Bind(1, id);
+  if (gone.empty()) return Status::Ok();
+  for (const auto& [id, pid] : gone) {
+    Stmt add(db, "INSERT INTO temp.abandoned_runs (id, note) VALUES (?, ?)");
+    add.Bind(1, id).Bind(2, store_internal::AbandonedNote(pid));
     if (int rc = add.Run(); rc != SQLITE_DONE)
       return SqlStatus(db, rc, path, "listing abandoned runs");
   }
+  // The stored view's columns, the status taken from run_status (a
+  // read-only open sees the latest schema only).
+  const int rc = sqlite3_exec(
+      db,
+      "CREATE TEMP VIEW v_runs AS"
+      " SELECT v.run_id, v.suite, v.label, s.status,"
+      " v.started_at, v.finished_at, v.fingerprint, v.env_json, v.device,"
+      " v.device_name, v.device_version, v.device_path, v.device_sha256"
+      " FROM main.v_runs v JOIN temp.run_status s ON s.run_id = v.run_id",
+      nullptr, nullptr, nullptr);
+  if (rc != SQLITE_OK) return SqlStatus(db, rc, path, "listing abandoned runs");
   return Status::Ok();
 }
 
@@ -84,8 +95,22 @@ StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path, Mode mode,
                         "' is a directory, not a store file: pass --db with a file name, e.g. " +
                         path + "/spyre-regress.db");
   }
-  if (!write && !S_ISREG(st.st_mode)) {
-    return InvalidInput("store '" + path + "' is not a regular file: pass --db with a store file");
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    return InvalidInput("store '" + path + "' is " + NotRegularFileKind(path) +
+                        ", not a regular file: pass --db with a store file");
+  }
+  // A store's companion opened as a store of its own would be rewritten,
+  // and with it the changes the store has not yet merged.
+  for (const char* suffix : {"-wal", "-shm", "-journal"}) {
+    const std::string s = suffix;
+    struct stat base {};
+    if (path.size() > s.size() && path.compare(path.size() - s.size(), s.size(), s) == 0 &&
+        ::stat(path.substr(0, path.size() - s.size()).c_str(), &base) == 0 && S_ISREG(base.st_mode)) {
+      return InvalidInput("store '" + path + "' is the " +
+                          (s == "-wal" ? "write-ahead log" : s == "-shm" ? "shared-memory index" : "journal") +
+                          " of the store '" + path.substr(0, path.size() - s.size()) +
+                          "', not a store: pass --db with the store file itself");
+    }
   }
   sqlite3* raw = nullptr;
   int flags = write ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
@@ -146,6 +171,7 @@ StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path, Mode mode,
   if (write) {
     SPYRE_RETURN_IF_ERROR(store->Migrate());
     SPYRE_RETURN_IF_ERROR(store->MarkAbandonedRuns().status());
+    SPYRE_RETURN_IF_ERROR(DefineRunStatus(store->db_, path, true));
   } else {
     SPYRE_ASSIGN_OR_RETURN(auto version, store->SchemaVersion());
     if (version != LatestSchemaVersion()) {
@@ -161,7 +187,7 @@ StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& path, Mode mode,
                      "): open it read-write once to migrate it (`run`, or `merge --into` "
                      "this store, where it is writable)");
     }
-    SPYRE_RETURN_IF_ERROR(ShowAbandonedRunsAborted(store->db_, path));
+    SPYRE_RETURN_IF_ERROR(DefineRunStatus(store->db_, path, false));
   }
   return store;
 }
@@ -193,7 +219,9 @@ Status Store::CheckIntegrity() {
   Stmt check(db_, "PRAGMA quick_check(1)");
   const int rc = check.Step();
   if (rc == SQLITE_ROW && check.Text(0) == "ok") return Status::Ok();
-  const std::string detail = rc == SQLITE_ROW ? check.Text(0) : std::string(sqlite3_errmsg(db_));
+  std::string detail = rc == SQLITE_ROW ? check.Text(0) : std::string(sqlite3_errmsg(db_));
+  // SQLite's report spans lines ("*** in database main ***\nPage 5: ...").
+  for (size_t at; (at = detail.find('\n')) != std::string::npos;) detail.replace(at, 1, "; ");
   if (rc != SQLITE_ROW && (rc & 0xff) != SQLITE_CORRUPT && (rc & 0xff) != SQLITE_NOTADB) {
     return Error(rc, "checking its integrity");
   }

@@ -6,14 +6,14 @@
 #include "store/sql.h"
 
 namespace harness {
-namespace {
+namespace store_internal {
 
-// Why a run left `running` by a supervisor that is gone is aborted.
 std::string AbandonedNote(int64_t pid) {
   return "supervisor is gone: pid " + std::to_string(pid) + " ended without finishing the run";
 }
 
-}  // namespace
+}  // namespace store_internal
+using store_internal::AbandonedNote;
 using store_internal::Stmt;
 using store_internal::Transaction;
 
@@ -78,9 +78,10 @@ StatusOr<int> Store::MarkAbandonedRuns() {
 }
 
 StatusOr<std::optional<RunRow>> Store::FindRun(int64_t run_id) {
-  Stmt q(db_, "SELECT id, uuid, suite, label, status, started_at, coalesce(finished_at, ''),"
-              " fingerprint, env_json, shard, host, note, pid, shard_group, options_json, threads"
-              " FROM runs WHERE id = ?");
+  // Status and note as every reader sees them (temp.run_status, Store::Open).
+  Stmt q(db_, "SELECT id, uuid, suite, label, s.status, started_at, coalesce(finished_at, ''),"
+              " fingerprint, env_json, shard, host, s.note, pid, shard_group, options_json, threads"
+              " FROM runs JOIN temp.run_status s ON s.run_id = runs.id WHERE id = ?");
   q.Bind(1, run_id);
   int rc = q.Step();
   if (rc == SQLITE_DONE) return std::optional<RunRow>();

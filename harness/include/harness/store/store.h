@@ -241,6 +241,10 @@ class Store {
   // makes the whole merge fail before anything is copied. Returns the number
   // of runs copied.
   StatusOr<int> MergeFrom(const std::string& src_path);
+  // The same for several stores in one transaction: a run present here or in
+  // an earlier source makes the whole merge fail with nothing copied. Returns
+  // the number of runs copied from each source, in order.
+  StatusOr<std::vector<int>> MergeFrom(const std::vector<std::string>& src_paths);
 
   // Folds every run of the store at `src_path` (opened read-only) into ONE
   // run per (group, suite): the first shard run creates it (a new uuid, its
@@ -262,6 +266,8 @@ class Store {
   Status SwitchToWal(int busy_timeout_ms);
   Status Exec(const char* sql, const char* doing);
   Status Error(int rc, const std::string& doing);
+  // MergeFrom's copy of one source, inside the caller's transaction.
+  StatusOr<int> CopyRunsFrom(const std::string& src_path);
   // A statement prepared once per store and reused (the per-result inserts);
   // `sql` must be a string constant: it is the cache key by address.
   sqlite3_stmt* Cached(const char* sql, int* rc);
