@@ -8,14 +8,19 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <map>
 #include <set>
+#include <streambuf>
 
+#include "validators.h"
 #include "cli.h"
 #include "command_line.h"
 #include "harness/build_info.h"
+#include "harness/exit_signals.h"
+#include "harness/human_format.h"
 #include "harness/suggest.h"
 
 namespace harness::cli {
@@ -38,8 +43,18 @@ std::string VersionLine() {
 
 std::string FirstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
 
+// One line, whatever the message holds: a line break inside it (an error
+// text of SQLite's, a name read from a file) is written as "; ".
 int Fail(const std::string& message) {
-  std::cerr << "spyre-regress: error: " << message << "\n";
+  std::string line;
+  for (char c : message) {
+    if (c == '\n') {
+      if (!line.empty() && line.back() != ' ') line += "; ";
+    } else if (c != '\r') {
+      line += c;
+    }
+  }
+  std::cerr << "spyre-regress: error: " << harness::EscapeControl(line) << "\n";
   return kExitUsage;
 }
 
@@ -114,10 +129,12 @@ std::vector<std::string> NormalizeArgs(const std::vector<std::string>& args,
   return out;
 }
 
-// The option names `app` and the chosen verb path accept ("--repeat", "-j").
+// The option names `app` and the chosen verb path accept ("--repeat", "-j"),
+// the verb's own first: of two equally close names the verb's is the likelier.
 std::vector<std::string> KnownOptions(const std::vector<CLI::App*>& apps) {
   std::vector<std::string> names;
-  for (const CLI::App* a : apps) {
+  for (auto it = apps.rbegin(); it != apps.rend(); ++it) {
+    const CLI::App* a = *it;
     for (const CLI::Option* o : a->get_options()) {
       for (const std::string& l : o->get_lnames()) names.push_back("--" + l);
       for (const std::string& s : o->get_snames()) names.push_back("-" + s);
@@ -175,6 +192,26 @@ std::string ExplainExtras(CLI::App& app, const std::vector<std::string>& args,
   return "";
 }
 
+// A bad value that came from an environment variable (SPYRE_REGRESS_THREADS)
+// rather than from its flag, named as the variable: CLI11 names the flag,
+// which the user never typed.
+std::string NameEnvironmentSource(CLI::App& app, const std::vector<std::string>& args,
+                                  const std::string& message) {
+  for (const CLI::Option* o : app.get_options()) {
+    const std::string env = o->get_envname();
+    const char* value = env.empty() ? nullptr : std::getenv(env.c_str());
+    if (value == nullptr) continue;
+    const std::string flag = "--" + o->get_lnames().front();
+    if (message.rfind(flag + ":", 0) != 0) continue;
+    bool typed = false;
+    for (const std::string& a : args) typed = typed || OptionName(a) == flag;
+    if (typed) continue;
+    return env + "='" + value + "' (the environment's value for " + flag + ")" +
+           message.substr(flag.size());
+  }
+  return message;
+}
+
 // The global paths, made absolute: the store (LocateStore's order), the
 // suites, and the golden files, which follow --suites when only it is given.
 void ResolvePaths(CLI::App& app, const std::string& db_flag, harness::cli::GlobalOptions* g) {
@@ -189,6 +226,61 @@ void ResolvePaths(CLI::App& app, const std::string& db_flag, harness::cli::Globa
   }
   g->golden_dir = harness::cli::AbsolutePath(g->golden_dir);
 }
+
+// Writes what a stream is given to the stream's own buffer with control
+// characters other than line feed and tab escaped (harness::EscapeControl),
+// while it lives and when `active`.
+class TerminalEscaper : public std::streambuf {
+ public:
+  TerminalEscaper(std::ostream& stream, bool active) : stream_(stream) {
+    if (!active) return;
+    target_ = stream.rdbuf(this);
+  }
+  ~TerminalEscaper() override {
+    if (target_ == nullptr) return;
+    if (pending_c2_) target_->sputc('\xC2');
+    target_->pubsync();
+    stream_.rdbuf(target_);
+  }
+  TerminalEscaper(const TerminalEscaper&) = delete;
+  TerminalEscaper& operator=(const TerminalEscaper&) = delete;
+
+ protected:
+  int_type overflow(int_type ch) override {
+    if (traits_type::eq_int_type(ch, traits_type::eof())) return traits_type::not_eof(ch);
+    Put(traits_type::to_char_type(ch));
+    return ch;
+  }
+  std::streamsize xsputn(const char* text, std::streamsize n) override {
+    for (std::streamsize i = 0; i < n; ++i) Put(text[i]);
+    return n;
+  }
+  int sync() override { return target_->pubsync(); }
+
+ private:
+  void Put(char c) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    if (pending_c2_) {
+      // U+0080..U+009F are two bytes in UTF-8, the first 0xC2.
+      pending_c2_ = false;
+      const std::string pair = std::string("\xC2") + c;
+      Write(u >= 0x80 && u <= 0x9F ? harness::EscapeControl(pair) : pair);
+      return;
+    }
+    if (u == 0xC2) {
+      pending_c2_ = true;
+    } else if (c == '\n' || c == '\t' || (u >= 0x20 && u != 0x7F)) {
+      target_->sputc(c);
+    } else {
+      Write(harness::EscapeControl(std::string(1, c)));
+    }
+  }
+  void Write(const std::string& s) { target_->sputn(s.data(), static_cast<std::streamsize>(s.size())); }
+
+  std::ostream& stream_;
+  std::streambuf* target_ = nullptr;
+  bool pending_c2_ = false;
+};
 
 // The program: main, and what a worker forked from the run's zygote runs.
 int Main(int argc, char** argv) {
@@ -222,7 +314,7 @@ int Main(int argc, char** argv) {
          "--threads", global.threads,
          "libtorch and BLAS threads (default: 1 for run's workers and env, else online cores)")
       ->envname("SPYRE_REGRESS_THREADS")
-      ->check(CLI::Range(1, 1024));
+      ->check(harness::cli::InRange(1, 1024));
   app.add_flag("-q,--quiet", global.quiet, "plain output, no progress bar");
   std::string device, device_lib;
   app.add_option("--device", device,
@@ -260,7 +352,7 @@ int Main(int argc, char** argv) {
     const std::string explained = ExplainExtras(app, args, verbs);
     if (!explained.empty()) return Fail(explained);
     // CLI11's own message says what; add where to look.
-    return Fail(std::string(e.what()) + " (see 'spyre-regress --help')");
+    return Fail(NameEnvironmentSource(app, args, e.what()) + " (see 'spyre-regress --help')");
   }
   ResolvePaths(app, db_flag, &global);
   // The device is loaded where cases run or the fingerprint is taken; the
@@ -298,4 +390,33 @@ int harness::cli::RunCommandLine(const std::vector<std::string>& argv) {
   return Main(static_cast<int>(copy.size()), args.data());
 }
 
-int main(int argc, char** argv) { return Main(argc, argv); }
+namespace {
+
+bool IsWorker(int argc, char** argv) {
+  return argc >= 2 && argv[1] != nullptr && std::strcmp(argv[1], "__worker") == 0;
+}
+
+// The signal handlers go in before any library's initialisers run (libtorch
+// and its dependencies take a moment to load): from the program's first
+// instruction on, SIGINT, SIGTERM and SIGHUP end it with one line. A run's
+// workers die of a signal as they always did, and their supervisor reports
+// it.
+void InstallSignalsFirst(int argc, char** argv, char**) {
+  if (!IsWorker(argc, argv)) harness::InstallExitSignals();
+}
+__attribute__((section(".preinit_array"), used)) void (*const kInstallSignalsFirst)(
+    int, char**, char**) = InstallSignalsFirst;
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool worker = IsWorker(argc, argv);
+  if (!worker) harness::InstallExitSignals();  // a no-op when done first
+  // Text recorded by users (labels, suite names, notes, environment values)
+  // reaches the terminal through std::cout and std::cerr; none of it may move
+  // the cursor, recolour the terminal or set its title. A pipe or file gets
+  // the bytes as they are.
+  TerminalEscaper out(std::cout, !worker && ::isatty(STDOUT_FILENO) == 1);
+  TerminalEscaper err(std::cerr, !worker && ::isatty(STDERR_FILENO) == 1);
+  return Main(argc, argv);
+}

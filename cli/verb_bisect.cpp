@@ -8,6 +8,7 @@
 #include <iostream>
 #include <memory>
 
+#include "validators.h"
 #include "cli.h"
 #include "command_line.h"
 #include "harness/runner/bisect.h"
@@ -82,16 +83,16 @@ void AddBisectVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
   cmd->add_option("--rounds", f->rounds,
                   "fresh processes per configuration for wall-time findings (default 7, the fewest "
                   "that can reach the judge's level)")
-      ->check(CLI::Range(7, 100).description("an integer from 7 to 100"));
+      ->check(InRange(7, 100));
   cmd->add_option("--max-rounds", f->max_rounds,
                   "up to this many for a case still undecided in some configuration (default 11)")
-      ->check(CLI::Range(7, 100).description("an integer from 7 to 100"));
+      ->check(InRange(7, 100));
   cmd->add_option("--budget", f->budget_s,
                   "seconds the rounds may take; a round under way finishes (default 900)")
-      ->check(CLI::Range(1.0, 1e6).description("seconds, from 1 to 1000000"));
+      ->check(InRange(1.0, 1e6));
   cmd->add_option("--repeat", f->repeat,
                   "wall samples per process while they take under 0.1 s in all (default 11)")
-      ->check(CLI::Range(1, 100000).description("an integer from 1 to 100000"));
+      ->check(InRange(1, 100000));
   cmd->add_option("--baseline-blas", f->files.baseline_blas,
                   "a copy of the baseline's BLAS library, when its recorded file holds another now");
   cmd->add_option("--candidate-blas", f->files.candidate_blas, "the same for the run's BLAS");

@@ -10,6 +10,7 @@
 #include <memory>
 #include <sstream>
 
+#include "validators.h"
 #include "cli.h"
 #include "harness/runner/run.h"
 #include "harness/store/store.h"
@@ -62,17 +63,17 @@ void AddConfirmVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
                   "auto (default), a run id, latest, ~N (N runs before the newest) or label:NAME");
   cmd->add_option("--confirm-rounds", f->confirm_rounds,
                   "fresh processes per side at least (default 7; 0: re-time nothing, judge again)")
-      ->check(CLI::Range(0, 100));
+      ->check(InRange(0, 100));
   cmd->add_option("--confirm-max-rounds", f->confirm_max_rounds,
                   "up to this many while a verdict is undecided (default 11)")
-      ->check(CLI::Range(1, 100));
+      ->check(InRange(1, 100));
   cmd->add_option("--confirm-repeat", f->confirm_repeat,
                   "wall samples a side each process takes of a case, past its repeat while they "
                   "take under 0.1 s in all (default 11)")
-      ->check(CLI::Range(1, 1000000));
+      ->check(InRange(1, 1000000));
   cmd->add_option("--confirm-budget", f->confirm_budget_s,
                   "seconds the confirmation may take before it stops adding rounds (default 120)")
-      ->check(CLI::Range(0.0, 1e6));
+      ->check(InRange(0.0, 1e6));
   cmd->callback([f, &global, action] {
     *action = [f, &global]() -> StatusOr<int> { return Confirm(*f, global); };
   });

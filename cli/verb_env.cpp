@@ -4,6 +4,7 @@
 // part's (cli/torch/env.cpp).
 #include <memory>
 
+#include "validators.h"
 #include "cli.h"
 #include "torch_part.h"
 
@@ -25,7 +26,7 @@ void AddEnvVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
   cmd->add_option("--tag", opts->tags, "extra K=V recorded with the fingerprint (repeatable)");
   cmd->add_option("--jobs,-j", opts->jobs,
                   "as for `run`: the fingerprint a run with this many workers records")
-      ->check(CLI::Range(1, 256));
+      ->check(InRange(1, 256));
   cmd->callback([opts, &global, action] {
     *action = [opts, &global]() -> StatusOr<int> {
       EnvRequest request;

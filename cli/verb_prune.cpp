@@ -7,6 +7,7 @@
 #include <iostream>
 #include <memory>
 
+#include "validators.h"
 #include "cli.h"
 #include "harness/human_format.h"
 #include "harness/store/store.h"
@@ -93,11 +94,11 @@ void AddPruneVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
   cmd->add_option("--keep-runs", opts->policy.keep_runs,
                   "the newest N runs of each suite (and their baselines) keep every sample "
                   "(default 30)")
-      ->check(CLI::Range(1, 1000000));
+      ->check(InRange(1, 1000000));
   cmd->add_option("--keep-rounds", opts->policy.keep_rounds,
                   "the newest N runs of each suite keep one value per timing round; older ones "
                   "keep run medians, spread and metrics only (default 90)")
-      ->check(CLI::Range(1, 1000000));
+      ->check(InRange(1, 1000000));
   cmd->add_option("--keep-label", opts->policy.keep_labels,
                   "every run with this label keeps every sample (repeatable)");
   cmd->add_flag("--dry-run", opts->policy.dry_run,

@@ -10,7 +10,9 @@
 #include <regex>
 #include <sstream>
 
+#include "validators.h"
 #include "cli.h"
+#include "harness/exit_signals.h"
 #include "command_line.h"
 #include "harness/runner/run.h"
 #include "harness/store/store.h"
@@ -109,6 +111,8 @@ Status WriteRunReports(const std::string& db, int64_t run_id, const std::string&
 }
 
 StatusOr<int> Run(const RunFlags& f, const GlobalOptions& g) {
+  // A report that could never be written is refused before the run, not after.
+  if (!f.report.empty()) SPYRE_RETURN_IF_ERROR(CheckReportDir(f.report, g, "run --report", false));
   RunRequest request;
   for (const std::string& list : f.suites) {
     std::stringstream in(list);
@@ -118,6 +122,7 @@ StatusOr<int> Run(const RunFlags& f, const GlobalOptions& g) {
   }
   SPYRE_ASSIGN_OR_RETURN(auto shard, ParseShard(f.shard));
   SPYRE_ASSIGN_OR_RETURN(auto tags, ParseTags(f.tags));
+  SPYRE_RETURN_IF_ERROR(CheckLabelText(f.label, "--label"));
   if (f.baseline.empty()) {
     return UsageError("--baseline is empty: use auto, none, a run id, latest, ~N or label:NAME");
   }
@@ -160,7 +165,7 @@ StatusOr<int> Run(const RunFlags& f, const GlobalOptions& g) {
   PrintHumanSummary(human, summary, g.db);
   if (!reported.ok()) return reported;  // the results are recorded; `report` can retry
   if (summary.interrupted_by != 0) {
-    return IoError("interrupted by signal " + std::to_string(summary.interrupted_by) + ": run " +
+    return IoError("stopped by " + SignalName(summary.interrupted_by) + ": run " +
                    std::to_string(summary.run_id) + " marked aborted; its " +
                    std::to_string(summary.results.size()) + " recorded result(s) are kept");
   }
@@ -221,9 +226,9 @@ void AddRunVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
   cmd->add_option("--suite", f->suites, "suite name(s), comma-separated or repeated")->required();
   cmd->add_option("--filter", f->filter, "only cases whose <suite>/<case id> matches this regex");
   cmd->add_option("--warmup", f->warmup, "warm-up iterations per case (default: the suite's)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(AtLeast(0));
   cmd->add_option("--repeat", f->repeat, "timed repeats per case (default: the suite's)")
-      ->check(CLI::PositiveNumber);
+      ->check(Above(0));
   cmd->add_option("--rounds", f->rounds,
                   "time every case in N fresh worker processes; its wall samples are one value per "
                   "round (default 1). MIN-MAX: after MIN rounds a case whose rounds agree within "
@@ -231,11 +236,11 @@ void AddRunVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
   cmd->add_option("--round-precision", f->round_precision,
                   "with --rounds MIN-MAX: the standard error of a case's mean log round value "
                   "at which it stops (default 0.01, about 1%)")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(InRange(0.0, 1.0));
   cmd->add_option("--round-repeat", f->round_repeat,
                   "with --rounds: samples per case in the rounds before the main pass, at most "
                   "(default 3; the main pass takes the suite's repeat)")
-      ->check(CLI::Range(1, 1000000));
+      ->check(InRange(1, 1000000));
   cmd->add_option("--latency", f->latency,
                   "which cases are timed and get a wall-time verdict: marked (default: the suites "
                   "and cases marked latency in their suite file), all, or none; the others are "
@@ -247,26 +252,26 @@ void AddRunVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
          "before judging it (default 7, the fewest that can reach wall_confirm_alpha 0.001; 0: "
          "off, and wall time gets no verdict without rounds "
          "or history)")
-      ->check(CLI::Range(0, 100));
+      ->check(InRange(0, 100));
   cmd->add_option("--confirm-max-rounds", f->confirm_max_rounds,
                   "up to this many while a verdict is undecided (default 11)")
-      ->check(CLI::Range(1, 100));
+      ->check(InRange(1, 100));
   cmd->add_option("--confirm-repeat", f->confirm_repeat,
                   "wall samples a side each confirmation process takes of a case, past its repeat "
                   "while they take under 0.1 s in all (default 11)")
-      ->check(CLI::Range(1, 1000000));
+      ->check(InRange(1, 1000000));
   cmd->add_option("--confirm-budget", f->confirm_budget_s,
                   "seconds the confirmation may take before it stops adding rounds (default 120)")
-      ->check(CLI::Range(0.0, 1e6));
+      ->check(InRange(0.0, 1e6));
   cmd->add_option("--min-sample-us", f->min_sample_us,
                   "a wall sample times a batch of calls lasting at least this long (default 1000; 0: one "
                   "call per sample)")
-      ->check(CLI::Range(0.0, 1e7));
+      ->check(InRange(0.0, 1e7));
   cmd->add_option("--jobs,-j", f->jobs, "worker processes (accuracy suites; latency suites use 1)")
-      ->check(CLI::Range(1, 256));
+      ->check(InRange(1, 256));
   cmd->add_option("--shard", f->shard, "run shard I of N (deterministic split by case id)");
   cmd->add_option("--timeout", f->timeout_s, "per-case timeout in seconds (default: the suite's)")
-      ->check(CLI::PositiveNumber);
+      ->check(Above(0));
   cmd->add_option("--profile", f->profile, "compiler-stack profile: inductor or sendnn");
   cmd->add_option("--inject", f->inject, "fault injection spec (SPYRE_EMU_FAULTS syntax)");
   cmd->add_option("--label", f->label, "free text stored with the run");

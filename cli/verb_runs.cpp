@@ -8,7 +8,9 @@
 #include <optional>
 #include <sstream>
 
+#include "validators.h"
 #include "cli.h"
+#include "harness/human_format.h"
 #include "harness/store/store.h"
 #include "harness/store/store_queries.h"
 #include "harness/suggest.h"
@@ -167,8 +169,9 @@ StatusOr<int> RunRuns(const RunsOptions& o, const GlobalOptions& global) {
     const std::string cases =
         std::to_string(l.recorded) + (l.planned >= 0 ? "/" + std::to_string(l.planned) : "");
     table << std::left << std::setw(5) << l.id << std::setw(21) << ShortTime(l.started)
-          << std::setw(11) << l.status << std::setw(14) << (l.suite.empty() ? "-" : l.suite)
-          << std::setw(14) << (l.label.empty() ? "-" : l.label) << std::setw(9) << cases
+          << std::setw(11) << l.status << std::setw(14)
+          << (l.suite.empty() ? "-" : EscapeControl(l.suite)) << std::setw(14)
+          << (l.label.empty() ? "-" : EscapeControl(l.label)) << std::setw(9) << cases
           << std::setw(10) << (l.baseline ? std::to_string(*l.baseline) : "-") << std::setw(6)
           << l.regressions << EnvSummary(l.env, l.fingerprint) << "\n";
   }
@@ -184,7 +187,7 @@ void AddRunsVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
   cmd->add_option("--suite", opts->suite, "only runs of this suite");
   cmd->add_option("--label", opts->label, "only runs with this label");
   cmd->add_option("--limit,-n", opts->limit, "at most this many runs (default 20)")
-      ->check(CLI::Range(1, 1000000));
+      ->check(InRange(1, 1000000));
   cmd->add_flag("--all", opts->all, "every run");
   cmd->add_flag("--json", opts->json, "one JSON document on stdout");
   cmd->callback([opts, &global, action] {

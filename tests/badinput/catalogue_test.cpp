@@ -19,6 +19,7 @@
 
 #include <gtest/gtest.h>
 
+#include "harness/runner/shard.h"
 #include "store_snapshot.h"
 #include "support/run_command.h"
 #include "support/temp_dir.h"
@@ -34,8 +35,16 @@ struct Entry {
   std::vector<std::string> expect;         // fragments the stderr line must hold
   const char* gap = nullptr;               // a known gap: why it does not pass yet
   const char* untouched = nullptr;         // a file ({ws}/...) whose bytes must not change
-  const char* absent = nullptr;            // a path ({ws}/...) that must not exist afterwards
+  const char* absent = nullptr;            // a path ({ws}/...) that must not exist afterwards;
+                                           // ending in '*': no file whose name starts so
+  std::vector<std::string> forbid = {};    // fragments the stderr line must not hold
 };
+
+// The shard of two that holds no case of `smoke` chosen by `--filter
+// ^smoke/mul_scalar$`: cases are split by a hash of their ids.
+std::string EmptyShardOfTwo() {
+  return harness::ShardOf("smoke", "mul_scalar", 2) == 1 ? "2/2" : "1/2";
+}
 
 // Peak resident memory any entry may reach: bad input must be refused
 // before it is read whole or built.
@@ -167,6 +176,45 @@ const std::vector<Entry>& Catalogue() {
     {"store_newer_schema_read", {"report", "--out", "{ws}/report-newer", "--db", "{ws}/newer.db"}, {}, {"newer.db", "newer than this spyre-regress", "use the newer"}, nullptr, "{ws}/newer.db"},
     {"store_newer_schema_write", {"run", "--suite", "smoke", "--filter", "^smoke/mul_scalar$", "--db", "{ws}/newer.db"}, {}, {"newer.db", "newer than this spyre-regress"}, nullptr, "{ws}/newer.db"},
     {"history_store_is_a_directory", {"history", "--suite", "smoke", "--db", "{ws}/dir.db"}, {}, {"dir.db", "is a directory"}},
+    {"store_corrupt_one_line_report", {"report", "--out", "{ws}/report-corrupt", "--db", "{ws}/corrupt-pages.db"}, {}, {"corrupt-pages.db", "corrupt"}, nullptr, "{ws}/corrupt-pages.db", nullptr, {"store {ws}/corrupt-pages.db: store"}},
+    // Files a verb writes: never the store, its companions, a suite or golden file, or a device
+    {"export_onto_the_store", {"export", "--format", "csv", "--table", "runs", "--out", "{ws}/victim.db", "--db", "{ws}/victim.db"}, {}, {"--out", "victim.db", "the store itself", "nothing was written"}, nullptr, "{ws}/victim.db"},
+    {"export_jsonl_onto_the_store", {"export", "--format", "jsonl", "--out", "{ws}/victim.db", "--db", "{ws}/victim.db"}, {}, {"the store itself"}, nullptr, "{ws}/victim.db"},
+    {"export_onto_a_symlink_to_the_store", {"export", "--format", "csv", "--table", "runs", "--out", "{ws}/victim-link.db", "--db", "{ws}/victim.db"}, {}, {"victim-link.db", "the store itself"}, nullptr, "{ws}/victim.db"},
+    {"export_onto_the_wal", {"export", "--format", "csv", "--out", "{ws}/victim.db-wal", "--db", "{ws}/victim.db"}, {}, {"victim.db-wal", "write-ahead log"}, nullptr, "{ws}/victim.db-wal"},
+    {"export_onto_a_golden_file", {"export", "--format", "csv", "--out", "{ws}/golden-ok/gold/mul_scalar.safetensors", "--golden", "{ws}/golden-ok"}, {}, {"mul_scalar.safetensors", "golden directory"}, nullptr, "{ws}/golden-ok/gold/mul_scalar.safetensors"},
+    {"export_onto_a_suite_file", {"export", "--format", "csv", "--out", "{ws}/suites/gold.json", "--suites", "{ws}/suites"}, {}, {"gold.json", "suites directory"}, nullptr, "{ws}/suites/gold.json"},
+    {"export_dir_into_golden", {"export", "--format", "csv", "--out", "{ws}/golden-ok/", "--golden", "{ws}/golden-ok"}, {}, {"golden-ok", "golden directory"}, nullptr, "{ws}/golden-ok/gold/mul_scalar.safetensors", "{ws}/golden-ok/results.csv"},
+    {"export_onto_dev_null", {"export", "--format", "csv", "--out", "/dev/null"}, {}, {"/dev/null", "character device"}},
+    {"export_unknown_suite", {"export", "--format", "csv", "--suite", "smok"}, {}, {"--suite 'smok'", "did you mean 'smoke'"}},
+    {"backup_onto_the_wal", {"backup", "--to", "{ws}/victim.db-wal", "--db", "{ws}/victim.db"}, {}, {"victim.db-wal", "write-ahead log"}, nullptr, "{ws}/victim.db-wal"},
+    {"backup_onto_dev_null", {"backup", "--to", "/dev/null"}, {}, {"/dev/null", "character device"}},
+    {"backup_of_a_corrupt_store", {"backup", "--to", "{ws}/backup-corrupt.db", "--db", "{ws}/corrupt-pages.db"}, {}, {"corrupt-pages.db", "corrupt"}, nullptr, "{ws}/corrupt-pages.db", "{ws}/backup-corrupt.db*"},
+    {"merge_same_source_twice", {"merge", "--into", "{ws}/merged-twice.db", "{ws}/runs.db", "{ws}/runs.db"}, {}, {"runs.db", "twice", "nothing was merged"}, nullptr, "{ws}/runs.db", "{ws}/merged-twice.db"},
+    {"merge_into_a_source", {"merge", "--into", "{ws}/victim.db", "{ws}/victim.db"}, {}, {"victim.db", "nothing was merged"}, nullptr, "{ws}/victim.db"},
+    {"merge_into_dev_null", {"merge", "--into", "/dev/null", "{ws}/runs.db"}, {}, {"/dev/null", "character device"}, nullptr, "{ws}/runs.db"},
+    {"run_report_into_golden", {"run", "--suite", "smoke", "--filter", "^smoke/mul_scalar$", "--report", "{ws}/golden-ok/report", "--golden", "{ws}/golden-ok"}, {}, {"--report", "golden directory"}, nullptr, nullptr, "{ws}/golden-ok/report"},
+    {"report_onto_a_store_file", {"report", "--out", "{ws}/victim.db", "--db", "{ws}/victim.db"}, {}, {"victim.db", "not a directory"}, nullptr, "{ws}/victim.db"},
+    {"store_is_dev_null", {"run", "--suite", "smoke", "--filter", "^smoke/mul_scalar$", "--db", "/dev/null"}, {}, {"/dev/null", "character device"}, nullptr, nullptr, "/dev/null-journal"},
+    {"store_is_a_wal", {"run", "--suite", "smoke", "--filter", "^smoke/mul_scalar$", "--db", "{ws}/victim.db-wal"}, {}, {"victim.db-wal", "write-ahead log"}, nullptr, "{ws}/victim.db-wal"},
+    // Filters: bounded, and one meaning for run and golden generate
+    {"filter_60k_nested", {"run", "--suite", "smoke", "--filter", std::string(30000, '(') + std::string(30000, ')')}, {}, {"--filter", "60000 characters", "at most 512"}},
+    {"filter_nested_deep", {"run", "--suite", "smoke", "--filter", std::string(40, '(') + "add" + std::string(40, ')')}, {}, {"--filter", "40 deep"}},
+    {"golden_filter_60k_nested", {"golden", "generate", "--suite", "gold", "--suites", "{ws}/suites", "--golden", "{ws}/golden-gen", "--filter", std::string(30000, '(') + std::string(30000, ')')}, {}, {"--filter", "60000 characters"}, nullptr, nullptr, "{ws}/golden-gen"},
+    {"golden_filter_matches_nothing", {"golden", "generate", "--suite", "gold", "--suites", "{ws}/suites", "--golden", "{ws}/golden-gen", "--filter", "zzzz"}, {}, {"no case of gold", "--filter 'zzzz'"}, nullptr, nullptr, "{ws}/golden-gen"},
+    {"golden_filter_bad_regex", {"golden", "generate", "--suite", "gold", "--suites", "{ws}/suites", "--golden", "{ws}/golden-gen", "--filter", "mul("}, {}, {"--filter", "'mul('", "not a valid regular expression"}, nullptr, nullptr, "{ws}/golden-gen"},
+    // Labels: shown on terminals and in reports, so bounded and printable
+    {"label_with_escape_sequence", {"run", "--suite", "smoke", "--filter", "^smoke/mul_scalar$", "--label", "night\x1b]0;owned\x07"}, {}, {"--label", "control character", "\\x1b"}, nullptr, nullptr, nullptr, {"\x1b"}},
+    {"label_with_newline", {"run", "--suite", "smoke", "--filter", "^smoke/mul_scalar$", "--label", "a\n5    2026-01-01 00:00:00  completed"}, {}, {"--label", "control character", "\\n"}},
+    {"label_120kb", {"run", "--suite", "smoke", "--filter", "^smoke/mul_scalar$", "--label", std::string(120000, 'x')}, {}, {"--label", "120000 bytes", "at most 200"}},
+    {"tag_value_with_escape", {"run", "--suite", "smoke", "--filter", "^smoke/mul_scalar$", "--tag", "vllm=\x1b[31m"}, {}, {"--tag vllm", "control character"}},
+    // Numbers in words, names that are meant
+    {"timeout_zero", {"run", "--suite", "smoke", "--timeout", "0"}, {}, {"--timeout", "above 0", "(got 0)"}, nullptr, nullptr, nullptr, {"1797693"}},
+    {"repeat_negative", {"run", "--suite", "smoke", "--repeat", "-5"}, {}, {"--repeat", "above 0", "(got -5)"}, nullptr, nullptr, nullptr, {"1797693"}},
+    {"warmup_negative", {"run", "--suite", "smoke", "--warmup", "-1"}, {}, {"--warmup", "at least 0"}, nullptr, nullptr, nullptr, {"1797693"}},
+    {"flag_swapped_letters", {"run", "--suiet", "smoke"}, {}, {"--suiet", "did you mean '--suite'"}},
+    {"threads_env_not_a_number", {"run", "--suite", "smoke", "--filter", "^smoke/mul_scalar$"}, {{"SPYRE_REGRESS_THREADS", "abc"}}, {"SPYRE_REGRESS_THREADS='abc'", "--threads"}},
+    {"shard_without_cases", {"run", "--suite", "smoke", "--filter", "^smoke/mul_scalar$", "--shard", EmptyShardOfTwo()}, {}, {"shard " + EmptyShardOfTwo(), "none of the 1 chosen case", "fewer shards"}},
   };
   return entries;
 }
@@ -265,8 +313,24 @@ TEST_P(BadInputTest, ExitsTwoWithOneLineAndLeavesTheStore) {
   if (!untouched.empty() && spyre_test::ReadFile(untouched) != bytes_before) {
     problems.push_back(untouched + " was modified");
   }
-  if (e.absent != nullptr && std::filesystem::exists(Expand(e.absent))) {
-    problems.push_back(Expand(e.absent) + " was left behind");
+  if (e.absent != nullptr) {
+    const std::string absent = Expand(e.absent);
+    if (absent.back() == '*') {
+      const std::filesystem::path prefix(absent.substr(0, absent.size() - 1));
+      const std::string stem = prefix.filename().string();
+      for (const auto& f : std::filesystem::directory_iterator(prefix.parent_path())) {
+        if (f.path().filename().string().rfind(stem, 0) == 0) {
+          problems.push_back(f.path().string() + " was left behind");
+        }
+      }
+    } else if (std::filesystem::exists(absent)) {
+      problems.push_back(absent + " was left behind");
+    }
+  }
+  for (const std::string& fragment : e.forbid) {
+    if (r.err.find(Expand(fragment)) != std::string::npos) {
+      problems.push_back("stderr holds '" + fragment + "'");
+    }
   }
   // Measured for every entry (the figure goes to bench/README.md).
   std::cout << "peak RSS " << e.name << ": " << r.max_rss_kb << " KB\n";

@@ -137,9 +137,12 @@ std::string Sql(const std::string& db_path, const std::string& sql) {
 // intact header and schema.
 std::string WriteStores(const std::string& ws) {
   const std::string seed = ws + "/seed.db";
-  for (const char* name : {"aborted.db", "running.db", "runs.db", "newer.db", "corrupt-pages.db"}) {
+  for (const char* name :
+       {"aborted.db", "running.db", "runs.db", "newer.db", "corrupt-pages.db", "victim.db"}) {
     fs::copy_file(seed, ws + "/" + name);
   }
+  // A store that verbs writing files are pointed at, and a link to it.
+  fs::create_symlink(ws + "/victim.db", ws + "/victim-link.db");
   std::string e = Sql(ws + "/aborted.db",
                       "UPDATE runs SET status = 'aborted', note = 'interrupted by signal 15'");
   if (e.empty()) {

@@ -108,3 +108,18 @@ TEST(HumanFormatTest, BytesMetricsPluralsAndBlankValues) {
 }
 
 }  // namespace
+
+namespace harness {
+namespace {
+
+TEST(HumanFormatTest, EscapeControlKeepsStoredTextOnOneInertLine) {
+  EXPECT_EQ(EscapeControl("nightly 2026-12-06"), "nightly 2026-12-06");
+  EXPECT_EQ(EscapeControl("a\nb\tc\rd"), "a\\nb\\tc\\rd");
+  EXPECT_EQ(EscapeControl("\x1b]0;owned\x07"), "\\x1b]0;owned\\x07");
+  EXPECT_EQ(EscapeControl(std::string("\x7f") + '\0'), std::string("\\x7f\\x00"));
+  EXPECT_EQ(EscapeControl("\xc2\x9b" "31m"), "\\u009b31m");     // C1 CSI in UTF-8
+  EXPECT_EQ(EscapeControl("caf\xc3\xa9 \xc2\xb5s"), "caf\xc3\xa9 \xc2\xb5s");  // UTF-8 stays
+}
+
+}  // namespace
+}  // namespace harness

@@ -95,6 +95,25 @@ TEST(CompareTest, NonFiniteDisagreementNamesTheFirstIndex) {
   EXPECT_EQ(f32.failed, Criterion::kNonFinite);
 }
 
+// A golden +Inf an output misses is named as the golden has it: "expected
+// nan" for an fp16 output would send the reader after a NaN that was never
+// there.
+TEST(CompareTest, AMissedInfinityIsNamedAsTheGoldenHasIt) {
+  const double inf = std::numeric_limits<double>::infinity();
+  auto half = CompareOutput("o", T({0.58, 1}).to(at::kHalf), T({inf, inf}), nullptr, Loose());
+  ASSERT_EQ(half.failed, Criterion::kNonFinite);
+  EXPECT_NE(half.message.find("the golden value inf"), std::string::npos) << half.message;
+  EXPECT_NE(half.message.find("got 0.58"), std::string::npos) << half.message;
+  EXPECT_EQ(half.message.find("expected nan"), std::string::npos) << half.message;
+  auto f32 = CompareOutput("o", T({0.58}).to(at::kFloat), T({inf}), nullptr, Loose());
+  ASSERT_EQ(f32.failed, Criterion::kNonFinite);
+  EXPECT_NE(f32.message.find("expected inf, got 0.58"), std::string::npos) << f32.message;
+  // A finite golden value the dtype cannot hold says so.
+  auto over = CompareOutput("o", T({1}).to(at::kFloat), T({1e39}), nullptr, Loose());
+  ASSERT_EQ(over.failed, Criterion::kNonFinite);
+  EXPECT_NE(over.message.find("overflows the dtype"), std::string::npos) << over.message;
+}
+
 TEST(CompareTest, ElementBoundReportsFractionAndFirstIndex) {
   Tolerance t;
   t.rtol = 0.01;

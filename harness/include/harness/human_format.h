@@ -61,4 +61,11 @@ std::string Plural(int64_t n, const std::string& one, const std::string& many = 
 // An environment value as shown: a blank one reads "none".
 std::string EnvValueText(const std::string& v);
 
+// Text recorded from a user (a label, a suite name, a note) made safe to show
+// on one line of a terminal: control characters (C0, DEL and the C1 range
+// in UTF-8: line breaks, escape sequences that recolour the terminal or set
+// its title) are written as "\n", "\t", "\r", "\xNN" or "\u00NN". Other text,
+// UTF-8 included, is unchanged.
+std::string EscapeControl(const std::string& text);
+
 }  // namespace harness

@@ -9,13 +9,14 @@
 
 namespace harness {
 
-// The number of single-character insertions, deletions and substitutions
-// that turn `a` into `b`.
+// The number of single-character insertions, deletions, substitutions and
+// swaps of neighbouring characters that turn `a` into `b`.
 size_t EditDistance(const std::string& a, const std::string& b);
 
 // The name in `names` closest to `word`, when it is close enough to be a
 // likely typo (a third of the word's length, at least 2 edits, or a name
-// that starts with the word); "" otherwise.
+// that starts with the word); "" otherwise. Of equally close names the
+// first in `names` wins.
 std::string ClosestName(const std::string& word, const std::vector<std::string>& names);
 
 // "; did you mean 'NAME'?" for the closest name, or "".

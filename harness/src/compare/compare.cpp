@@ -21,6 +21,22 @@ std::string NumText(double v) {
   return HumanNumber(v, 6);
 }
 
+// What was expected at an element whose NaN/Inf class differs, as the golden
+// file says it and as the device's format holds it: DL16 has one code for
+// NaN and both infinities, and a finite golden value may overflow the
+// output dtype.
+std::string ExpectedText(double golden, double on_device, bool ieee) {
+  if (std::isfinite(on_device)) return NumText(on_device);
+  if (!ieee) {
+    return "NaN/Inf: the golden value " + NumText(golden) +
+           " is DL16's one code for NaN and both infinities";
+  }
+  if (std::isfinite(golden)) {
+    return NumText(on_device) + ": the golden value " + NumText(golden) + " overflows the dtype";
+  }
+  return NumText(on_device);
+}
+
 void Fail(OutputComparison* c, Criterion crit, int64_t index, const std::string& what) {
   if (!c->passed) return;  // the first failed criterion is the one reported
   c->passed = false;
@@ -189,7 +205,7 @@ OutputComparison CompareOutput(const std::string& name, const at::Tensor& out,
   if (c.nonfinite_mismatches > 0) {
     Fail(&c, Criterion::kNonFinite, first_mismatch,
          std::to_string(c.nonfinite_mismatches) + " NaN/Inf disagreement(s), first at index " +
-             std::to_string(first_mismatch) + " (expected " + NumText(e[first_mismatch]) + ", got " +
+             std::to_string(first_mismatch) + " (expected " + ExpectedText(r[first_mismatch], e[first_mismatch], ieee) + ", got " +
              NumText(o[first_mismatch]) + ")");
   }
 

@@ -1,5 +1,6 @@
 #include "harness/detect/thresholds.h"
 
+#include "harness/case_filter.h"
 #include "harness/input_file.h"
 
 #include <cstdlib>
@@ -84,10 +85,8 @@ StatusOr<Thresholds> Thresholds::FromJson(const nlohmann::json& j, const std::st
       if (!c.is_object() || !c.contains("match") || !c["match"].is_string()) {
         return InvalidInput(where + ": expected an object with a \"match\" regular expression");
       }
-      try {
-        std::regex probe(c["match"].get<std::string>());
-      } catch (const std::regex_error& e) {
-        return InvalidInput(where + "/match: not a regular expression: " + e.what());
+      if (auto re = CompileUserRegex(c["match"].get<std::string>(), where + "/match"); !re.ok()) {
+        return InvalidInput(re.status().message());
       }
       ThresholdValues probe;
       SPYRE_RETURN_IF_ERROR(Apply(c, where, &probe));

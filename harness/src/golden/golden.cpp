@@ -6,13 +6,13 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <regex>
 #include <type_traits>
 
 #include <c10/util/Exception.h>
 #include <torch/csrc/api/include/torch/version.h>
 
 #include "harness/build_info.h"
+#include "harness/case_filter.h"
 #include "harness/env.h"
 
 namespace harness {
@@ -259,16 +259,17 @@ std::string CaseErrorLine(const SuiteSpec& suite, const CaseSpec& c, const std::
 StatusOr<GoldenGenerateResult> GenerateGolden(const SuiteSpec& suite, const ExecOptions& options,
                                               const std::string& filter) {
   GoldenGenerateResult result;
-  std::regex re;
-  if (!filter.empty()) {
-    try {
-      re = std::regex(filter);
-    } catch (const std::regex_error& e) {
-      return UsageError("--filter '" + filter + "' is not a regular expression: " + e.what());
-    }
+  SPYRE_ASSIGN_OR_RETURN(const CaseFilter chosen, CaseFilter::Compile(filter));
+  std::vector<std::string> ids;
+  for (const CaseSpec& c : suite.cases) {
+    if (chosen.Matches(suite.name, c.id)) ids.push_back(c.id);
+  }
+  if (ids.empty()) {
+    for (const CaseSpec& c : suite.cases) ids.push_back(c.id);
+    return NoCaseMatched({suite.name}, filter, ids);
   }
   for (const CaseSpec& c : suite.cases) {
-    if (!filter.empty() && !std::regex_search(c.id, re)) continue;
+    if (!chosen.Matches(suite.name, c.id)) continue;
     const CaseKind* kind = FindCaseKind(c.kind);
     if (kind == nullptr) return InternalError("case kind '" + c.kind + "' vanished");
     if (!kind->HasGolden(c)) {

@@ -1,8 +1,8 @@
 // PlanRun: everything checkable before a worker starts.
 #include <algorithm>
 #include <map>
-#include <regex>
 
+#include "harness/case_filter.h"
 #include "harness/device/device.h"
 #include "harness/detect/thresholds.h"
 #include "harness/golden/golden.h"
@@ -158,15 +158,7 @@ StatusOr<RunPlan> PlanRun(const RunRequest& request) {
   // Detection reads the thresholds only after the run; a missing or malformed
   // file must fail before anything is recorded.
   SPYRE_ASSIGN_OR_RETURN(const Thresholds thresholds, Thresholds::Configured());
-  std::regex filter;
-  if (!request.filter.empty()) {
-    try {
-      filter = std::regex(request.filter, std::regex::ECMAScript);
-    } catch (const std::regex_error& e) {
-      return UsageError("--filter '" + request.filter + "' is not a valid regular expression (" +
-                        e.what() + ")");
-    }
-  }
+  SPYRE_ASSIGN_OR_RETURN(const CaseFilter filter, CaseFilter::Compile(request.filter));
   size_t matched = 0;
   for (const std::string& name : request.suites) {
     for (const SuiteSpec& s : plan.suites) {
@@ -174,7 +166,7 @@ StatusOr<RunPlan> PlanRun(const RunRequest& request) {
     }
     SPYRE_ASSIGN_OR_RETURN(SuiteSpec suite, LoadSuite(request.suites_dir, name));
     for (const CaseSpec& c : suite.cases) {
-      if (!request.filter.empty() && !std::regex_search(suite.name + "/" + c.id, filter)) continue;
+      if (!filter.Matches(suite.name, c.id)) continue;
       ++matched;
       if (!InShard(suite.name, c.id, request.shard)) continue;
       const bool timed = request.latency == "all" ||
@@ -187,22 +179,18 @@ StatusOr<RunPlan> PlanRun(const RunRequest& request) {
     plan.suites.push_back(std::move(suite));
   }
   if (matched == 0) {
-    // A filter that is a mistyped case id gets the closest one.
     std::vector<std::string> ids;
     for (const SuiteSpec& s : plan.suites) {
       for (const CaseSpec& c : s.cases) ids.push_back(c.id);
     }
-    std::string plain = request.filter;
-    if (!plain.empty() && plain.front() == '^') plain.erase(0, 1);
-    if (!plain.empty() && plain.back() == '$') plain.pop_back();
-    if (const size_t slash = plain.rfind('/'); slash != std::string::npos)
-      plain.erase(0, slash + 1);
-    return UsageError("no case of " + Join(request.suites, ", ") +
-                      (request.filter.empty() ? std::string(" (the suite is empty)")
-                                              : " matches --filter '" + request.filter + "'" +
-                                                    DidYouMean(plain, ids)) +
-                      " (see `spyre-regress list" +
-                      (request.suites.empty() ? "" : " --suite " + request.suites.front()) + "`)");
+    return NoCaseMatched(request.suites, request.filter, ids);
+  }
+  if (plan.items.empty()) {
+    // Every chosen case hashed to other shards: a run of nothing would pass.
+    return UsageError("shard " + std::to_string(request.shard.index) + "/" +
+                      std::to_string(request.shard.count) + " holds none of the " +
+                      std::to_string(matched) + " chosen case(s) (cases are split by a hash of "
+                      "their ids): use fewer shards, or a --filter that keeps more cases");
   }
   SPYRE_RETURN_IF_ERROR(CheckCaseFiles(plan));
   plan.latency = plan.timed > 0;
