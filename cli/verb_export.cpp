@@ -78,10 +78,10 @@ StatusOr<int> RunExport(const ExportOptions& o, const GlobalOptions& global) {
   for (const auto& [table, path] : files) {
     SPYRE_RETURN_IF_ERROR(CheckOutputFile(path, Protected(global), "export --out"));
   }
+  OutputDirectory made;
   if (to_dir) {
-    fs::create_directories(o.out, ec);
-    if (ec) {
-      return IoError("export: cannot create directory '" + o.out + "' (" + ec.message() +
+    if (Status s = made.Create(o.out); !s.ok()) {
+      return IoError("export: cannot create directory '" + o.out + "' (" + s.message() +
                      "): choose a writable place for --out");
     }
   }
@@ -97,10 +97,13 @@ StatusOr<int> RunExport(const ExportOptions& o, const GlobalOptions& global) {
     rows.push_back(*n);
     outputs.push_back(std::move(out));
   }
+  for (const auto& out : outputs) SPYRE_RETURN_IF_ERROR(out->Commit());
+  made.Keep();
+  // With --out, standard output is free for the summary; stderr keeps to
+  // errors.
   for (size_t i = 0; i < outputs.size(); ++i) {
-    SPYRE_RETURN_IF_ERROR(outputs[i]->Commit());
     if (!global.quiet) {
-      std::cerr << "export: " << rows[i] << " rows of " << files[i].first << " to "
+      std::cout << "export: " << rows[i] << " rows of " << files[i].first << " to "
                 << files[i].second << "\n";
     }
   }

@@ -146,11 +146,13 @@ void AddMergeVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
       if (!opts->group.empty()) return MergeGroup(*into, *opts, global);
       // One transaction for all the sources: either every run is copied or none.
       SPYRE_ASSIGN_OR_RETURN(const std::vector<int> copied, into->MergeFrom(opts->sources));
+      // What each source gave, once all are committed: a summary on stdout,
+      // not progress.
       int runs = 0;
       for (size_t i = 0; i < copied.size(); ++i) {
         runs += copied[i];
         if (!global.quiet) {
-          std::cerr << "merged " << copied[i] << " run(s) from " << opts->sources[i] << "\n";
+          std::cout << "merged " << copied[i] << " run(s) from " << opts->sources[i] << "\n";
         }
       }
       std::cout << "merged " << runs << " run(s) from " << opts->sources.size() << " store(s) into "

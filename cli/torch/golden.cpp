@@ -4,6 +4,7 @@
 
 #include "harness/env.h"
 #include "harness/golden/golden.h"
+#include "harness/output_file.h"
 #include "harness/suite_file/case_kinds.h"
 #include "torch_verbs.h"
 
@@ -43,6 +44,10 @@ ExecOptions MakeExecOptions(const GlobalOptions& g) {
 }  // namespace
 
 StatusOr<int> TorchGoldenGenerate(const GoldenOptions& opts, const GlobalOptions& global) {
+  // The golden directory is written into: never the store or one of its
+  // companions, never a file or a device.
+  SPYRE_RETURN_IF_ERROR(
+      CheckOutputDir(global.golden_dir, ProtectedPaths{global.db, "", ""}, "golden generate --golden"));
   SPYRE_RETURN_IF_ERROR(PinGoldenThreads());
   SPYRE_ASSIGN_OR_RETURN(auto suite, LoadSuite(global.suites_dir, opts.suite));
   SPYRE_ASSIGN_OR_RETURN(auto result, GenerateGolden(suite, MakeExecOptions(global), opts.filter));

@@ -9,12 +9,10 @@
 
 namespace reports::internal {
 
-// Creates `dir` (and parents) when missing; an IoError naming it otherwise.
-harness::Status MakeReportDir(const std::string& dir);
-
-// Writes each (name, text) to dir/name, all or none: every file is written
+// Writes each (name, text) to dir/name, all or none: `dir` is created when
+// missing (and removed again if the write fails), every file is written
 // aside and checked before any is renamed into place. An IoError naming the
-// file that could not be written.
+// directory or the file that could not be written.
 harness::Status WriteReportFiles(const std::string& dir,
                                  const std::vector<std::pair<std::string, std::string>>& files);
 

@@ -13,23 +13,16 @@
 namespace reports {
 namespace internal {
 
-harness::Status MakeReportDir(const std::string& dir) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec || !fs::is_directory(dir)) {
-    return harness::IoError("cannot create report directory '" + dir +
-                            "': " + (ec ? ec.message() : "not a directory") +
-                            "; pass a writable --out DIR");
-  }
-  return harness::Status::Ok();
-}
-
 harness::Status WriteReportFiles(const std::string& dir,
                                  const std::vector<std::pair<std::string, std::string>>& files) {
   // Each written aside and all of them checked before any is renamed into
   // place, so a CI job never picks up half a report, nor a new index.html
   // beside an old report.json.
+  harness::OutputDirectory made;
+  if (harness::Status s = made.Create(dir); !s.ok()) {
+    return harness::IoError("cannot create report directory '" + dir + "': " + s.message() +
+                            "; pass a writable --out DIR");
+  }
   std::vector<std::unique_ptr<harness::OutputFile>> outs;
   for (const auto& [name, text] : files) {
     const std::string path = (std::filesystem::path(dir) / name).string();
@@ -41,6 +34,7 @@ harness::Status WriteReportFiles(const std::string& dir,
     outs.push_back(std::move(out));
   }
   for (auto& out : outs) SPYRE_RETURN_IF_ERROR(out->Commit());
+  made.Keep();
   return harness::Status::Ok();
 }
 
@@ -56,7 +50,6 @@ std::vector<std::unique_ptr<Reporter>> AllReporters() {
 }
 
 harness::Status WriteReportFiles(const ReportModel& model, const std::string& dir) {
-  SPYRE_RETURN_IF_ERROR(internal::MakeReportDir(dir));
   std::vector<std::pair<std::string, std::string>> files;
   for (const auto& reporter : AllReporters()) {
     files.emplace_back(reporter->FileName(), reporter->Render(model));
@@ -79,7 +72,6 @@ std::vector<std::unique_ptr<StackReporter>> AllStackReporters() {
 }
 
 harness::Status WriteStackReportFiles(const StackMatrix& matrix, const std::string& dir) {
-  SPYRE_RETURN_IF_ERROR(internal::MakeReportDir(dir));
   std::vector<std::pair<std::string, std::string>> files;
   for (const auto& reporter : AllStackReporters()) {
     files.emplace_back(reporter->FileName(), reporter->Render(matrix));

@@ -102,6 +102,31 @@ TEST(OutputFileTest, APartialFileOfAProcessThatIsGoneIsRemovedByTheNextWriter) {
   EXPECT_TRUE(fs::exists(alive));
 }
 
+TEST(OutputFileTest, DirectoriesMadeForAFailedWriteAreRemovedIfEmpty) {
+  spyre_test::TempDir dir;
+  {
+    OutputDirectory made;
+    ASSERT_TRUE(made.Create(dir.File("a/b/c/")).ok());
+    EXPECT_TRUE(fs::is_directory(dir.File("a/b/c")));
+  }
+  EXPECT_FALSE(fs::exists(dir.File("a"))) << "nothing written: nothing left";
+  {
+    OutputDirectory made;
+    ASSERT_TRUE(made.Create(dir.File("x/y")).ok());
+    std::ofstream(dir.File("x/y/someone-elses.txt")) << "kept";
+  }
+  EXPECT_TRUE(fs::exists(dir.File("x/y/someone-elses.txt"))) << "a directory in use stays";
+  {
+    OutputDirectory made;
+    ASSERT_TRUE(made.Create(dir.File("kept/z")).ok());
+    made.Keep();
+  }
+  EXPECT_TRUE(fs::is_directory(dir.File("kept/z")));
+  std::ofstream(dir.File("plain")) << "a file";
+  OutputDirectory under_a_file;
+  EXPECT_FALSE(under_a_file.Create(dir.File("plain/sub")).ok());
+}
+
 TEST(OutputFileTest, TheStoreItsCompanionsAndProtectedDirectoriesAreRefused) {
   spyre_test::TempDir dir;
   fs::create_directories(dir.File("suites"));

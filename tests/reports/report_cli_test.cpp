@@ -28,8 +28,9 @@ TEST(ReportCliTest, WritesAllFourFilesForTheLatestRun) {
   EXPECT_NE(r.out.find("run 8 failed"), std::string::npos) << r.out;
   for (const char* f : {"index.html", "junit.xml", "summary.md", "report.json"}) {
     EXPECT_TRUE(std::filesystem::is_regular_file(dir.File("out/") + f)) << f;
-    EXPECT_FALSE(std::filesystem::exists(dir.File("out/") + f + ".tmp")) << f;
   }
+  // Written aside and renamed: the four files and nothing else.
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.File("out")), {}), 4);
   const auto j = nlohmann::json::parse(spyre_test::ReadFile(dir.File("out/report.json")));
   EXPECT_EQ(j["verdict"], "failed");
   EXPECT_EQ(j["run"]["run_id"], 8);

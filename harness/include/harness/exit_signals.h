@@ -26,8 +26,8 @@ void InstallExitSignals();
 // "SIGTERM", "SIGHUP", "SIGINT", else "signal N".
 std::string SignalName(int sig);
 
-// A path the handlers remove (unlink) if a signal ends the program while the
-// guard lives. At most 64 paths are registered at once; one more is ignored
+// A path the handlers remove (unlink; rmdir for a directory, when empty) if
+// a signal ends the program while the guard lives. At most 64 paths are registered at once; one more is ignored
 // (registered() says so) and merely not cleaned up on a signal.
 class TempFileGuard {
  public:

@@ -15,7 +15,9 @@
 #include <iosfwd>
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "harness/exit_signals.h"
 #include "harness/status.h"
 
 namespace harness {
@@ -68,6 +70,29 @@ class OutputFile {
  private:
   explicit OutputFile(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
+};
+
+// Creates a directory a verb writes into, and its missing parents. Unless
+// Keep() is called, the ones it created are removed again when it is
+// destroyed, if they are still empty: a verb that fails (a full disk, a
+// signal caught by the caller) leaves no empty directory behind.
+class OutputDirectory {
+ public:
+  OutputDirectory() = default;
+  ~OutputDirectory();
+  OutputDirectory(const OutputDirectory&) = delete;
+  OutputDirectory& operator=(const OutputDirectory&) = delete;
+  // On failure the message is the system's reason ("Permission denied",
+  // "Not a directory"); the caller says what it was creating.
+  Status Create(const std::string& dir);
+  void Keep() {
+    created_.clear();
+    guards_.clear();
+  }
+
+ private:
+  std::vector<std::string> created_;  // deepest first
+  std::vector<std::unique_ptr<TempFileGuard>> guards_;  // removed on a signal too
 };
 
 // The name of a temporary file for `target` that this process owns:

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <set>
 #include <sstream>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -280,16 +281,19 @@ Status WriteSafetensors(const std::string& path, const SafetensorsFile& f) {
   namespace fs = std::filesystem;
   std::error_code ec;
   const fs::path target(path);
-  if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
-  if (ec) {
-    return IoError(path + ": cannot create its directory (" + ec.message() +
-                   "): check that the golden directory is writable");
+  OutputDirectory made;
+  if (target.has_parent_path()) {
+    if (Status s = made.Create(target.parent_path().string()); !s.ok()) {
+      return IoError(path + ": cannot create its directory (" + s.message() +
+                     "): check that the golden directory is writable");
+    }
   }
   // Written aside and renamed into place: a full disk or a signal leaves
   // the previous file (or none), never a part of one.
   SPYRE_ASSIGN_OR_RETURN(auto out, OutputFile::Create(path, "golden"));
   out->stream().write(bytes->data(), static_cast<std::streamsize>(bytes->size()));
   SPYRE_RETURN_IF_ERROR(out->Commit());
+  made.Keep();
   return Status::Ok();
 }
 

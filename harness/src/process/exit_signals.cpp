@@ -70,6 +70,13 @@ void OnSignal(int sig) {
   for (int i = 0; i < kSlots; ++i) {
     if (g_state[i].load() == 2 && ::unlink(g_paths[i]) == 0) ++removed;
   }
+  // Then the directories a verb created for its files, once those are gone:
+  // rmdir removes only an empty one, and nested ones go over a few passes.
+  for (int pass = 0; pass < 4; ++pass) {
+    for (int i = kSlots - 1; i >= 0; --i) {
+      if (g_state[i].load() == 2) (void)::rmdir(g_paths[i]);
+    }
+  }
   WriteAll("spyre-regress: error: stopped by ");
   WriteAll(NameOf(sig));
   WriteAll(removed > 0 ? "; the file it was writing was removed, and a store keeps only what was"

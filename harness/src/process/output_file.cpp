@@ -177,6 +177,34 @@ void RemoveStalePartials(const std::string& target) {
   }
 }
 
+OutputDirectory::~OutputDirectory() {
+  guards_.clear();
+  std::error_code ec;
+  for (const std::string& d : created_) fs::remove(d, ec);  // removes only an empty one
+}
+
+Status OutputDirectory::Create(const std::string& dir) {
+  std::error_code ec;
+  std::vector<std::string> missing;
+  for (fs::path d = fs::path(dir).lexically_normal(); !d.empty(); d = d.parent_path()) {
+    if (d.filename().empty()) continue;  // "out/" names "out"
+    if (fs::exists(d, ec) || ec) break;
+    missing.push_back(d.string());
+    if (d == d.parent_path()) break;
+  }
+  fs::create_directories(dir, ec);
+  // Recorded even on failure: what was made before it is removed again.
+  for (const std::string& d : missing) {
+    if (fs::is_directory(d)) created_.push_back(d);
+  }
+  for (auto it = created_.rbegin(); it != created_.rend(); ++it) {
+    guards_.push_back(std::make_unique<TempFileGuard>(*it));
+  }
+  if (ec) return IoError(ec.message());
+  if (!fs::is_directory(dir)) return IoError("not a directory");
+  return Status::Ok();
+}
+
 struct OutputFile::Impl {
   std::string path, tmp, verb;
   int fd = -1;

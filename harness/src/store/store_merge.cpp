@@ -57,7 +57,7 @@ StatusOr<int> Store::CopyRunsFrom(const std::string& src_path) {
       return InvalidInput("run " + uuids.Text(0) + " (suite " + uuids.Text(1) + ", started " +
                           uuids.Text(2) + ") from '" + src_path + "' is already in '" + path_ +
                           "' as run " + std::to_string(exists.Int(0)) +
-                          " (merged before, or in an earlier source of this merge?): nothing was"
+                          " (merged before? or by an earlier source of this merge): nothing was"
                           " merged");
     } else if (erc != SQLITE_DONE) {
       return Error(erc, doing);
