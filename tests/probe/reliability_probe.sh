@@ -14,30 +14,7 @@
 set -u
 bin=${1:?usage: reliability_probe.sh SPYRE_REGRESS_BINARY}
 bin=$(readlink -f "$bin")
-work=$(mktemp -d)
-chmod 0755 "$work"
-children=()
-cleanup() {
-  local p
-  for p in "${children[@]}"; do kill -9 "$p" 2>/dev/null; done
-  chmod -R u+w "$work" 2>/dev/null
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-failures=0
-check() {  # check WHAT CONDITION...
-  local what=$1
-  shift
-  if "$@"; then
-    echo "ok    $what"
-  else
-    echo "FAIL  $what"
-    failures=$((failures + 1))
-  fi
-}
-sql() { sqlite3 -bail "$1" "$2"; }
-integrity_ok() { [[ $(sql "$1" 'PRAGMA integrity_check') == ok ]]; }
+source "$(dirname "${BASH_SOURCE[0]}")/probe_lib.sh"
 verdict_of() { sed -n 's/^  "verdict": "\([a-z]*\)".*/\1/p' "$1/report.json"; }
 lacks() { ! grep -q "$1" "$2"; }
 one_line() { [[ $(wc -l <"$1") -eq 1 ]]; }
