@@ -41,6 +41,14 @@ bool SameFile(const std::string& a, const std::string& b) {
          sa.st_ino == sb.st_ino;
 }
 
+// "suites directory (DIR)" or "golden directory (DIR)" when the canonical
+// `path` is one of them or lies inside it, else "".
+std::string ProtectedDirectory(const std::string& path, const ProtectedPaths& protect) {
+  if (Inside(path, protect.suites_dir)) return "suites directory (" + protect.suites_dir + ")";
+  if (Inside(path, protect.golden_dir)) return "golden directory (" + protect.golden_dir + ")";
+  return "";
+}
+
 // "the store", "the store's write-ahead log", ... when `path` is one of them.
 std::string StoreRole(const std::string& path, const std::string& store) {
   if (store.empty()) return "";
@@ -115,11 +123,8 @@ Status CheckOutputFile(const std::string& path, const ProtectedPaths& protect,
     return InvalidInput(flag + " '" + path + "' is " + role + " (" + protect.store +
                         "): name another file; nothing was written");
   }
-  if (Inside(canonical, protect.suites_dir) || Inside(canonical, protect.golden_dir)) {
-    const bool suites = Inside(canonical, protect.suites_dir);
-    return InvalidInput(flag + " '" + path + "' is inside the " +
-                        (suites ? "suites directory (" + protect.suites_dir + ")"
-                                : "golden directory (" + protect.golden_dir + ")") +
+  if (const std::string dir = ProtectedDirectory(canonical, protect); !dir.empty()) {
+    return InvalidInput(flag + " '" + path + "' is inside the " + dir +
                         ": write it elsewhere; nothing was written");
   }
   if (const std::string kind = NotRegularFileKind(path); !kind.empty()) {
@@ -132,15 +137,12 @@ Status CheckOutputFile(const std::string& path, const ProtectedPaths& protect,
 Status CheckOutputDir(const std::string& dir, const ProtectedPaths& protect,
                       const std::string& flag) {
   const std::string canonical = Canonical(dir);
-  if (Inside(canonical, protect.suites_dir) || Inside(canonical, protect.golden_dir)) {
-    const bool suites = Inside(canonical, protect.suites_dir);
-    return InvalidInput(flag + " '" + dir + "' is " +
-                        (suites ? "the suites directory (" + protect.suites_dir + ") or inside it"
-                                : "the golden directory (" + protect.golden_dir + ") or inside it") +
-                        ": write it elsewhere; nothing was written");
+  if (const std::string where = ProtectedDirectory(canonical, protect); !where.empty()) {
+    return InvalidInput(flag + " '" + dir + "' is the " + where +
+                        " or inside it: write it elsewhere; nothing was written");
   }
-  if (!StoreRole(dir, protect.store).empty()) {
-    return InvalidInput(flag + " '" + dir + "' is " + StoreRole(dir, protect.store) +
+  if (const std::string role = StoreRole(dir, protect.store); !role.empty()) {
+    return InvalidInput(flag + " '" + dir + "' is " + role +
                         ", not a directory: name a directory; nothing was written");
   }
   struct stat st {};
