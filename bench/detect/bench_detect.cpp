@@ -7,7 +7,7 @@
 
 #include "harness/detect/changepoint.h"
 #include "harness/detect/detect.h"
-#include "harness/detect/stats.h"
+#include "harness/stats.h"
 
 namespace {
 

@@ -36,7 +36,7 @@
 #include <random>
 
 #include "harness/detect/detect.h"
-#include "harness/detect/stats.h"
+#include "harness/stats.h"
 
 namespace {
 

@@ -5,7 +5,7 @@
 #include "harness/env.h"
 #include "harness/golden/golden.h"
 #include "harness/output_file.h"
-#include "harness/suite_file/case_kinds.h"
+#include "harness/case_kinds/case_kinds.h"
 #include "torch_verbs.h"
 
 namespace harness::cli {

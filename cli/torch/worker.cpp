@@ -6,7 +6,7 @@
 #include "harness/device/device.h"
 #include "harness/env.h"
 #include "harness/runner/worker_loop.h"
-#include "harness/suite_file/case_kinds.h"
+#include "harness/case_kinds/case_kinds.h"
 #include "torch_verbs.h"
 
 namespace harness::cli {

@@ -1,9 +1,10 @@
 #include "harness/case_result.h"
 
-#include "harness/detect/stats.h"
+#include "harness/stats.h"
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 namespace harness {
 namespace {
@@ -168,6 +169,32 @@ StatusOr<CaseResult> CaseResultFromJson(const nlohmann::json& j) {
   } catch (const nlohmann::json::exception& e) {
     return InvalidInput(std::string("malformed case result: ") + e.what());
   }
+}
+
+bool HigherIsBetter(const std::string& metric) {
+  static const std::set<std::string> kHigher = {"cosine",     "top1_agreement",     "topk_overlap",
+                                                "agreement",  "min_top_k_overlap",  "mean_top_k_overlap",
+                                                "min_cosine"};
+  return kHigher.count(metric) != 0;
+}
+
+std::optional<std::vector<size_t>> RoundSizes(const nlohmann::json& extra, size_t samples) {
+  auto rounds = extra.find("rounds");
+  if (rounds == extra.end() || !rounds->is_object()) return std::nullopt;
+  auto sizes = rounds->find("samples");
+  if (sizes == rounds->end() || !sizes->is_array()) return std::nullopt;
+  std::vector<size_t> out;
+  size_t total = 0;
+  for (const nlohmann::json& size : *sizes) {
+    if (!size.is_number_integer() || size.get<int64_t>() <= 0 ||
+        total + size.get<uint64_t>() > samples) {
+      return std::nullopt;
+    }
+    out.push_back(size.get<size_t>());
+    total += out.back();
+  }
+  if (total != samples) return std::nullopt;
+  return out;
 }
 
 }  // namespace harness

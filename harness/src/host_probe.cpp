@@ -6,7 +6,7 @@
 #include <chrono>
 #include <cstdlib>
 
-#include "harness/detect/stats.h"
+#include "harness/stats.h"
 
 namespace harness {
 namespace {

@@ -13,7 +13,7 @@
 #include "harness/golden/golden.h"
 #include "harness/host_probe.h"
 #include "harness/wall_sampler.h"
-#include "harness/suite_file/case_kinds.h"
+#include "harness/case_kinds/case_kinds.h"
 #include "model_case.h"
 
 namespace suites {

@@ -20,7 +20,7 @@
 #include "harness/compare/tolerance.h"
 #include "harness/golden/safetensors.h"
 #include "harness/status.h"
-#include "harness/suite_file/case_kinds.h"
+#include "harness/case_kinds/case_kinds.h"
 #include "harness/suite_file/suite_file.h"
 #include "suites/models/checkpoint.h"
 #include "suites/models/decoder.h"

@@ -5,7 +5,7 @@
 
 #include "harness/compare/compare.h"
 #include "harness/golden/golden.h"
-#include "harness/suite_file/case_kinds.h"
+#include "harness/case_kinds/case_kinds.h"
 #include "harness/wall_sampler.h"
 #include "model_case.h"
 #include "suites/models/encoder.h"

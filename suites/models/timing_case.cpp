@@ -21,7 +21,7 @@
 #include <spyre_emu/config.h>
 #include <spyre_emu/padding.h>
 
-#include "harness/suite_file/case_kinds.h"
+#include "harness/case_kinds/case_kinds.h"
 #include "model_case.h"
 #include "suites/models/timing_model.h"
 

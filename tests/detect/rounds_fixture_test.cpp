@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/detect/detect.h"
-#include "harness/detect/stats.h"
+#include "harness/stats.h"
 
 namespace {
 

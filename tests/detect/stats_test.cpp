@@ -1,4 +1,4 @@
-#include "harness/detect/stats.h"
+#include "harness/stats.h"
 
 #include <cmath>
 #include <limits>

@@ -16,13 +16,13 @@ cases=(
   'device/src/core/runtime.cpp|#include "harness/status.h"|the device knows nothing of the harness'
   'device/src/core/memory.cpp|#include <ATen/ATen.h>|the device core is torch-free'
   'device/include/spyre_emu/dl16.h|#include <c10/util/Half.h>|torch-free'
-  'harness/src/detect/stats.cpp|#include "reports/report_model.h"|the engine does not know the report writers'
+  'harness/src/detect/detect.cpp|#include "reports/report_model.h"|the engine does not know the report writers'
   'harness/src/runner/run_plan.cpp|#include "suites/ops/op_registry.h"|the engine does not know the report writers or the case kinds'
   'reports/src/escape.cpp|#include "runner/confirm.h"|reports read the store'
   'suites/ops/op_case.cpp|#include "store/sql.h"|case kinds use the engine'
   'harness/src/detect/changepoint.cpp|#include "store/sql.h"|SQL stays inside the store'
   'harness/src/env.cpp|#include "core/config.h"|private sources are reached through spyre_emu/'
-  'harness/src/detect/stats.cpp|static int n = sqlite3_step(nullptr);|SQL stays inside the store'
+  'harness/src/detect/detect.cpp|static int n = sqlite3_step(nullptr);|SQL stays inside the store'
   'harness/include/harness/store/store.h|#include "reports/reporter.h"|the engine does not know the report writers'
   'suites/ops/op_case.cpp|#include "cli.h"|nothing but the CLI includes the CLI'
   'cli/verb_list.cpp|#include "store/sql.h"|SQL stays inside the store'
@@ -37,7 +37,7 @@ cases=(
   'suites/models/decode_case.cpp|#include "../ops/op_case.h"|the op kind'"'"'s private header'
   'cli/verb_run.cpp|#include "model_case.h"|the model kinds'"'"' private headers'
   'harness/src/store/sql.cpp|#include <ATen/ATen.h>|the engine core (harness/torch_free.txt) is torch-free'
-  'harness/src/suite_file/suite_file.cpp|#include "harness/suite_file/case_kinds.h"|the engine core (harness/torch_free.txt) is torch-free'
+  'harness/src/suite_file/suite_file.cpp|#include "harness/case_kinds/case_kinds.h"|the engine core (harness/torch_free.txt) is torch-free'
   'harness/include/harness/runner/run.h|#include "harness/device/device.h"|are torch-free'
   'cli/verb_history.cpp|#include "harness/golden/golden.h"|the program users run links no libtorch'
   'cli/verb_list.cpp|#include "suites/ops/op_registry.h"|the program users run links no libtorch'
@@ -76,13 +76,13 @@ stale() {  # stale EDGE TEXT-THE-ERROR-MUST-HOLD
   ((status == 1)) || fail "a stale known edge '$1': exit $status, expected 1"
   grep -qF "$2" <<<"$err" || fail "a stale known edge '$1' is not named: $err"
 }
-stale 'harness/src/detect/stats.cpp #include "store/sql.h"' \
-  "stats.cpp #include \"store/sql.h\"' is gone"
+stale 'harness/src/detect/detect.cpp #include "store/sql.h"' \
+  "detect.cpp #include \"store/sql.h\"' is gone"
 stale 'cli/verb_history.cpp sqlite3 calls' "verb_history.cpp sqlite3 calls' is gone"
 # A listed edge that exists is let through.
-printf '#include "store/sql.h"\n' >>"$work/tree/harness/src/detect/stats.cpp"
-sed "s|^KNOWN_EDGES=(\$|KNOWN_EDGES=(\n  'harness/src/detect/stats.cpp #include \"store/sql.h\"'|" "$check" \
+printf '#include "store/sql.h"\n' >>"$work/tree/harness/src/detect/detect.cpp"
+sed "s|^KNOWN_EDGES=(\$|KNOWN_EDGES=(\n  'harness/src/detect/detect.cpp #include \"store/sql.h\"'|" "$check" \
   >"$work/check-layers"
 bash "$work/check-layers" "$work/tree" >/dev/null || fail "a listed edge that exists is not let through"
-cp "$src/harness/src/detect/stats.cpp" "$work/tree/harness/src/detect/stats.cpp"
+cp "$src/harness/src/detect/detect.cpp" "$work/tree/harness/src/detect/detect.cpp"
 echo "check-layers caught ${#cases[@]} of ${#cases[@]} wrong edges"

@@ -7,7 +7,7 @@
 #include <filesystem>
 
 #include "harness/golden/safetensors.h"
-#include "harness/suite_file/case_kinds.h"
+#include "harness/case_kinds/case_kinds.h"
 #include "suites/models/checkpoint.h"
 #include "support/temp_dir.h"
 

@@ -11,7 +11,7 @@
 #include "harness/golden/golden.h"
 #include "harness/golden/safetensors.h"
 #include "harness/inputs/generator.h"
-#include "harness/suite_file/case_kinds.h"
+#include "harness/case_kinds/case_kinds.h"
 #include "model_case.h"
 #include "suites/models/checkpoint.h"
 #include "support/temp_dir.h"

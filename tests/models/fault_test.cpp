@@ -7,7 +7,7 @@
 
 #include <spyre_emu/runtime.h>
 
-#include "harness/suite_file/case_kinds.h"
+#include "harness/case_kinds/case_kinds.h"
 
 namespace {
 

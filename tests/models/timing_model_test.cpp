@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/suite_file/case_kinds.h"
+#include "harness/case_kinds/case_kinds.h"
 #include "suites/models/timing_model.h"
 
 namespace {

@@ -8,7 +8,7 @@
 #include <filesystem>
 
 #include "harness/golden/golden.h"
-#include "harness/suite_file/case_kinds.h"
+#include "harness/case_kinds/case_kinds.h"
 #include "suites/models/checkpoint.h"
 #include "suites/models/decoder.h"
 #include "suites/models/tiny_lm.h"

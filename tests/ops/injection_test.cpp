@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 #include <spyre_emu/runtime.h>
 
-#include "harness/suite_file/case_kinds.h"
+#include "harness/case_kinds/case_kinds.h"
 #include "op_case.h"
 #include "suites/device_under_test.h"
 

@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/detect/stats.h"
+#include "harness/stats.h"
 
 namespace harness::runner_internal {
 namespace {

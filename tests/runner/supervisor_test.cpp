@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/detect/stats.h"
+#include "harness/stats.h"
 
 namespace harness {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "harness/golden/golden.h"
 #include "harness/golden/safetensors.h"
-#include "harness/suite_file/case_kinds.h"
+#include "harness/case_kinds/case_kinds.h"
 #include "harness/suite_file/suite_file.h"
 #include "op_case.h"
 #include "support/temp_dir.h"

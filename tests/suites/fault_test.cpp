@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/compare/compare.h"
-#include "harness/suite_file/case_kinds.h"
+#include "harness/case_kinds/case_kinds.h"
 
 namespace {
 

@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/golden/golden.h"
-#include "harness/suite_file/case_kinds.h"
+#include "harness/case_kinds/case_kinds.h"
 #include "suites/device_under_test.h"
 #include "suites/ops/op_registry.h"
 

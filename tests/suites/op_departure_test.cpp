@@ -14,7 +14,7 @@
 
 #include "harness/device/device.h"
 #include "harness/op_error.h"
-#include "harness/suite_file/case_kinds.h"
+#include "harness/case_kinds/case_kinds.h"
 
 namespace {
 

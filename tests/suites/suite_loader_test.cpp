@@ -7,7 +7,7 @@
 
 #include "harness/golden/safetensors.h"
 #include "harness/inputs/generator.h"
-#include "harness/suite_file/case_kinds.h"
+#include "harness/case_kinds/case_kinds.h"
 #include "harness/suite_file/suite_file.h"
 #include "support/temp_dir.h"
 

@@ -4,6 +4,7 @@
 // exact inverses; NaN and infinities survive the trip).
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -76,6 +77,16 @@ struct CaseResult {
   static CaseResult Error(const std::string& message, const std::string& suite = "",
                           const std::string& case_id = "");
 };
+
+// True for metrics where larger is better (cosine, top-1 agreement, top-k
+// overlap); every other metric is an error, smaller is better.
+bool HigherIsBetter(const std::string& metric);
+
+// The rounds' sizes recorded in `extra` (extra["rounds"]["samples"]) when
+// they add up to `samples` stored samples, every size a positive integer;
+// nullopt otherwise. What the judges fold samples by (detect/), and what `prune` checks
+// before it folds.
+std::optional<std::vector<size_t>> RoundSizes(const nlohmann::json& extra, size_t samples);
 
 nlohmann::json ToJson(const CaseResult& r);
 StatusOr<CaseResult> CaseResultFromJson(const nlohmann::json& j);

@@ -27,7 +27,7 @@
 
 #include "harness/case_result.h"
 #include "harness/host_probe.h"
-#include "harness/suite_file/case_kinds.h"
+#include "harness/case_kinds/case_kinds.h"
 #include "harness/suite_file/suite_file.h"
 
 namespace harness {

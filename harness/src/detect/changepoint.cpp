@@ -4,7 +4,7 @@
 #include <cmath>
 #include <utility>
 
-#include "harness/detect/stats.h"
+#include "harness/stats.h"
 
 namespace harness {
 namespace {

@@ -7,7 +7,7 @@
 #include <optional>
 #include <set>
 
-#include "harness/detect/stats.h"
+#include "harness/stats.h"
 #include "harness/host_probe.h"
 #include "harness/human_format.h"
 #include "harness/op_error.h"

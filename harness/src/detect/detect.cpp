@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "compare_rules.h"
-#include "harness/detect/stats.h"
+#include "harness/stats.h"
 
 namespace harness {
 
@@ -24,13 +24,6 @@ const char* FindingKindName(FindingKind k) {
     case FindingKind::kGoldenDrift: return "golden_drift";
   }
   return "status";
-}
-
-bool HigherIsBetter(const std::string& metric) {
-  static const std::set<std::string> kHigher = {"cosine",     "top1_agreement",     "topk_overlap",
-                                                "agreement",  "min_top_k_overlap",  "mean_top_k_overlap",
-                                                "min_cosine"};
-  return kHigher.count(metric) != 0;
 }
 
 bool IsAccuracyMetric(const std::string& output, const std::string& name) {
@@ -50,25 +43,6 @@ bool JudgeUnqueued(const CaseResult& base, const CaseResult& cand) {
 
 std::vector<double> LatencySamples(const CaseResult& r, bool unqueued) {
   return unqueued && r.HasQueueWait() ? r.UnqueuedUs() : r.wall_us;
-}
-
-std::optional<std::vector<size_t>> RoundSizes(const nlohmann::json& extra, size_t samples) {
-  auto rounds = extra.find("rounds");
-  if (rounds == extra.end() || !rounds->is_object()) return std::nullopt;
-  auto sizes = rounds->find("samples");
-  if (sizes == rounds->end() || !sizes->is_array()) return std::nullopt;
-  std::vector<size_t> out;
-  size_t total = 0;
-  for (const nlohmann::json& size : *sizes) {
-    if (!size.is_number_integer() || size.get<int64_t>() <= 0 ||
-        total + size.get<uint64_t>() > samples) {
-      return std::nullopt;
-    }
-    out.push_back(size.get<size_t>());
-    total += out.back();
-  }
-  if (total != samples) return std::nullopt;
-  return out;
 }
 
 std::vector<double> RoundValuesOf(const CaseResult& r, const std::vector<double>& samples) {

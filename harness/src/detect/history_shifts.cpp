@@ -8,7 +8,7 @@
 #include <tuple>
 
 #include "harness/detect/history.h"
-#include "harness/detect/stats.h"
+#include "harness/stats.h"
 
 namespace harness {
 namespace {

@@ -18,7 +18,7 @@ constexpr DtypeNames kDtypes[] = {
     {at::kBool, "bool", "b"},
 };
 
-Status Bad(const std::string& pointer, const std::string& what) {
+Status BadSpec(const std::string& pointer, const std::string& what) {
   return InvalidInput(pointer + ": " + what);
 }
 
@@ -26,17 +26,17 @@ Status Bad(const std::string& pointer, const std::string& what) {
 Status ReadNumber(const nlohmann::json& j, const char* key, const std::string& pointer,
                   double* out) {
   if (!j.contains(key)) return Status::Ok();
-  if (!j[key].is_number()) return Bad(pointer + "/" + key, "expected a number");
+  if (!j[key].is_number()) return BadSpec(pointer + "/" + key, "expected a number");
   *out = j[key].get<double>();
   return Status::Ok();
 }
 
 StatusOr<std::vector<int64_t>> ReadDims(const nlohmann::json& j, const std::string& pointer) {
-  if (!j.is_array()) return Bad(pointer, "expected an array of non-negative integers");
+  if (!j.is_array()) return BadSpec(pointer, "expected an array of non-negative integers");
   std::vector<int64_t> dims;
   for (size_t i = 0; i < j.size(); ++i) {
     if (!j[i].is_number_integer() || j[i].get<int64_t>() < 0) {
-      return Bad(pointer + "/" + std::to_string(i), "expected a non-negative integer");
+      return BadSpec(pointer + "/" + std::to_string(i), "expected a non-negative integer");
     }
     dims.push_back(j[i].get<int64_t>());
   }
@@ -68,18 +68,18 @@ const char* DtypeShortName(at::ScalarType t) {
 }
 
 StatusOr<InputSpec> ParseInputSpec(const nlohmann::json& j, const std::string& pointer) {
-  if (!j.is_object()) return Bad(pointer, "expected an input object");
+  if (!j.is_object()) return BadSpec(pointer, "expected an input object");
   InputSpec s;
-  if (!j.contains("shape")) return Bad(pointer, "missing \"shape\"");
+  if (!j.contains("shape")) return BadSpec(pointer, "missing \"shape\"");
   SPYRE_ASSIGN_OR_RETURN(auto shape, ReadDims(j["shape"], pointer + "/shape"));
   s.shape = shape;
-  if (!j.contains("dtype")) return Bad(pointer, "missing \"dtype\"");
-  if (!j["dtype"].is_string()) return Bad(pointer + "/dtype", "expected a string");
+  if (!j.contains("dtype")) return BadSpec(pointer, "missing \"dtype\"");
+  if (!j["dtype"].is_string()) return BadSpec(pointer + "/dtype", "expected a string");
   auto dtype = ParseDtypeName(j["dtype"].get<std::string>());
-  if (!dtype.ok()) return Bad(pointer + "/dtype", dtype.status().message());
+  if (!dtype.ok()) return BadSpec(pointer + "/dtype", dtype.status().message());
   s.dtype = *dtype;
   if (j.contains("dist")) {
-    if (!j["dist"].is_string()) return Bad(pointer + "/dist", "expected a string");
+    if (!j["dist"].is_string()) return BadSpec(pointer + "/dist", "expected a string");
     const std::string d = j["dist"].get<std::string>();
     bool found = false;
     for (Distribution c : {Distribution::kNormal, Distribution::kUniform, Distribution::kInt,
@@ -87,7 +87,7 @@ StatusOr<InputSpec> ParseInputSpec(const nlohmann::json& j, const std::string& p
       if (d == DistributionName(c)) { s.dist = c; found = true; }
     }
     if (!found) {
-      return Bad(pointer + "/dist",
+      return BadSpec(pointer + "/dist",
                  "unknown distribution '" + d + "' (use normal, uniform, int, edge or const)");
     }
   }
@@ -97,13 +97,13 @@ StatusOr<InputSpec> ParseInputSpec(const nlohmann::json& j, const std::string& p
   SPYRE_RETURN_IF_ERROR(ReadNumber(j, "high", pointer, &s.high));
   SPYRE_RETURN_IF_ERROR(ReadNumber(j, "value", pointer, &s.value));
   if (s.dist == Distribution::kUniform && !(s.low < s.high)) {
-    return Bad(pointer, "uniform needs low < high");
+    return BadSpec(pointer, "uniform needs low < high");
   }
   if (s.dist == Distribution::kInt && !(s.low <= s.high)) {
-    return Bad(pointer, "int needs low <= high");
+    return BadSpec(pointer, "int needs low <= high");
   }
   if (j.contains("nonfinite")) {
-    if (!j["nonfinite"].is_boolean()) return Bad(pointer + "/nonfinite", "expected a boolean");
+    if (!j["nonfinite"].is_boolean()) return BadSpec(pointer + "/nonfinite", "expected a boolean");
     s.nonfinite = j["nonfinite"].get<bool>();
   }
   if (j.contains("permute")) {
@@ -112,7 +112,7 @@ StatusOr<InputSpec> ParseInputSpec(const nlohmann::json& j, const std::string& p
     std::sort(sorted.begin(), sorted.end());
     bool is_perm = sorted.size() == s.shape.size();
     for (size_t i = 0; is_perm && i < sorted.size(); ++i) is_perm = sorted[i] == int64_t(i);
-    if (!is_perm) return Bad(pointer + "/permute", "expected a permutation of the shape's dims");
+    if (!is_perm) return BadSpec(pointer + "/permute", "expected a permutation of the shape's dims");
     s.permute = perm;
   }
   return s;

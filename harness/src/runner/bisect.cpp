@@ -12,7 +12,7 @@
 #include <set>
 
 #include "harness/detect/recorded_findings.h"
-#include "harness/detect/stats.h"
+#include "harness/stats.h"
 #include "harness/env.h"
 #include "harness/human_format.h"
 #include "harness/store/store_history.h"

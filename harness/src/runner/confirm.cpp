@@ -11,7 +11,7 @@
 
 #include "harness/detect/detect.h"
 #include "harness/detect/history.h"
-#include "harness/detect/stats.h"
+#include "harness/stats.h"
 #include "runner/zygote.h"
 
 namespace harness::runner_internal {

@@ -8,7 +8,7 @@
 #include "harness/golden/golden.h"
 #include "harness/runner/run.h"
 #include "harness/suggest.h"
-#include "harness/suite_file/case_kinds.h"
+#include "harness/case_kinds/case_kinds.h"
 #include "runner/inject_names.h"
 
 namespace harness {

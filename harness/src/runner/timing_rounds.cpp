@@ -3,7 +3,7 @@
 #include <cmath>
 #include <limits>
 
-#include "harness/detect/stats.h"
+#include "harness/stats.h"
 #include "harness/host_probe.h"
 
 namespace harness::runner_internal {

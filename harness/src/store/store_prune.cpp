@@ -20,8 +20,7 @@
 #include <unordered_map>
 
 #include "harness/case_result.h"
-#include "harness/detect/detect.h"
-#include "harness/detect/stats.h"
+#include "harness/stats.h"
 #include "harness/store/store.h"
 #include "store/extra_sets.h"
 #include "store/packed_rounds.h"

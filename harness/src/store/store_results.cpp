@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "harness/detect/stats.h"
+#include "harness/stats.h"
 #include "harness/store/store.h"
 #include "store/sql.h"
 

@@ -1,7 +1,7 @@
 // ReadSuiteFile / ListSuites: parse suites/<name>.json, check the top level,
 // expand sweeps, merge defaults and per-op tolerances into each case and
 // check the case ids. Torch-free: the case kinds' part of loading a suite
-// (LoadSuite) is suite_file_kinds.cpp.
+// (LoadSuite) is case_kinds/load_suite.cpp.
 #include <filesystem>
 #include <regex>
 #include <set>

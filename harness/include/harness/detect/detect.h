@@ -16,38 +16,9 @@
 
 #include "harness/case_result.h"
 #include "harness/detect/thresholds.h"
+#include "harness/store/run_record.h"
 
 namespace harness {
-
-// One recorded run as the judge needs it.
-struct RunRecord {
-  int64_t run_id = 0;
-  std::string suite;  // may list several suites, comma-separated
-  std::string label;
-  nlohmann::json env = nlohmann::json::object();  // the fingerprint
-  std::vector<CaseResult> cases;
-  // Run-to-run spread of each case's wall median ("suite/case" -> standard
-  // deviation of log medians over earlier runs, see AttachWallNoise in
-  // history.h). Separate processes on a shared host land on different,
-  // stable speeds that a test within one pair of runs cannot see; when known,
-  // a wall-time shift must also exceed wall_noise_k times this spread.
-  std::map<std::string, double> wall_run_sigma;
-  // The case's own between-run history at the baseline's environment
-  // ("suite/case" -> wall medians of up to ten completed runs with the
-  // baseline's fingerprint, the baseline included; AttachWallNoise), and the
-  // per-op wall times of the same runs (op -> one value per run). One value
-  // per process, so the level at which confirmation rounds are judged.
-  std::map<std::string, std::vector<double>> wall_run_medians;
-  std::map<std::string, std::map<std::string, std::vector<double>>> op_run_wall;
-  // The same two for the median of wall time less run-queue wait
-  // (unqueued_us_median), over the runs that recorded it.
-  std::map<std::string, double> unqueued_run_sigma;
-  std::map<std::string, std::vector<double>> unqueued_run_medians;
-  // How many run medians each spread above was computed from (after the one
-  // farthest from the median was left out); a spread without a count is
-  // taken as learned from ten runs.
-  std::map<std::string, int> wall_run_count, unqueued_run_count;
-};
 
 enum class FindingKind { kStatus, kAccuracy, kLatency, kModeledLatency, kFallback, kMemory, kGoldenDrift };
 const char* FindingKindName(FindingKind k);  // "status", "accuracy", "latency", ...
@@ -110,10 +81,6 @@ struct Comparison {
   std::vector<std::string> notes;  // e.g. "not enough samples" for wall latency
 };
 
-// True for metrics where larger is better (cosine, top-1 agreement, top-k
-// overlap); every other metric is an error, smaller is better.
-bool HigherIsBetter(const std::string& metric);
-
 // Whether a recorded metric measures accuracy, so the accuracy rule judges
 // it. Not accuracy: timings a case reports among its metrics (output
 // "latency": decode's ttft/itl/tokens per second, judged through the wall
@@ -127,11 +94,6 @@ bool IsAccuracyMetric(const std::string& output, const std::string& name);
 // rounds' sizes, in order). Empty when the result has no rounds or its
 // record does not add up (older runs, single-process samples).
 std::vector<double> WallRoundValues(const CaseResult& r);
-// The rounds' sizes recorded in `extra` (extra["rounds"]["samples"]) when
-// they add up to `samples` stored samples, every size a positive integer;
-// nullopt otherwise. What WallRoundValues folds by, and what `prune` checks
-// before it folds.
-std::optional<std::vector<size_t>> RoundSizes(const nlohmann::json& extra, size_t samples);
 // The same over other per-sample values of `r` (one per wall sample), e.g.
 // r.UnqueuedUs().
 std::vector<double> RoundValuesOf(const CaseResult& r, const std::vector<double>& samples);

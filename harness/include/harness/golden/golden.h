@@ -17,7 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/status.h"
-#include "harness/suite_file/case_kinds.h"
+#include "harness/case_kinds/case_kinds.h"
 #include "harness/suite_file/suite_file.h"
 
 namespace harness {

@@ -14,8 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/detect/detect.h"
 #include "harness/status.h"
+#include "harness/store/run_record.h"
 #include "harness/store/store.h"
 
 namespace harness {

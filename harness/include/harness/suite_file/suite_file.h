@@ -2,7 +2,7 @@
 // Suites and cases as the runner sees them. A suite file (suites/<name>.json)
 // is parsed once into a SuiteSpec; each case keeps its kind-specific body as
 // JSON and, beside it, the typed case its kind parsed from that body when
-// the suite was loaded (harness/suite_file/case_kinds.h), which the kind's
+// the suite was loaded (harness/case_kinds/case_kinds.h), which the kind's
 // hooks read.
 #include <memory>
 #include <string>
@@ -14,7 +14,7 @@
 
 namespace harness {
 
-class ParsedCase;  // harness/suite_file/case_kinds.h
+class ParsedCase;  // harness/case_kinds/case_kinds.h
 
 struct CaseSpec {
   std::string suite;              // suite name, e.g. "ops"
@@ -59,7 +59,7 @@ StatusOr<SuiteSpec> ReadSuiteFile(const std::string& suites_dir, const std::stri
 
 // ReadSuiteFile, then each case parsed and checked by its kind (the case's
 // CaseSpec::parsed): what runs, previews and golden files need. Defined
-// with the case kinds (suite_file_kinds.cpp), on the torch side of the
+// with the case kinds (harness/src/case_kinds/load_suite.cpp), on the torch side of the
 // engine.
 StatusOr<SuiteSpec> LoadSuite(const std::string& suites_dir, const std::string& name);
 

@@ -4,7 +4,7 @@
 
 #include <c10/util/Exception.h>
 
-#include "harness/suite_file/case_kinds.h"
+#include "harness/case_kinds/case_kinds.h"
 
 namespace harness {
 namespace {

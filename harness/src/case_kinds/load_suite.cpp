@@ -1,8 +1,8 @@
 // LoadSuite: the suite file as ReadSuiteFile reads it, then each case parsed
-// and checked by its kind (harness/suite_file/case_kinds.h), so that a bad
+// and checked by its kind (harness/case_kinds/case_kinds.h), so that a bad
 // suite fails before anything runs. The case kinds work on tensors: this is
 // the part of loading a suite that needs the torch side of the engine.
-#include "harness/suite_file/case_kinds.h"
+#include "harness/case_kinds/case_kinds.h"
 #include "harness/suite_file/suite_file.h"
 
 namespace harness {
