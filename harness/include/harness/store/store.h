@@ -25,8 +25,9 @@
 //   whose supervisor process (pid + start time) is gone.
 // - NaN values are stored as NULL (SQLite's own rule); infinities as REAL.
 // - Every SQL value is bound as a parameter.
-#include <sqlite3.h>
-
+//
+// SQLite is the store's private matter: this header names its handles only
+// by declaration, and nothing that includes it sees the SQLite API.
 #include <cstdint>
 #include <iosfwd>
 #include <map>
@@ -37,6 +38,9 @@
 
 #include "harness/case_result.h"
 #include "harness/status.h"
+
+struct sqlite3;
+struct sqlite3_stmt;
 
 namespace harness {
 
