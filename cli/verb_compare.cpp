@@ -60,27 +60,25 @@ StatusOr<int> RunCompareRefs(const CompareRefs& refs, const GlobalOptions& globa
 StatusOr<int> RunCompare(const CompareOptions& o, Store* opened) {
   Store* const* store = &opened;
   SPYRE_ASSIGN_OR_RETURN(auto thresholds, Thresholds::Configured());
-  auto base = LoadRunRecord(**store, o.baseline);
-  if (!base.ok()) return base.status().WithContext("--baseline");
-  SPYRE_RETURN_IF_ERROR(AttachWallNoise(**store, &*base));
-  auto cand = LoadRunRecord(**store, o.candidate);
-  if (!cand.ok()) return cand.status().WithContext("--candidate");
+  SPYRE_ASSIGN_OR_RETURN_CTX(auto base, LoadRunRecord(**store, o.baseline), "--baseline");
+  SPYRE_RETURN_IF_ERROR(AttachWallNoise(**store, &base));
+  SPYRE_ASSIGN_OR_RETURN_CTX(auto cand, LoadRunRecord(**store, o.candidate), "--candidate");
   // A baseline is a completed run, as for `run --baseline`.
   SPYRE_ASSIGN_OR_RETURN(auto base_state, ReadRunState(**store, o.baseline));
   if (!base_state.Complete()) {
     return InvalidInput("--baseline " + std::to_string(o.baseline) + ": " + base_state.Describe() +
                         "; a baseline must be a completed run: pick another");
   }
-  const size_t shared = SharedCases(*base, *cand);
+  const size_t shared = SharedCases(base, cand);
   if (shared == 0) {
     return InvalidInput(
-        "--baseline " + std::to_string(o.baseline) + " (" + base->suite + ") and --candidate " +
-        std::to_string(o.candidate) + " (" + cand->suite +
+        "--baseline " + std::to_string(o.baseline) + " (" + base.suite + ") and --candidate " +
+        std::to_string(o.candidate) + " (" + cand.suite +
         ") share no case, so there is nothing to compare: pick a baseline of the same suite");
   }
   SPYRE_ASSIGN_OR_RETURN(auto cand_state, ReadRunState(**store, o.candidate));
   const bool complete = cand_state.Complete();
-  Comparison c = CompareRuns(*base, *cand, thresholds);
+  Comparison c = CompareRuns(base, cand, thresholds);
   SPYRE_ASSIGN_OR_RETURN(const auto causes, ReadAttributions(**store, o.candidate));
   AttachAttributions(causes, &c);
   if (o.json) {

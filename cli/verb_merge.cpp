@@ -26,8 +26,9 @@ struct MergeOptions {
 // Detection on one completed group run and run's closing lines; returns 1 when
 // a case did not pass or something regressed, else 0.
 StatusOr<int> JudgeGroupRun(Store& store, const GroupRun& g, const std::string& baseline) {
-  StatusOr<BaselineOutcome> outcome = DetectRegressionsForRun(store, g.run_id, g.suite, baseline);
-  if (!outcome.ok()) return outcome.status().WithContext("shard group " + g.group);
+  SPYRE_ASSIGN_OR_RETURN_CTX(BaselineOutcome outcome,
+                             DetectRegressionsForRun(store, g.run_id, g.suite, baseline),
+                             "shard group " + g.group);
   SPYRE_ASSIGN_OR_RETURN(auto run, LoadRunRecord(store, g.run_id));
   int passed = 0, failed = 0, skipped = 0;
   for (const CaseResult& c : run.cases) {
@@ -39,17 +40,17 @@ StatusOr<int> JudgeGroupRun(Store& store, const GroupRun& g, const std::string& 
       ++failed;
     }
   }
-  PrintFindings(std::cout, outcome->comparison);
+  PrintFindings(std::cout, outcome.comparison);
   std::cout << passed << " passed, " << failed << " failed";
   if (skipped > 0) std::cout << ", " << skipped << " skipped";
   std::cout << "\n";
-  if (outcome->baseline_run_id) {
-    std::cout << RegressionsLine(outcome->regressed_cases, outcome->regressions, *outcome->baseline_run_id)
+  if (outcome.baseline_run_id) {
+    std::cout << RegressionsLine(outcome.regressed_cases, outcome.regressions, *outcome.baseline_run_id)
               << "\n";
   } else {
     std::cout << "regressions: none (no baseline)\n";
   }
-  return failed > 0 || outcome->regressions > 0 ? 1 : 0;
+  return failed > 0 || outcome.regressions > 0 ? 1 : 0;
 }
 
 StatusOr<int> MergeGroup(Store& into, const MergeOptions& o, const GlobalOptions& global) {
@@ -138,9 +139,9 @@ void AddMergeVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
       // Every source is opened and checked before the target is opened (or
       // created): a bad source must leave no target behind.
       for (const std::string& src : opts->sources) {
-        StatusOr<std::unique_ptr<Store>> source = Store::Open(src, Store::Mode::kReadOnly);
-        if (!source.ok()) return source.status().WithContext("merge source");
-        SPYRE_RETURN_IF_ERROR((*source)->CheckIntegrity().WithContext("merge source"));
+        SPYRE_ASSIGN_OR_RETURN_CTX(auto source, Store::Open(src, Store::Mode::kReadOnly),
+                                   "merge source");
+        SPYRE_RETURN_IF_ERROR_CTX(source->CheckIntegrity(), "merge source");
       }
       SPYRE_ASSIGN_OR_RETURN(auto into, Store::Open(opts->into));
       if (!opts->group.empty()) return MergeGroup(*into, *opts, global);

@@ -45,16 +45,16 @@ StatusOr<int> ReportRun(const ReportVerbOptions& opts, const GlobalOptions& glob
   SPYRE_ASSIGN_OR_RETURN(auto store, Store::Open(global.db, Store::Mode::kReadOnly));
   SPYRE_RETURN_IF_ERROR(CheckReportDir(opts.out, global, "report --out", false));
   SPYRE_ASSIGN_OR_RETURN(auto run, ResolveRunRef(*store, opts.run, "--run"));
-  StatusOr<reports::ReportModel> model =
-      reports::BuildReportModel(*store, run, reports::ReportOptions{});
-  if (!model.ok()) return model.status().WithContext("store '" + global.db + "'");
-  SPYRE_RETURN_IF_ERROR(reports::WriteReportFiles(*model, opts.out));
-  std::cout << "run " << run << " " << reports::VerdictName(model->verdict) << ": wrote "
+  SPYRE_ASSIGN_OR_RETURN_CTX(reports::ReportModel model,
+                             reports::BuildReportModel(*store, run, reports::ReportOptions{}),
+                             "store '" + global.db + "'");
+  SPYRE_RETURN_IF_ERROR(reports::WriteReportFiles(model, opts.out));
+  std::cout << "run " << run << " " << reports::VerdictName(model.verdict) << ": wrote "
             << opts.out << "/index.html, junit.xml, summary.md, report.json\n";
   // The files say what happened; the exit code must not read as a pass.
-  if (reports::IsIncomplete(model->verdict)) {
-    return InvalidInput(model->incomplete + ", so it has no verdict (the reports in " + opts.out +
-                        " say '" + reports::VerdictName(model->verdict) +
+  if (reports::IsIncomplete(model.verdict)) {
+    return InvalidInput(model.incomplete + ", so it has no verdict (the reports in " + opts.out +
+                        " say '" + reports::VerdictName(model.verdict) +
                         "'); rerun the suite, or report a completed run with --run RUN");
   }
   return 0;
@@ -66,11 +66,11 @@ StatusOr<int> ReportStacks(const ReportVerbOptions& opts, const GlobalOptions& g
   SPYRE_RETURN_IF_ERROR(CheckReportDir(opts.out, global, "report --out", true));
   reports::StackOptions options;
   options.baseline_stack = opts.baseline_stack;
-  StatusOr<reports::StackMatrix> matrix = reports::BuildStackMatrix(*store, options);
-  if (!matrix.ok()) return matrix.status().WithContext("store '" + global.db + "'");
-  SPYRE_RETURN_IF_ERROR(reports::WriteStackReportFiles(*matrix, opts.out));
-  std::cout << matrix->stacks.size() << " stack" << (matrix->stacks.size() == 1 ? "" : "s")
-            << ", baseline " << matrix->baseline << ", " << matrix->CaseCount() << " cases: wrote "
+  SPYRE_ASSIGN_OR_RETURN_CTX(reports::StackMatrix matrix, reports::BuildStackMatrix(*store, options),
+                             "store '" + global.db + "'");
+  SPYRE_RETURN_IF_ERROR(reports::WriteStackReportFiles(matrix, opts.out));
+  std::cout << matrix.stacks.size() << " stack" << (matrix.stacks.size() == 1 ? "" : "s")
+            << ", baseline " << matrix.baseline << ", " << matrix.CaseCount() << " cases: wrote "
             << opts.out << "/stacks.html, stacks.md, stacks.json\n";
   return 0;
 }

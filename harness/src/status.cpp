@@ -25,9 +25,9 @@ const char* ErrorCodeName(ErrorCode code) {
 
 Status Status::WithContext(const std::string& context) const {
   if (ok()) return *this;
-  // A message that already names its context ("store 'x.db' is corrupt")
-  // is not prefixed with it a second time.
-  if (message_.find(context) != std::string::npos) return *this;
+  // A message that already starts by naming its context ("store 'x.db' is
+  // corrupt") is not prefixed with it a second time.
+  if (message_.rfind(context, 0) == 0) return *this;
   return Status(code_, context + ": " + message_);
 }
 

@@ -53,8 +53,7 @@ StatusOr<at::Tensor> ParseTextPrompts(const nlohmann::json& m, ModelCase* mc,
   if (mc->checkpoint.empty()) {
     return InvalidInput(tp + ": text prompts need a \"checkpoint\" with a tokenizer.json");
   }
-  auto tok = LoadTokenizer(mc->checkpoint);
-  if (!tok.ok()) return InvalidInput(tp + ": " + tok.status().message());
+  SPYRE_ASSIGN_OR_RETURN_CTX(auto tok, LoadTokenizer(mc->checkpoint), tp);
   const nlohmann::json& pr = m["prompts_text"];
   if (!pr.is_array() || pr.empty())
     return InvalidInput(tp + ": expected a non-empty array of strings");
@@ -65,7 +64,7 @@ StatusOr<at::Tensor> ParseTextPrompts(const nlohmann::json& m, ModelCase* mc,
     if (!pr[i].is_string() || pr[i].get<std::string>().empty()) {
       return InvalidInput(ip + ": expected a non-empty string");
     }
-    const std::vector<int64_t> t = tok->Encode(pr[i].get<std::string>());
+    const std::vector<int64_t> t = tok.Encode(pr[i].get<std::string>());
     if (i == 0) len = t.size();
     if (t.size() != len) {
       return InvalidInput(ip + ": " + std::to_string(t.size()) + " tokens where prompt 0 has " +
@@ -80,7 +79,7 @@ StatusOr<at::Tensor> ParseTextPrompts(const nlohmann::json& m, ModelCase* mc,
     }
     ids.insert(ids.end(), t.begin(), t.end());
   }
-  mc->tokenizer = *tok;
+  mc->tokenizer = tok;
   mc->text = true;
   return at::tensor(ids, at::kLong)
       .view({static_cast<int64_t>(pr.size()), static_cast<int64_t>(len)});
@@ -225,16 +224,12 @@ StatusOr<ModelCase> ParseModelCase(const harness::SuiteSpec& suite, const harnes
   SPYRE_RETURN_IF_ERROR(StringMember(m, "dtype", p, &dtype));
   SPYRE_RETURN_IF_ERROR(StringMember(m, "impl", p, &impl));
   if (m.contains("config")) {
-    auto cfg = BuiltinConfig(config_name);
-    if (!cfg.ok()) return InvalidInput(p + "/config: " + cfg.status().message());
-    mc.config = *cfg;
+    SPYRE_ASSIGN_OR_RETURN_CTX(mc.config, BuiltinConfig(config_name), p + "/config");
   } else {
     SPYRE_ASSIGN_OR_RETURN(auto dir,
                            harness::ResolveInsideRoot(suite.root, checkpoint, p + "/checkpoint"));
     mc.checkpoint = dir;
-    auto cfg = LoadCheckpointConfig(mc.checkpoint);
-    if (!cfg.ok()) return InvalidInput(p + "/checkpoint: " + cfg.status().message());
-    mc.config = *cfg;
+    SPYRE_ASSIGN_OR_RETURN_CTX(mc.config, LoadCheckpointConfig(mc.checkpoint), p + "/checkpoint");
   }
   SPYRE_RETURN_IF_ERROR(CheckMemoryBudget(mc.config, m, p + " (case '" + c.id + "')"));
   const bool want_encoder = task == ModelTask::kEmbed;

@@ -103,11 +103,11 @@ StatusOr<TimingCase> ParseTiming(const harness::CaseSpec& c) {
     return InvalidInput(p + "/range: a matmul_reduction case needs \"range\": [low, high]");
   }
   if (t.figure == "modeled" || t.figure == "speedup") {
-    auto cfg = BuiltinConfig(m.value("config", std::string()));
-    if (!cfg.ok()) return InvalidInput(p + "/config: " + cfg.status().message());
-    if (cfg->family != ModelFamily::kDecoder)
+    SPYRE_ASSIGN_OR_RETURN_CTX(auto cfg, BuiltinConfig(m.value("config", std::string())),
+                               p + "/config");
+    if (cfg.family != ModelFamily::kDecoder)
       return InvalidInput(p + "/config: timing needs a decoder");
-    t.config = *cfg;
+    t.config = cfg;
   }
   return t;
 }

@@ -40,9 +40,9 @@ harness::StatusOr<OpInput> ParseInput(const harness::SuiteSpec& suite, const nlo
       if (key == "file" || key == "tensor") continue;
       if (key == "dtype" || key == "case_dtype") {
         if (!value.is_string()) return InvalidInput(where + ": expected a dtype name");
-        auto dtype = harness::ParseDtypeName(value.get<std::string>());
-        if (!dtype.ok()) return InvalidInput(where + ": " + dtype.status().message());
-        (key == "dtype" ? in.dtype : in.case_dtype) = *dtype;
+        SPYRE_ASSIGN_OR_RETURN_CTX(const auto dtype,
+                                   harness::ParseDtypeName(value.get<std::string>()), where);
+        (key == "dtype" ? in.dtype : in.case_dtype) = dtype;
       } else if (key == "permute") {
         if (!value.is_array()) return InvalidInput(where + ": expected an array of dims");
         for (const auto& d : value) {

@@ -40,7 +40,8 @@ class [[nodiscard]] Status {
   ErrorCode code() const { return code_; }
   const std::string& message() const { return message_; }
   // Returns a copy whose message is "<context>: <message>", or this one
-  // unchanged when its message already names `context`.
+  // unchanged when its message already starts with `context`. The code is
+  // kept.
   Status WithContext(const std::string& context) const;
 
  private:
@@ -108,6 +109,22 @@ class [[nodiscard]] StatusOr {
 #define SPYRE_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \
   auto tmp = (expr);                                 \
   if (!tmp.ok()) return tmp.status();                \
+  lhs = std::move(tmp).value()
+// The same two, with `context` put before the message of an error on its
+// way out (Status::WithContext: "<context>: <message>", the code kept):
+//   SPYRE_RETURN_IF_ERROR_CTX(CheckIntegrity(), "merge source");
+//   SPYRE_ASSIGN_OR_RETURN_CTX(auto cfg, ReadConfig(dir), pointer + "/config");
+#define SPYRE_RETURN_IF_ERROR_CTX(expr, context)                        \
+  do {                                                                  \
+    ::harness::Status spyre_status_ = (expr);                           \
+    if (!spyre_status_.ok()) return spyre_status_.WithContext(context); \
+  } while (0)
+#define SPYRE_ASSIGN_OR_RETURN_CTX(lhs, expr, context)                                      \
+  SPYRE_ASSIGN_OR_RETURN_CTX_IMPL_(SPYRE_STATUS_CONCAT_(spyre_statusor_, __LINE__), lhs, expr, \
+                                   context)
+#define SPYRE_ASSIGN_OR_RETURN_CTX_IMPL_(tmp, lhs, expr, context) \
+  auto tmp = (expr);                                              \
+  if (!tmp.ok()) return tmp.status().WithContext(context);        \
   lhs = std::move(tmp).value()
 #define SPYRE_STATUS_CONCAT_(a, b) SPYRE_STATUS_CONCAT_INNER_(a, b)
 #define SPYRE_STATUS_CONCAT_INNER_(a, b) a##b

@@ -85,9 +85,7 @@ StatusOr<Thresholds> Thresholds::FromJson(const nlohmann::json& j, const std::st
       if (!c.is_object() || !c.contains("match") || !c["match"].is_string()) {
         return InvalidInput(where + ": expected an object with a \"match\" regular expression");
       }
-      if (auto re = CompileUserRegex(c["match"].get<std::string>(), where + "/match"); !re.ok()) {
-        return InvalidInput(re.status().message());
-      }
+      SPYRE_RETURN_IF_ERROR(CompileUserRegex(c["match"].get<std::string>(), where + "/match").status());
       ThresholdValues probe;
       SPYRE_RETURN_IF_ERROR(Apply(c, where, &probe));
       t.cases_.push_back({c.value("suite", ""), c["match"].get<std::string>(), c});

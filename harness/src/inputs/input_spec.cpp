@@ -75,9 +75,8 @@ StatusOr<InputSpec> ParseInputSpec(const nlohmann::json& j, const std::string& p
   s.shape = shape;
   if (!j.contains("dtype")) return BadSpec(pointer, "missing \"dtype\"");
   if (!j["dtype"].is_string()) return BadSpec(pointer + "/dtype", "expected a string");
-  auto dtype = ParseDtypeName(j["dtype"].get<std::string>());
-  if (!dtype.ok()) return BadSpec(pointer + "/dtype", dtype.status().message());
-  s.dtype = *dtype;
+  SPYRE_ASSIGN_OR_RETURN_CTX(s.dtype, ParseDtypeName(j["dtype"].get<std::string>()),
+                             pointer + "/dtype");
   if (j.contains("dist")) {
     if (!j["dist"].is_string()) return BadSpec(pointer + "/dist", "expected a string");
     const std::string d = j["dist"].get<std::string>();

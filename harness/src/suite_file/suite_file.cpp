@@ -265,9 +265,8 @@ StatusOr<SuiteSpec> ReadSuiteFile(const std::string& suites_dir, const std::stri
   const nlohmann::json& cases = doc["cases"];
   for (size_t i = 0; i < cases.size(); ++i) {
     const std::string pointer = "/cases/" + std::to_string(i);
-    auto expanded = ExpandSweep(cases[i], pointer);
-    if (!expanded.ok()) return InvalidInput(file + ": " + expanded.status().message());
-    for (nlohmann::json& body : *expanded) {
+    SPYRE_ASSIGN_OR_RETURN_CTX(auto expanded, ExpandSweep(cases[i], pointer), file);
+    for (nlohmann::json& body : expanded) {
       MergeDefaults(doc, &body);
       CaseSpec c;
       c.suite = name;
