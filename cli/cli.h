@@ -21,6 +21,7 @@
 
 #include "harness/output_file.h"
 #include "harness/status.h"
+#include "harness/runner/run.h"
 #include "harness/store/store.h"
 
 namespace harness::cli {
@@ -42,6 +43,13 @@ struct GlobalOptions {
 // What a chosen verb runs after parsing. Returns the exit code, or a non-OK
 // Status that main prints as one line and turns into exit code 2.
 using VerbAction = std::function<StatusOr<int>()>;
+
+// The four options of a wall-time confirmation (--confirm-rounds,
+// --confirm-max-rounds, --confirm-repeat, --confirm-budget), bound to
+// `settings`, whose defaults they show; `run` and `confirm` both take them.
+void AddConfirmOptions(CLI::App* cmd, ConfirmSettings* settings);
+// A number as a help text shows a default ("7", "0.01", "120").
+std::string DefaultText(double value);
 
 // Free text a user records with a run (--label, a --tag value): at most
 // kMaxLabelBytes bytes and no control characters, since it is shown in

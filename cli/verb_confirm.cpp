@@ -21,8 +21,7 @@ namespace {
 
 struct ConfirmFlags {
   std::string run = "latest", baseline = "auto";
-  int confirm_rounds = 7, confirm_max_rounds = 11, confirm_repeat = 11;
-  double confirm_budget_s = 120;
+  ConfirmSettings confirm;
 };
 
 StatusOr<int> Confirm(const ConfirmFlags& f, const GlobalOptions& g) {
@@ -41,16 +40,41 @@ StatusOr<int> Confirm(const ConfirmFlags& f, const GlobalOptions& g) {
       request.baseline = std::to_string(base);
     }
   }
-  request.confirm_rounds = f.confirm_rounds;
-  request.confirm_max_rounds = std::max(f.confirm_rounds, f.confirm_max_rounds);
-  request.confirm_repeat = f.confirm_repeat;
-  request.confirm_budget_s = f.confirm_budget_s;
+  request.confirm = f.confirm;
   SPYRE_ASSIGN_OR_RETURN(RunSummary summary, RunInTorchPart(std::move(request), g, "confirm"));
   PrintHumanSummary(std::cout, summary, g.db);
   return summary.Failed() > 0 || summary.baseline.regressions > 0 ? 1 : 0;
 }
 
 }  // namespace
+
+std::string DefaultText(double value) {
+  std::ostringstream out;
+  out << value;
+  return out.str();
+}
+
+void AddConfirmOptions(CLI::App* cmd, ConfirmSettings* settings) {
+  const ConfirmSettings defaults;
+  cmd->add_option("--confirm-rounds", settings->rounds,
+                  "re-time a case whose wall time looks changed in at least N fresh processes per "
+                  "side before judging it (default " + DefaultText(defaults.rounds) +
+                      ", the fewest that can reach wall_confirm_alpha 0.001; 0: re-time nothing, "
+                      "and wall time gets no verdict without timing rounds or history)")
+      ->check(InRange(0, 100));
+  cmd->add_option("--confirm-max-rounds", settings->max_rounds,
+                  "up to this many while a verdict is undecided (default " +
+                      DefaultText(defaults.max_rounds) + "; never fewer than --confirm-rounds)")
+      ->check(InRange(1, 100));
+  cmd->add_option("--confirm-repeat", settings->repeat,
+                  "wall samples a side each confirmation process takes of a case, past its repeat "
+                  "while they take under 0.1 s in all (default " + DefaultText(defaults.repeat) + ")")
+      ->check(InRange(1, 1000000));
+  cmd->add_option("--confirm-budget", settings->budget_s,
+                  "seconds the confirmation may take before it stops adding rounds (default " +
+                      DefaultText(defaults.budget_s) + ")")
+      ->check(InRange(0.0, 1e6));
+}
 
 void AddConfirmVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
   auto f = std::make_shared<ConfirmFlags>();
@@ -61,19 +85,7 @@ void AddConfirmVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
   cmd->add_option("--run", f->run, "the run: an id, latest (default), ~N or label:NAME");
   cmd->add_option("--baseline", f->baseline,
                   "auto (default), a run id, latest, ~N (N runs before the newest) or label:NAME");
-  cmd->add_option("--confirm-rounds", f->confirm_rounds,
-                  "fresh processes per side at least (default 7; 0: re-time nothing, judge again)")
-      ->check(InRange(0, 100));
-  cmd->add_option("--confirm-max-rounds", f->confirm_max_rounds,
-                  "up to this many while a verdict is undecided (default 11)")
-      ->check(InRange(1, 100));
-  cmd->add_option("--confirm-repeat", f->confirm_repeat,
-                  "wall samples a side each process takes of a case, past its repeat while they "
-                  "take under 0.1 s in all (default 11)")
-      ->check(InRange(1, 1000000));
-  cmd->add_option("--confirm-budget", f->confirm_budget_s,
-                  "seconds the confirmation may take before it stops adding rounds (default 120)")
-      ->check(InRange(0.0, 1e6));
+  AddConfirmOptions(cmd, &f->confirm);
   cmd->callback([f, &global, action] {
     *action = [f, &global]() -> StatusOr<int> { return Confirm(*f, global); };
   });

@@ -22,19 +22,13 @@
 namespace harness::cli {
 namespace {
 
+// What `run` is given: the options that are a field of the request are
+// bound to it (its defaults are the only ones); the others are parsed into
+// it by Run.
 struct RunFlags {
-  std::vector<std::string> suites;
-  std::string filter, shard = "1/1", profile, inject, label, baseline = "auto", report;
-  std::string latency = "marked";
-  std::string rounds = "1";
-  int warmup = -1, repeat = -1, jobs = 1, confirm_rounds = 7, confirm_max_rounds = 11;
-  int confirm_repeat = 11;
-  double round_precision = 0.01;
-  int round_repeat = 3;
-  double confirm_budget_s = 120;
-  double min_sample_us = -1;
-  double timeout_s = 0;
-  std::vector<std::string> tags;
+  RunRequest request;
+  std::vector<std::string> suites, tags;
+  std::string shard = "1/1", rounds, report;
   bool json = false;
 };
 
@@ -113,7 +107,7 @@ Status WriteRunReports(const std::string& db, int64_t run_id, const std::string&
 StatusOr<int> Run(const RunFlags& f, const GlobalOptions& g) {
   // A report that could never be written is refused before the run, not after.
   if (!f.report.empty()) SPYRE_RETURN_IF_ERROR(CheckReportDir(f.report, g, "run --report", false));
-  RunRequest request;
+  RunRequest request = f.request;
   for (const std::string& list : f.suites) {
     std::stringstream in(list);
     for (std::string name; std::getline(in, name, ',');) {
@@ -122,37 +116,19 @@ StatusOr<int> Run(const RunFlags& f, const GlobalOptions& g) {
   }
   SPYRE_ASSIGN_OR_RETURN(auto shard, ParseShard(f.shard));
   SPYRE_ASSIGN_OR_RETURN(auto tags, ParseTags(f.tags));
-  SPYRE_RETURN_IF_ERROR(CheckLabelText(f.label, "--label"));
-  if (f.baseline.empty()) {
+  SPYRE_RETURN_IF_ERROR(CheckLabelText(request.label, "--label"));
+  if (request.baseline.empty()) {
     return UsageError("--baseline is empty: use auto, none, a run id, latest, ~N or label:NAME");
   }
-  std::string baseline = f.baseline;
-  if (IsRelativeRunRef(baseline)) {
+  if (IsRelativeRunRef(request.baseline)) {
     // Resolved now, before this run is recorded and becomes the newest.
     SPYRE_ASSIGN_OR_RETURN(auto store, Store::Open(g.db, Store::Mode::kReadOnly));
-    SPYRE_ASSIGN_OR_RETURN(auto id, ResolveRunRef(*store, baseline, "--baseline"));
-    baseline = std::to_string(id);
+    SPYRE_ASSIGN_OR_RETURN(auto id, ResolveRunRef(*store, request.baseline, "--baseline"));
+    request.baseline = std::to_string(id);
   }
-  request.filter = f.filter;
-  request.warmup = f.warmup;
-  request.repeat = f.repeat;
-  SPYRE_RETURN_IF_ERROR(ParseRounds(f.rounds, &request));
-  request.round_precision = f.round_precision;
-  request.round_repeat = f.round_repeat;
-  request.min_sample_us = f.min_sample_us;
-  request.jobs = f.jobs;
-  request.latency = f.latency;
+  if (!f.rounds.empty()) SPYRE_RETURN_IF_ERROR(ParseRounds(f.rounds, &request));
   request.shard = shard;
-  request.timeout_s = f.timeout_s;
-  request.profile = f.profile;
-  request.inject = f.inject;
-  request.label = f.label;
   request.tags = tags;
-  request.baseline = baseline;
-  request.confirm_rounds = f.confirm_rounds;
-  request.confirm_max_rounds = std::max(f.confirm_rounds, f.confirm_max_rounds);
-  request.confirm_repeat = f.confirm_repeat;
-  request.confirm_budget_s = f.confirm_budget_s;
   request.threads = g.threads;
 
   SPYRE_ASSIGN_OR_RETURN(RunSummary summary, RunInTorchPart(std::move(request), g, "run"));
@@ -222,62 +198,48 @@ void PrintHumanSummary(std::ostream& out, const RunSummary& s, const std::string
 
 void AddRunVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
   auto f = std::make_shared<RunFlags>();
+  RunRequest* r = &f->request;
+  const RunRequest defaults;
   CLI::App* cmd = app.add_subcommand("run", "run suites, record the results, compare with the baseline");
   cmd->add_option("--suite", f->suites, "suite name(s), comma-separated or repeated")->required();
-  cmd->add_option("--filter", f->filter, "only cases whose <suite>/<case id> matches this regex");
-  cmd->add_option("--warmup", f->warmup, "warm-up iterations per case (default: the suite's)")
+  cmd->add_option("--filter", r->filter, "only cases whose <suite>/<case id> matches this regex");
+  cmd->add_option("--warmup", r->warmup, "warm-up iterations per case (default: the suite's)")
       ->check(AtLeast(0));
-  cmd->add_option("--repeat", f->repeat, "timed repeats per case (default: the suite's)")
+  cmd->add_option("--repeat", r->repeat, "timed repeats per case (default: the suite's)")
       ->check(Above(0));
   cmd->add_option("--rounds", f->rounds,
                   "time every case in N fresh worker processes; its wall samples are one value per "
-                  "round (default 1). MIN-MAX: after MIN rounds a case whose rounds agree within "
+                  "round (default " + DefaultText(defaults.rounds) + "). MIN-MAX: after MIN rounds a case whose rounds agree within "
                   "--round-precision gets no more (the nightly uses 10-20)");
-  cmd->add_option("--round-precision", f->round_precision,
+  cmd->add_option("--round-precision", r->round_precision,
                   "with --rounds MIN-MAX: the standard error of a case's mean log round value "
-                  "at which it stops (default 0.01, about 1%)")
+                  "at which it stops (default " + DefaultText(defaults.round_precision) + ")")
       ->check(InRange(0.0, 1.0));
-  cmd->add_option("--round-repeat", f->round_repeat,
+  cmd->add_option("--round-repeat", r->round_repeat,
                   "with --rounds: samples per case in the rounds before the main pass, at most "
-                  "(default 3; the main pass takes the suite's repeat)")
+                  "(default " + DefaultText(defaults.round_repeat) + "; the main pass takes the suite's repeat)")
       ->check(InRange(1, 1000000));
-  cmd->add_option("--latency", f->latency,
+  cmd->add_option("--latency", r->latency,
                   "which cases are timed and get a wall-time verdict: marked (default: the suites "
                   "and cases marked latency in their suite file), all, or none; the others are "
                   "parity only, run once")
       ->check(CLI::IsMember({"marked", "all", "none"}));
-  cmd->add_option(
-         "--confirm-rounds", f->confirm_rounds,
-         "re-time a case whose wall time looks changed in at least N fresh processes per side "
-         "before judging it (default 7, the fewest that can reach wall_confirm_alpha 0.001; 0: "
-         "off, and wall time gets no verdict without rounds "
-         "or history)")
-      ->check(InRange(0, 100));
-  cmd->add_option("--confirm-max-rounds", f->confirm_max_rounds,
-                  "up to this many while a verdict is undecided (default 11)")
-      ->check(InRange(1, 100));
-  cmd->add_option("--confirm-repeat", f->confirm_repeat,
-                  "wall samples a side each confirmation process takes of a case, past its repeat "
-                  "while they take under 0.1 s in all (default 11)")
-      ->check(InRange(1, 1000000));
-  cmd->add_option("--confirm-budget", f->confirm_budget_s,
-                  "seconds the confirmation may take before it stops adding rounds (default 120)")
-      ->check(InRange(0.0, 1e6));
-  cmd->add_option("--min-sample-us", f->min_sample_us,
+  AddConfirmOptions(cmd, &r->confirm);
+  cmd->add_option("--min-sample-us", r->min_sample_us,
                   "a wall sample times a batch of calls lasting at least this long (default 1000; 0: one "
                   "call per sample)")
       ->check(InRange(0.0, 1e7));
-  cmd->add_option("--jobs,-j", f->jobs, "worker processes (accuracy suites; latency suites use 1)")
+  cmd->add_option("--jobs,-j", r->jobs, "worker processes (accuracy suites; latency suites use 1)")
       ->check(InRange(1, 256));
   cmd->add_option("--shard", f->shard, "run shard I of N (deterministic split by case id)");
-  cmd->add_option("--timeout", f->timeout_s, "per-case timeout in seconds (default: the suite's)")
+  cmd->add_option("--timeout", r->timeout_s, "per-case timeout in seconds (default: the suite's)")
       ->check(Above(0));
-  cmd->add_option("--profile", f->profile, "compiler-stack profile: inductor or sendnn");
-  cmd->add_option("--inject", f->inject, "fault injection spec (SPYRE_EMU_FAULTS syntax)");
-  cmd->add_option("--label", f->label, "free text stored with the run");
+  cmd->add_option("--profile", r->profile, "compiler-stack profile: inductor or sendnn");
+  cmd->add_option("--inject", r->inject, "fault injection spec (SPYRE_EMU_FAULTS syntax)");
+  cmd->add_option("--label", r->label, "free text stored with the run");
   cmd->add_option("--tag", f->tags, "K=V added to the fingerprint (repeatable)");
   cmd->add_option(
-      "--baseline", f->baseline,
+      "--baseline", r->baseline,
       "auto (default), none, a run id, latest, ~N (N runs before the newest) or label:NAME");
   cmd->add_option("--report", f->report, "also write DIR/index.html, junit.xml, summary.md, report.json");
   cmd->add_flag("--json", f->json, "one JSON document on stdout; human text on stderr");

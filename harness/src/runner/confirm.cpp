@@ -187,7 +187,7 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
                                              std::vector<CaseResult>* results, std::FILE* log) {
   ConfirmOutcome out;
   const RunRequest& r = plan.request;
-  if (r.confirm_rounds <= 0) return out;
+  if (r.confirm.rounds <= 0) return out;
   const auto start = std::chrono::steady_clock::now();
   SPYRE_ASSIGN_OR_RETURN(auto choice, ChooseBaseline(store, r.baseline, run_id));
   if (!choice.run_id) return out;
@@ -262,9 +262,9 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
   // process's value is their median, and with five a side the pairs of a
   // loaded host spread about half as much again as with eleven
   // (bench/README.md).
-  if (r.confirm_repeat > 0) {
+  if (r.confirm.repeat > 0) {
     timing.worker_argv.insert(timing.worker_argv.end(),
-                              {"--min-repeat", std::to_string(r.confirm_repeat)});
+                              {"--min-repeat", std::to_string(r.confirm.repeat)});
   }
   SupervisorOptions baseline_timing = timing;
   if (settings) {
@@ -275,8 +275,8 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
       if (LoadTimeVariable(k)) timing.exec_workers = baseline_timing.exec_workers = true;
     }
   }
-  const int min_rounds = r.confirm_rounds,
-            max_rounds = std::max(r.confirm_rounds, r.confirm_max_rounds);
+  const int min_rounds = r.confirm.rounds,
+            max_rounds = std::max(r.confirm.rounds, r.confirm.max_rounds);
   char plan_line[768];
   std::snprintf(
       plan_line, sizeof(plan_line),
@@ -292,10 +292,10 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
                : "against their between-run history (the baseline's environment cannot be "
                  "re-created here)",
       min_rounds, max_rounds,
-      r.confirm_repeat > 0
-          ? (" of up to " + std::to_string(r.confirm_repeat) + " samples a side").c_str()
+      r.confirm.repeat > 0
+          ? (" of up to " + std::to_string(r.confirm.repeat) + " samples a side").c_str()
           : "",
-      r.confirm_budget_s);
+      r.confirm.budget_s);
   if (log != nullptr) {
     std::fputs(plan_line, log);
     std::fflush(log);
@@ -308,7 +308,7 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
   // ends long before that (a loaded host, a long case) turns real changes
   // into notes at p just above the level. Against history, min_rounds.
   const int wanted_rounds = settings ? max_rounds : min_rounds;
-  double budget = r.confirm_budget_s;
+  double budget = r.confirm.budget_s;
   const auto rounds_start = std::chrono::steady_clock::now();
   for (int round = 1; round <= max_rounds && !pending.empty(); ++round) {
     const double elapsed =
@@ -316,8 +316,8 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
     if (round == 2) {
       const double first_round =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - rounds_start).count();
-      budget = ConfirmBudget(r.confirm_budget_s, first_round, wanted_rounds);
-      if (budget > r.confirm_budget_s && log != nullptr) {
+      budget = ConfirmBudget(r.confirm.budget_s, first_round, wanted_rounds);
+      if (budget > r.confirm.budget_s && log != nullptr) {
         std::fprintf(log,
                      "confirmation budget raised to %.0f s: one round took %.1f s and undecided "
                      "cases may need %d\n",

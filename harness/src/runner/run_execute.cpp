@@ -40,10 +40,10 @@ nlohmann::json OptionsJson(const RunPlan& plan, int threads) {
           {"profile", r.profile},
           {"inject", r.inject},
           {"baseline", r.baseline},
-          {"confirm_rounds", r.confirm_rounds},
-          {"confirm_max_rounds", r.confirm_max_rounds},
-          {"confirm_budget_s", r.confirm_budget_s},
-          {"confirm_repeat", r.confirm_repeat},
+          {"confirm_rounds", r.confirm.rounds},
+          {"confirm_max_rounds", std::max(r.confirm.rounds, r.confirm.max_rounds)},
+          {"confirm_budget_s", r.confirm.budget_s},
+          {"confirm_repeat", r.confirm.repeat},
           {"cases", plan.items.size()}};
 }
 
@@ -394,7 +394,7 @@ StatusOr<RunSummary> ConfirmRecordedRun(const RunPlan& plan, RunListener* listen
   SPYRE_ASSIGN_OR_RETURN(summary.baseline,
                          DetectRegressionsForRun(store, r.confirm_run, plan.suite_key, r.baseline));
   if (summary.confirmation.empty()) {
-    summary.confirmation = r.confirm_rounds <= 0 ? "confirmation: off (--confirm-rounds 0)"
+    summary.confirmation = r.confirm.rounds <= 0 ? "confirmation: off (--confirm-rounds 0)"
                            : summary.baseline.baseline_run_id
                                ? "confirmation: no wall-time suspect to re-time"
                                : "confirmation: no baseline to re-time against";

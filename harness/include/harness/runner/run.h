@@ -28,6 +28,22 @@
 
 namespace harness {
 
+// Confirmation of wall-time suspects (runner/confirm.h), as `run` and
+// `confirm` take it (--confirm-rounds, --confirm-max-rounds,
+// --confirm-repeat, --confirm-budget): the one place its defaults live.
+struct ConfirmSettings {
+  // At least this many fresh processes per side (0: off; 7 is the fewest
+  // that can reach wall_confirm_alpha 0.001), up to max_rounds while a
+  // verdict is undecided and the budget (seconds) lasts.
+  int rounds = 7;
+  int max_rounds = 11;
+  double budget_s = 120;
+  // Wall samples each side of a confirmation process takes of a case, past
+  // the case's repeat while they are short (SamplingPlan::min_repeat; 0:
+  // the case's repeat).
+  int repeat = 11;
+};
+
 struct RunRequest {
   std::vector<std::string> suites;
   std::string filter;       // ECMAScript regex searched in "<suite>/<case id>"; empty: all
@@ -58,16 +74,7 @@ struct RunRequest {
   std::string label;
   std::map<std::string, std::string> tags;
   std::string baseline = "auto";  // auto | <run id> | none
-  // Confirmation of wall-time suspects (runner/confirm.h): at least this many
-  // fresh processes per side (0: off), up to confirm_max_rounds while a
-  // verdict is undecided and the budget (seconds) lasts.
-  int confirm_rounds = 7;
-  int confirm_max_rounds = 11;
-  double confirm_budget_s = 120;
-  // Wall samples each side of a confirmation process takes of a case, past
-  // the case's repeat while they are short (SamplingPlan::min_repeat; 0:
-  // the case's repeat).
-  int confirm_repeat = 11;
+  ConfirmSettings confirm;
   // > 0: record no new run; re-time this completed run's wall-time suspects
   // on this machine beside its baseline's configuration, store that
   // evidence and judge the run again (`spyre-regress confirm`,
