@@ -27,17 +27,8 @@ StatusOr<RunRequest> RecordedRequest(Store& store, int64_t id, const std::string
   for (std::string name; std::getline(in, name, ',');) {
     if (!name.empty()) request.suites.push_back(name);
   }
-  const auto number = [&](const char* key, auto fallback) {
-    const auto it = options.find(key);
-    return it != options.end() && it->is_number() ? it->get<decltype(fallback)>() : fallback;
-  };
-  request.filter = options.value("filter", "");
-  request.latency = options.value("latency", "marked");
-  request.warmup = number("warmup", -1);
-  request.repeat = number("repeat", -1);
-  request.min_sample_us = number("min_sample_us", -1.0);
-  request.timeout_s = number("timeout_s", 0.0);
-  request.threads = number("threads_per_worker", row->threads);
+  request.threads = row->threads;
+  ApplyRecordedOptions(options, &request);
   if (env.contains("tags") && env["tags"].is_object()) {
     for (const auto& [k, v] : env["tags"].items()) {
       request.tags[k] = v.is_string() ? v.get<std::string>() : v.dump();

@@ -29,6 +29,7 @@ struct RunFlags {
   RunRequest request;
   std::vector<std::string> suites, tags;
   std::string shard = "1/1", rounds, report;
+  std::string latency = LatencyModeName(RunRequest().latency);  // checked by the parser
   bool json = false;
 };
 
@@ -127,6 +128,7 @@ StatusOr<int> Run(const RunFlags& f, const GlobalOptions& g) {
     request.baseline = std::to_string(id);
   }
   if (!f.rounds.empty()) SPYRE_RETURN_IF_ERROR(ParseRounds(f.rounds, &request));
+  request.latency = ParseLatencyMode(f.latency).value_or(request.latency);
   request.shard = shard;
   request.tags = tags;
   request.threads = g.threads;
@@ -219,11 +221,12 @@ void AddRunVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {
                   "with --rounds: samples per case in the rounds before the main pass, at most "
                   "(default " + DefaultText(defaults.round_repeat) + "; the main pass takes the suite's repeat)")
       ->check(InRange(1, 1000000));
-  cmd->add_option("--latency", r->latency,
+  cmd->add_option("--latency", f->latency,
                   "which cases are timed and get a wall-time verdict: marked (default: the suites "
                   "and cases marked latency in their suite file), all, or none; the others are "
                   "parity only, run once")
-      ->check(CLI::IsMember({"marked", "all", "none"}));
+      ->check(CLI::IsMember({LatencyModeName(LatencyMode::kMarked), LatencyModeName(LatencyMode::kAll),
+                             LatencyModeName(LatencyMode::kNone)}));
   AddConfirmOptions(cmd, &r->confirm);
   cmd->add_option("--min-sample-us", r->min_sample_us,
                   "a wall sample times a batch of calls lasting at least this long (default 1000; 0: one "

@@ -21,30 +21,15 @@
 namespace harness {
 namespace {
 
+// What the run records of its request (RequestOptionsJson), with what its
+// plan made of it.
 nlohmann::json OptionsJson(const RunPlan& plan, int threads) {
-  const RunRequest& r = plan.request;
-  return {{"filter", r.filter},
-          {"warmup", r.warmup},
-          {"repeat", r.repeat},
-          {"rounds", r.rounds},
-          {"rounds_min", r.rounds_min > 0 ? r.rounds_min : r.rounds},
-          {"round_precision", r.rounds_min > 0 ? nlohmann::json(r.round_precision) : nlohmann::json()},
-          {"round_repeat", r.rounds > 1 ? nlohmann::json(r.round_repeat) : nlohmann::json()},
-          {"latency", r.latency},
-          {"timed_cases", plan.timed},
-          {"min_sample_us", r.min_sample_us},
-          {"jobs", plan.jobs},
-          {"threads_per_worker", threads},
-          {"timeout_s", r.timeout_s},
-          {"shard", r.shard.ToString()},
-          {"profile", r.profile},
-          {"inject", r.inject},
-          {"baseline", r.baseline},
-          {"confirm_rounds", r.confirm.rounds},
-          {"confirm_max_rounds", std::max(r.confirm.rounds, r.confirm.max_rounds)},
-          {"confirm_budget_s", r.confirm.budget_s},
-          {"confirm_repeat", r.confirm.repeat},
-          {"cases", plan.items.size()}};
+  nlohmann::json j = RequestOptionsJson(plan.request);
+  j["timed_cases"] = plan.timed;
+  j["jobs"] = plan.jobs;
+  j["threads_per_worker"] = threads;
+  j["cases"] = plan.items.size();
+  return j;
 }
 
 // Each suite's file by its contents ("sha256 0123456789ab"): a suite file
@@ -223,7 +208,7 @@ StatusOr<RunSummary> ExecuteRun(const RunPlan& plan, RunListener* listener) {
   summary.threads_per_worker = threads;
   summary.planned = plan.items.size();
   summary.timed = plan.timed;
-  summary.latency_mode = r.latency;
+  summary.latency_mode = LatencyModeName(r.latency);
   summary.env = env;
   summary.fingerprint = FingerprintHash(env);
   NewRun run;
@@ -352,7 +337,7 @@ StatusOr<RunSummary> ConfirmRecordedRun(const RunPlan& plan, RunListener* listen
   for (const WorkItem& item : plan.items) {
     if (item.timed && recorded.count({item.suite, item.case_id}) > 0) ++summary.timed;
   }
-  summary.latency_mode = r.latency;
+  summary.latency_mode = LatencyModeName(r.latency);
   summary.env = run.env;
   summary.fingerprint = FingerprintHash(run.env);
 

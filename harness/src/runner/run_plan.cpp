@@ -149,11 +149,6 @@ StatusOr<RunPlan> PlanRun(const RunRequest& request) {
   if (request.warmup < -1 || request.repeat == 0 || request.repeat < -1) {
     return UsageError("--warmup must be >= 0 and --repeat >= 1");
   }
-  if (request.latency != "marked" && request.latency != "all" && request.latency != "none") {
-    return UsageError("--latency '" + request.latency +
-                      "' is not a choice: use marked (the suites and cases marked for latency), "
-                      "all or none");
-  }
   SPYRE_RETURN_IF_ERROR(CheckDeviceSettings(plan.request));
   // Detection reads the thresholds only after the run; a missing or malformed
   // file must fail before anything is recorded.
@@ -169,8 +164,8 @@ StatusOr<RunPlan> PlanRun(const RunRequest& request) {
       if (!filter.Matches(suite.name, c.id)) continue;
       ++matched;
       if (!InShard(suite.name, c.id, request.shard)) continue;
-      const bool timed = request.latency == "all" ||
-                         (request.latency == "marked" && (suite.latency || c.latency));
+      const bool timed = request.latency == LatencyMode::kAll ||
+                         (request.latency == LatencyMode::kMarked && (suite.latency || c.latency));
       if (timed) SPYRE_RETURN_IF_ERROR(CheckEnoughSamples(suite, c, request, thresholds, &plan));
       plan.items.push_back({suite.name, c.id,
                             request.timeout_s > 0 ? request.timeout_s : suite.timeout_s, timed});

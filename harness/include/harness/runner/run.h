@@ -28,6 +28,13 @@
 
 namespace harness {
 
+// Which cases get the wall-time protocol and a latency verdict (--latency):
+// the suites and cases marked `latency` in their suite file, all, or none.
+// The others are parity only: run once, wall time not judged.
+enum class LatencyMode { kMarked, kAll, kNone };
+const char* LatencyModeName(LatencyMode m);  // "marked", "all", "none"
+std::optional<LatencyMode> ParseLatencyMode(const std::string& name);
+
 // Confirmation of wall-time suspects (runner/confirm.h), as `run` and
 // `confirm` take it (--confirm-rounds, --confirm-max-rounds,
 // --confirm-repeat, --confirm-budget): the one place its defaults live.
@@ -63,10 +70,7 @@ struct RunRequest {
   int round_repeat = 3;
   double min_sample_us = -1;  // -1: the workers' default (harness/wall_sampler.h)
   int jobs = 1;             // a run with a timed case uses one worker
-  // Which cases get the wall-time protocol and a latency verdict: "marked"
-  // (the suites and cases marked `latency` in their suite file), "all" or
-  // "none". The others are parity only: run once, wall time not judged.
-  std::string latency = "marked";
+  LatencyMode latency = LatencyMode::kMarked;
   Shard shard;
   double timeout_s = 0;     // > 0: overrides every suite's per-case timeout
   std::string profile;      // non-empty: SPYRE_EMU_PROFILE for the workers and fingerprint
@@ -84,6 +88,14 @@ struct RunRequest {
   int threads = 0;          // libtorch threads shared by the workers (0: online cores)
   std::string worker_exe;   // the spyre-regress binary to exec as `__worker`
 };
+
+// The request's options as a run records them (runs.options_json), and the
+// options read back from such a record into `request` (what re-creates the
+// run's plan for `confirm` and `bisect`: filter, latency, warm-up, repeat,
+// minimum sample, timeout and threads per worker). One place for both, so a
+// key is spelt once.
+nlohmann::json RequestOptionsJson(const RunRequest& request);
+void ApplyRecordedOptions(const nlohmann::json& options, RunRequest* request);
 
 struct RunPlan {
   RunRequest request;
