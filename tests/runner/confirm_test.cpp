@@ -106,14 +106,14 @@ TEST(ConfirmBudgetTest, PastTheBudgetOnlyUndecidedCasesStillApartGoOn) {
   // and nine can reach the lower level that tens of confirmed cases share.
   const std::vector<double> base = {410, 520, 455, 610, 480, 430};
   const std::vector<double> slowed = {1150, 1320, 990, 1480, 1210, 1060};
-  EXPECT_TRUE(FinishPastBudget(base, slowed));
-  EXPECT_TRUE(FinishPastBudget(slowed, base));  // faster: the same
+  EXPECT_TRUE(SidesCompletelyApart(base, slowed));
+  EXPECT_TRUE(SidesCompletelyApart(slowed, base));  // faster: the same
   // One baseline process above the slowest candidate's: more processes
   // could still confirm it, but not within what was budgeted.
   std::vector<double> overlap = base;
   overlap.back() = 1000;
-  EXPECT_FALSE(FinishPastBudget(overlap, slowed));
-  EXPECT_FALSE(FinishPastBudget({}, slowed));
+  EXPECT_FALSE(SidesCompletelyApart(overlap, slowed));
+  EXPECT_FALSE(SidesCompletelyApart({}, slowed));
 }
 
 // Paired processes: the machine's state moves both values of a process
@@ -162,14 +162,14 @@ TEST(ConfirmBudgetTest, PastTheBudgetPairsGoOnWhileEveryProcessAgrees) {
   const std::vector<double> base = {410, 1520, 455, 610, 980, 430};
   const std::vector<double> slowed = {450, 1700, 490, 700, 1100, 470};
   // As sets they overlap; as pairs every process timed the candidate slower.
-  EXPECT_FALSE(FinishPastBudget(base, slowed));
-  EXPECT_TRUE(FinishPastBudget(base, slowed, /*paired=*/true));
-  EXPECT_TRUE(FinishPastBudget(slowed, base, true));
+  EXPECT_FALSE(SidesCompletelyApart(base, slowed));
+  EXPECT_TRUE(SidesCompletelyApart(base, slowed, /*paired=*/true));
+  EXPECT_TRUE(SidesCompletelyApart(slowed, base, true));
   std::vector<double> one_other = slowed;
   one_other[2] = 400;
-  EXPECT_FALSE(FinishPastBudget(base, one_other, true));
+  EXPECT_FALSE(SidesCompletelyApart(base, one_other, true));
   // Sides of different lengths are not pairs.
-  EXPECT_FALSE(FinishPastBudget(base, {450, 1700, 490}, true));
+  EXPECT_FALSE(SidesCompletelyApart(base, {450, 1700, 490}, true));
 }
 
 TEST(ConfirmBudgetTest, TheBudgetCoversTheRoundsAnUndecidedCaseMayNeed) {

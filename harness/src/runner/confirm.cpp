@@ -20,19 +20,26 @@ namespace {
 using CaseKey = std::pair<std::string, std::string>;
 
 // One value per process and per op, from the results of one worker.
-struct Side {
+struct ProcessValues {
   std::vector<double> values;
   int samples = 0;  // the fewest samples of one process
   bool unqueued = true;  // every value is a median of wall time less run-queue wait
   std::map<std::string, std::vector<double>> op_wall;
 };
 
+// Seconds with `decimals` digits after the point, as printf's %.Nf writes them.
+std::string Seconds(double s, int decimals) {
+  char text[64];
+  std::snprintf(text, sizeof(text), "%.*f", decimals, s);
+  return text;
+}
+
 bool Timed(const CaseResult& r) {
   return (r.status == CaseStatus::kPassed || r.status == CaseStatus::kFailed) &&
          !r.wall_us.empty();
 }
 
-void Keep(const CaseResult& r, Side* side) {
+void AddProcessValue(const CaseResult& r, ProcessValues* side) {
   // Wall time less the run-queue wait where the worker read it: a fresh
   // process on a loaded host waits for a CPU for a varying share of its
   // samples, which says nothing about the case (docs/detection.md).
@@ -46,14 +53,14 @@ void Keep(const CaseResult& r, Side* side) {
 // result carries the baseline's timing from the same process; a pair is
 // kept whole or not at all, so that value i of both sides (and of each op
 // both sides timed) comes from process i.
-Status TimeOnce(const std::vector<WorkItem>& items, const SupervisorOptions& options,
-                std::map<CaseKey, Side>* sides, std::map<CaseKey, Side>* base_sides,
+Status TimeOneRound(const std::vector<WorkItem>& items, const SupervisorOptions& options,
+                std::map<CaseKey, ProcessValues>* sides, std::map<CaseKey, ProcessValues>* base_sides,
                 ConfirmOutcome* out) {
   RecordFn keep = [&](const CaseResult& r) -> Status {
     if (!Timed(r)) return Status::Ok();
-    Side& side = (*sides)[{r.suite, r.case_id}];
+    ProcessValues& side = (*sides)[{r.suite, r.case_id}];
     if (base_sides == nullptr) {
-      Keep(r, &side);
+      AddProcessValue(r, &side);
       for (const OpSummary& o : r.ops) side.op_wall[o.op].push_back(o.wall_us);
       return Status::Ok();
     }
@@ -61,9 +68,9 @@ Status TimeOnce(const std::vector<WorkItem>& items, const SupervisorOptions& opt
     if (paired == r.extra.end()) return Status::Ok();
     StatusOr<CaseResult> b = CaseResultFromJson(*paired);
     if (!b.ok() || !Timed(*b)) return Status::Ok();
-    Side& base = (*base_sides)[{r.suite, r.case_id}];
-    Keep(r, &side);
-    Keep(*b, &base);
+    ProcessValues& base = (*base_sides)[{r.suite, r.case_id}];
+    AddProcessValue(r, &side);
+    AddProcessValue(*b, &base);
     std::map<std::string, double> base_ops;
     for (const OpSummary& o : b->ops) base_ops[o.op] = o.wall_us;
     for (const OpSummary& o : r.ops) {
@@ -131,8 +138,8 @@ bool RoundsSuspect(const std::vector<double>& base_rounds, const std::vector<dou
 
 }  // namespace
 
-bool FinishPastBudget(const std::vector<double>& base_values, const std::vector<double>& cand_values,
-                      bool paired) {
+bool SidesCompletelyApart(const std::vector<double>& base_values,
+                          const std::vector<double>& cand_values, bool paired) {
   if (base_values.empty() || cand_values.empty()) return false;
   if (paired) {
     // Every process saw the same side slower.
@@ -277,31 +284,29 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
   }
   const int min_rounds = r.confirm.rounds,
             max_rounds = std::max(r.confirm.rounds, r.confirm.max_rounds);
-  char plan_line[768];
-  std::snprintf(
-      plan_line, sizeof(plan_line),
-      "confirming %d wall-time suspect(s)%s in fresh processes, %s: %d-%d rounds%s, budget %.0f "
-      "s\n",
-      out.suspects, screen.c_str(),
-      paired ? ("each timing baseline run " + std::to_string(*choice.run_id) +
-                "'s configuration and this run's in turn")
-                   .c_str()
-      : settings ? ("interleaved with baseline run " + std::to_string(*choice.run_id) +
-                    "'s configuration")
-                       .c_str()
-               : "against their between-run history (the baseline's environment cannot be "
-                 "re-created here)",
-      min_rounds, max_rounds,
-      r.confirm.repeat > 0
-          ? (" of up to " + std::to_string(r.confirm.repeat) + " samples a side").c_str()
-          : "",
-      r.confirm.budget_s);
+  std::string plan_line =
+      "confirming " + std::to_string(out.suspects) + " wall-time suspect(s)" + screen +
+      " in fresh processes, ";
+  if (paired) {
+    plan_line += "each timing baseline run " + std::to_string(*choice.run_id) +
+                 "'s configuration and this run's in turn";
+  } else if (settings) {
+    plan_line += "interleaved with baseline run " + std::to_string(*choice.run_id) + "'s configuration";
+  } else {
+    plan_line += "against their between-run history (the baseline's environment cannot be "
+                 "re-created here)";
+  }
+  plan_line += ": " + std::to_string(min_rounds) + "-" + std::to_string(max_rounds) + " rounds";
+  if (r.confirm.repeat > 0) {
+    plan_line += " of up to " + std::to_string(r.confirm.repeat) + " samples a side";
+  }
+  plan_line += ", budget " + Seconds(r.confirm.budget_s, 0) + " s\n";
   if (log != nullptr) {
-    std::fputs(plan_line, log);
+    std::fputs(plan_line.c_str(), log);
     std::fflush(log);
   }
 
-  std::map<CaseKey, Side> cand_sides, base_sides;
+  std::map<CaseKey, ProcessValues> cand_sides, base_sides;
   std::vector<WorkItem> pending = items;
   bool over_budget = false, past_budget = false;
   // Undecided interleaved cases may go on to max_rounds pairs; a budget that
@@ -330,12 +335,12 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
       // Interleaved cases still undecided but completely apart go on (up to
       // max_rounds): below min_rounds, or below the eight a side that a
       // Mann-Whitney test needs to reach a shared level, the rounds spent
-      // on them would be lost (FinishPastBudget). The others stop here.
+      // on them would be lost (SidesCompletelyApart). The others stop here.
       if (!settings) break;
       std::vector<WorkItem> apart;
       for (const WorkItem& item : pending) {
         const CaseKey key{item.suite, item.case_id};
-        if (FinishPastBudget(base_sides[key].values, cand_sides[key].values, out.paired)) {
+        if (SidesCompletelyApart(base_sides[key].values, cand_sides[key].values, out.paired)) {
           apart.push_back(item);
         }
       }
@@ -354,12 +359,12 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
     const bool candidate_first = round % 2 == 1;
     if (paired) {
       for (WorkItem& item : pending) item.paired->baseline_first = !candidate_first;
-      SPYRE_RETURN_IF_ERROR(TimeOnce(pending, timing, &cand_sides, &base_sides, &out));
+      SPYRE_RETURN_IF_ERROR(TimeOneRound(pending, timing, &cand_sides, &base_sides, &out));
       if (out.interrupted) return out;
     }
     for (int half = 0; !paired && half < (settings ? 2 : 1); ++half) {
       const bool candidate = (half == 0) == candidate_first || !settings;
-      SPYRE_RETURN_IF_ERROR(TimeOnce(pending, candidate ? timing : baseline_timing,
+      SPYRE_RETURN_IF_ERROR(TimeOneRound(pending, candidate ? timing : baseline_timing,
                                      candidate ? &cand_sides : &base_sides, nullptr, &out));
       if (out.interrupted) return out;
     }
@@ -415,22 +420,21 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
     SPYRE_RETURN_IF_ERROR(store.SetResultExtra(run_id, item.suite, item.case_id, cand->extra));
   }
   out.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  char line[512];
-  std::snprintf(
-      line, sizeof(line),
-      "confirmation: %d wall-time suspect(s) re-timed in up to %d fresh process(es) %s"
-      "%s, %.1f s of a %.0f s budget%s",
-      out.suspects, out.rounds,
-      paired     ? "each, every process timing the baseline's configuration and this run's in turn"
-      : settings ? "per side, interleaved with the baseline's configuration"
-                 : "each",
-      out.futile > 0
-          ? (" (" + std::to_string(out.futile) + " stopped early, plainly unchanged)").c_str()
-          : "",
-      out.elapsed_s, budget,
-      past_budget   ? " (budget spent: only undecided cases still completely apart went on)"
-      : over_budget ? " (budget spent: fewer rounds)"
-                    : "");
+  std::string line = "confirmation: " + std::to_string(out.suspects) +
+                     " wall-time suspect(s) re-timed in up to " + std::to_string(out.rounds) +
+                     " fresh process(es) ";
+  line += paired     ? "each, every process timing the baseline's configuration and this run's in turn"
+          : settings ? "per side, interleaved with the baseline's configuration"
+                     : "each";
+  if (out.futile > 0) {
+    line += " (" + std::to_string(out.futile) + " stopped early, plainly unchanged)";
+  }
+  line += ", " + Seconds(out.elapsed_s, 1) + " s of a " + Seconds(budget, 0) + " s budget";
+  if (past_budget) {
+    line += " (budget spent: only undecided cases still completely apart went on)";
+  } else if (over_budget) {
+    line += " (budget spent: fewer rounds)";
+  }
   out.summary = line;
   return out;
 }

@@ -66,14 +66,14 @@ ConfirmStep NextConfirmStep(const std::vector<double>& base_values,
                             const std::vector<double>& cand_values, int round, int min_rounds,
                             const ThresholdValues& v, bool paired = false);
 
-// Whether an undecided interleaved case goes on after the budget is spent:
-// only while its two sets are still completely apart (paired: every process
-// timed the same side slower). Such a case is a change whose evidence has
+// Whether two sets of process values are completely apart (paired: every
+// process timed the same side slower). An undecided interleaved case goes
+// on after the budget is spent only while they are. Such a case is a change whose evidence has
 // not yet reached the level the run's confirmations share (fewer than eight
 // processes a side cannot reach it by Mann-Whitney when tens of cases
 // share it), and stopping there would turn it into a note.
-bool FinishPastBudget(const std::vector<double>& base_values, const std::vector<double>& cand_values,
-                      bool paired = false);
+bool SidesCompletelyApart(const std::vector<double>& base_values,
+                          const std::vector<double>& cand_values, bool paired = false);
 
 // The confirmation's time budget once its first round took first_round_s:
 // the configured budget_s, raised to what `rounds` rounds take at that pace
