@@ -14,10 +14,8 @@ namespace {
 // Golden outputs are computed with fixed thread counts, whatever --threads or
 // OPENBLAS_NUM_THREADS say: libtorch's reductions and OpenBLAS's gemm split
 // their sums by thread, so the float64 reference moves in its last bits with
-// the count. Those bits are far below the float32 the files store, and
-// `golden verify` has been measured bit-exact across thread counts and
-// OpenBLAS kernel sets (bench/README.md), but a fixed count removes one
-// cause of a rounding-level difference. Changing them means regenerating
+// the count. Those bits are far below the float32 the files store, and a
+// fixed count removes one cause of a rounding-level difference. Changing them means regenerating
 // golden/.
 constexpr int kGoldenThreads = 2;
 constexpr int kGoldenBlasThreads = 2;

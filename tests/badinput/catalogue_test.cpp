@@ -332,7 +332,7 @@ TEST_P(BadInputTest, ExitsTwoWithOneLineAndLeavesTheStore) {
       problems.push_back("stderr holds '" + fragment + "'");
     }
   }
-  // Measured for every entry (the figure goes to bench/README.md).
+  // Printed for every entry (ctest -V shows it).
   std::cout << "peak RSS " << e.name << ": " << r.max_rss_kb << " KB\n";
   if (r.max_rss_kb >= kMaxRssKb) {
     problems.push_back("peak RSS " + std::to_string(r.max_rss_kb) + " KB, over " +

@@ -38,9 +38,8 @@ class DetectE2eTest : public ::testing::Test {
     return j.is_discarded() ? 0 : j["run_id"].get<int64_t>();
   }
 
-  // Separate processes on a shared VM land on speeds up to ~2x apart
-  // (build/detector_rates, bench/README.md), and under a full load a 9 us addmm was
-  // seen at 2x as well: the test's own thresholds allow 100% and 50 us so
+  // Separate processes on a shared VM can land on speeds up to ~2x apart,
+  // and a 9 us op under a full load as well: the test's own thresholds allow 100% and 50 us so
   // that only the injected slowdown (x20) counts.
   std::string Thresholds() {
     std::string path = dir_.File("thresholds.json");

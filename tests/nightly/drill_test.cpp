@@ -95,7 +95,7 @@ TEST(NightlyDrillTest, BlasSwitchIsAttributedToBlasAndProfileSwitchIsAChangePoin
   const std::string attribution = comparison.value("attribution", "");
   EXPECT_NE(attribution.find("blas"), std::string::npos) << attribution;
   EXPECT_NE(attribution.find("reference"), std::string::npos) << attribution;
-  // What the drill found, for the log (ctest -V): bench/README.md quotes it.
+  // What the drill found, for the log (ctest -V).
   std::cout << "[drill] night " << blas + 1 << " (run " << runs[blas] << ") vs night " << blas
             << ": " << attribution << "\n";
   for (const auto& f : comparison["regressions"]) {

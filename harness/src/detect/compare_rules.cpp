@@ -596,8 +596,8 @@ void CompareWall(const CaseResult& base, const CaseResult& cand, const Threshold
                                   : JudgeHistory(a, b, v.wall_alpha, v);
   // Fresh processes against history: the history is of whole runs' medians,
   // and a process that times only a few suspects can sit in another state
-  // than a whole run (bench/README.md has a case 25x slower in its fresh
-  // processes than in its run's own pass). The run's own median, at the
+  // than a whole run (a cache, a frequency or a neighbour that a short
+  // process meets and a long pass averages out). The run's own median, at the
   // history's level, must then have moved the same way by the minimum
   // effect too.
   bool own_disagrees = false;

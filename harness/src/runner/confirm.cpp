@@ -121,8 +121,7 @@ std::vector<double> Logs(const std::vector<double>& v) {
 // case that looks changed, Mann-Whitney p < 0.1 with a shift of at least
 // the minimum, always does). Half, because rounds of two nights are also
 // apart by how far the machine moved between them, which can put a real
-// change of more than the minimum inside it (bench/README.md has a case
-// that went unconfirmed so). On a quiet host ten rounds a side pin a
+// change of more than the minimum inside it. On a quiet host ten rounds a side pin a
 // case within a few per cent and only the cases near or past the line are
 // re-timed; on a loaded one rounds move a case by 10-20% and every case is
 // (most stop after four pairs, plainly unchanged): a screen as tight as the
@@ -266,9 +265,8 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
   SupervisorOptions timing = options;
   timing.jobs = 1;
   // More samples a side than the main pass takes, while they are short: a
-  // process's value is their median, and with five a side the pairs of a
-  // loaded host spread about half as much again as with eleven
-  // (bench/README.md).
+  // process's value is their median, and the median of a few samples moves
+  // with every preemption a loaded host deals out.
   if (r.confirm.repeat > 0) {
     timing.worker_argv.insert(timing.worker_argv.end(),
                               {"--min-repeat", std::to_string(r.confirm.repeat)});

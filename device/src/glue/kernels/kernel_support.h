@@ -57,8 +57,8 @@ KernelCost VectorCost(VectorKind kind, int64_t rows, int64_t cols, at::ScalarTyp
 // judges latency on: wall time less the calling thread's run-queue wait. On a
 // loaded host the op is preempted for a varying share of its wall time;
 // stretching wall time would multiply those waits by F as well, so a slowed
-// op would spread with the load instead of being F times the op
-// (bench/README.md has the figures). Where the wait cannot be read, wall
+// op would spread with the load instead of being F times the op. Where the
+// wait cannot be read, wall
 // time is stretched.
 //
 // Reading the wait is a system call (1-3 us), more than slow=1.05 adds to
