@@ -172,49 +172,61 @@ std::string MetricKey(const std::vector<Metric>& metrics) {
   return key;
 }
 
-}  // namespace
+// The steps of Store::Prune over one open store, in the order it takes them.
+class PruneSteps {
+ public:
+  PruneSteps(sqlite3* db, std::string path, const PrunePolicy& policy, PruneReport* report)
+      : db_(db), path_(std::move(path)), policy_(policy), report_(report) {}
+  Status ChooseRunsKeptWhole();
+  Status ChooseRunsKeepingRounds();
+  Status CompactWallSamples();
+  Status ShareMetrics();
+  Status ShareExtraJson();
+  Status MeasureFreedPages();
 
-StatusOr<PruneReport> Store::Prune(const PrunePolicy& policy) {
-  if (policy.keep_rounds < 1) {
-    return InvalidInput("--keep-rounds " + std::to_string(policy.keep_rounds) +
-                        " keeps no run's round values: give 1 or more");
-  }
-  if (policy.keep_runs < 1) {
-    return InvalidInput("--keep-runs " + std::to_string(policy.keep_runs) +
-                        " keeps no run whole: give 1 or more (a baseline needs its samples)");
-  }
-  PruneReport report;
-  report.bytes_before = FileBytes(path_);
+ private:
+  Status Error(int rc, const std::string& doing) const { return SqlStatus(db_, rc, path_, doing); }
 
-  // Which runs keep every sample, and why (the first reason found).
-  std::map<int64_t, std::string> keep;
-  std::vector<int64_t> newest;  // the newest N per suite: their baselines are kept too
+  sqlite3* db_;
+  std::string path_;
+  const PrunePolicy& policy_;
+  PruneReport* report_;
+  std::map<int64_t, std::string> kept_whole_;  // run -> why it keeps every sample
+  std::vector<int64_t> newest_;  // the newest --keep-runs per suite: their baselines are kept too
+  std::set<int64_t> keep_rounds_;      // runs that keep their round values
+  std::set<int64_t> compacted_runs_;   // runs that lost samples
+};
+
+// Which runs keep every sample, and why (the first reason found): the
+// newest --keep-runs of each suite and their baselines, runs still running,
+// --keep-label runs, and the newest run of each label.
+Status PruneSteps::ChooseRunsKeptWhole() {
   {
     Stmt q(db_,
            "SELECT id, suite, status, label, options_json FROM runs ORDER BY suite, started_at "
            "DESC, id DESC");
     std::map<std::string, int> seen_per_suite;
-    std::set<std::string> keep_labels(policy.keep_labels.begin(), policy.keep_labels.end());
+    std::set<std::string> keep_labels(policy_.keep_labels.begin(), policy_.keep_labels.end());
     int rc;
     while ((rc = q.Step()) == SQLITE_ROW) {
       const int64_t id = q.Int(0);
       const std::string suite = q.Text(1), status = q.Text(2), label = q.Text(3);
-      ++report.runs_examined;
+      ++report_->runs_examined;
       if (status == "running") {
-        keep.emplace(id, "still running");
-      } else if (++seen_per_suite[suite] <= policy.keep_runs) {
-        keep.emplace(id,
-                     "one of the newest " + std::to_string(policy.keep_runs) + " runs of " + suite);
-        newest.push_back(id);
+        kept_whole_.emplace(id, "still running");
+      } else if (++seen_per_suite[suite] <= policy_.keep_runs) {
+        kept_whole_.emplace(id,
+                     "one of the newest " + std::to_string(policy_.keep_runs) + " runs of " + suite);
+        newest_.push_back(id);
         // The run this one was compared with.
         nlohmann::json options = nlohmann::json::parse(q.Text(4), nullptr, false);
         if (options.is_object() && options.contains("baseline_run_id") &&
             options["baseline_run_id"].is_number_integer()) {
-          keep.emplace(options["baseline_run_id"].get<int64_t>(),
+          kept_whole_.emplace(options["baseline_run_id"].get<int64_t>(),
                        "the baseline of run " + std::to_string(id));
         }
       } else if (keep_labels.count(label) != 0) {
-        keep.emplace(id, "labelled '" + label + "' (--keep-label)");
+        kept_whole_.emplace(id, "labelled '" + label + "' (--keep-label)");
       }
     }
     if (rc != SQLITE_DONE) return Error(rc, "choosing the runs to keep");
@@ -227,29 +239,31 @@ StatusOr<PruneReport> Store::Prune(const PrunePolicy& policy) {
            "  (n.started_at > r.started_at OR (n.started_at = r.started_at AND n.id > r.id)))");
     int rc;
     while ((rc = q.Step()) == SQLITE_ROW) {
-      keep.emplace(q.Int(0), "the newest run labelled '" + q.Text(1) + "'");
+      kept_whole_.emplace(q.Int(0), "the newest run labelled '" + q.Text(1) + "'");
     }
     if (rc != SQLITE_DONE) return Error(rc, "choosing the runs to keep");
   }
   {
     Stmt q(db_, "SELECT DISTINCT run_id, baseline_run_id FROM regressions");
     int rc;
-    std::set<int64_t> newest_set(newest.begin(), newest.end());
+    std::set<int64_t> newest_set(newest_.begin(), newest_.end());
     while ((rc = q.Step()) == SQLITE_ROW) {
       if (newest_set.count(q.Int(0)) != 0) {
-        keep.emplace(q.Int(1), "the baseline of run " + std::to_string(q.Int(0)));
+        kept_whole_.emplace(q.Int(1), "the baseline of run " + std::to_string(q.Int(0)));
       }
     }
     if (rc != SQLITE_DONE) return Error(rc, "choosing the runs to keep");
   }
-  report.runs_kept = static_cast<int64_t>(keep.size());
-  for (const auto& [id, why] : keep) report.kept.push_back({id, why});
+  report_->runs_kept = static_cast<int64_t>(kept_whole_.size());
+  for (const auto& [id, why] : kept_whole_) report_->kept.push_back({id, why});
+  return Status::Ok();
+}
 
-  // Runs that keep their round values (and so every latency verdict): the
-  // newest --keep-rounds of each suite, every run kept whole, and every run
-  // a recorded finding names (as the run or its baseline).
-  std::set<int64_t> keep_rounds;
-  for (const auto& [id, why] : keep) keep_rounds.insert(id);
+// Runs that keep their round values (and so every latency verdict): the
+// newest --keep-rounds of each suite, every run kept whole, and every run
+// a recorded finding names (as the run or its baseline).
+Status PruneSteps::ChooseRunsKeepingRounds() {
+  for (const auto& [id, why] : kept_whole_) keep_rounds_.insert(id);
   {
     Stmt q(db_,
            "SELECT id, suite FROM runs WHERE status != 'running' ORDER BY suite, started_at DESC,"
@@ -257,20 +271,23 @@ StatusOr<PruneReport> Store::Prune(const PrunePolicy& policy) {
     std::map<std::string, int> seen_per_suite;
     int rc;
     while ((rc = q.Step()) == SQLITE_ROW) {
-      if (++seen_per_suite[q.Text(1)] <= policy.keep_rounds) keep_rounds.insert(q.Int(0));
+      if (++seen_per_suite[q.Text(1)] <= policy_.keep_rounds) keep_rounds_.insert(q.Int(0));
     }
     if (rc != SQLITE_DONE) return Error(rc, "choosing the runs that keep their rounds");
     Stmt f(db_, "SELECT run_id, baseline_run_id FROM regressions");
     while ((rc = f.Step()) == SQLITE_ROW) {
-      keep_rounds.insert(f.Int(0));
-      keep_rounds.insert(f.Int(1));
+      keep_rounds_.insert(f.Int(0));
+      keep_rounds_.insert(f.Int(1));
     }
     if (rc != SQLITE_DONE) return Error(rc, "choosing the runs that keep their rounds");
   }
+  return Status::Ok();
+}
 
-  Transaction tx(db_);
-  if (int rc = tx.Begin(); rc != SQLITE_OK) return Error(rc, "starting the prune");
-  std::set<int64_t> compacted_runs;
+// Wall samples: the oldest tier loses them (the result's median, MAD and
+// unqueued median stay), the middle tier keeps one value per timing round,
+// and runs kept whole keep every sample, packed as recorded.
+Status PruneSteps::CompactWallSamples() {
   {
     Stmt results(db_,
                  "SELECT r.id, r.run_id, r.extra_json, r.rounds_packed,"
@@ -306,7 +323,7 @@ StatusOr<PruneReport> Store::Prune(const PrunePolicy& policy) {
     int rc;
     while ((rc = results.Step()) == SQLITE_ROW) {
       const int64_t result_id = results.Int(0), run_id = results.Int(1);
-      const bool kept = keep.count(run_id) != 0, oldest = keep_rounds.count(run_id) == 0;
+      const bool kept = kept_whole_.count(run_id) != 0, oldest = keep_rounds_.count(run_id) == 0;
       nlohmann::json doc = nlohmann::json::parse(results.Text(2), nullptr, false);
       if (!doc.is_object()) continue;
       if (!results.IsNull(4)) {
@@ -345,9 +362,9 @@ StatusOr<PruneReport> Store::Prune(const PrunePolicy& policy) {
         // MAD and unqueued median (its columns) stay.
         DropRounds(&doc);
         SPYRE_RETURN_IF_ERROR(write(result_id, doc, std::nullopt));
-        ++report.results_rounds_dropped;
-        report.samples_before += static_cast<int64_t>(raw.wall_us.size());
-        compacted_runs.insert(run_id);
+        ++report_->results_rounds_dropped;
+        report_->samples_before += static_cast<int64_t>(raw.wall_us.size());
+        compacted_runs_.insert(run_id);
         continue;
       }
       store_internal::PackedRounds packed;
@@ -367,20 +384,20 @@ StatusOr<PruneReport> Store::Prune(const PrunePolicy& policy) {
         // Per-round per-op wall times are most of an old result's size; what
         // remains names an op through the op summaries and history.
         if (rounds->erase("op_wall_us") != 0) (*rounds)["op_wall_dropped"] = true;
-        ++report.results_compacted;
-        report.samples_before += static_cast<int64_t>(raw.wall_us.size());
-        report.samples_after += static_cast<int64_t>(packed.wall_us.size());
-        compacted_runs.insert(run_id);
+        ++report_->results_compacted;
+        report_->samples_before += static_cast<int64_t>(raw.wall_us.size());
+        report_->samples_after += static_cast<int64_t>(packed.wall_us.size());
+        compacted_runs_.insert(run_id);
       } else if (from_rows && !kept &&
                  AlreadyFolded(doc, static_cast<int64_t>(raw.wall_us.size()))) {
         // Folded by an earlier prune into one row per round: packed as they are.
         packed.wall_us = raw.wall_us;
         packed.queue_us = raw.queue_us;
         rounds->erase("samples");
-        ++report.results_compacted;
-        report.samples_before += static_cast<int64_t>(raw.wall_us.size());
-        report.samples_after += static_cast<int64_t>(packed.wall_us.size());
-        compacted_runs.insert(run_id);
+        ++report_->results_compacted;
+        report_->samples_before += static_cast<int64_t>(raw.wall_us.size());
+        report_->samples_after += static_cast<int64_t>(packed.wall_us.size());
+        compacted_runs_.insert(run_id);
       } else if (from_rows) {
         // Every sample kept, packed as recorded (a run kept whole, or samples
         // that do not fold): the same values, a few bytes each.
@@ -394,7 +411,7 @@ StatusOr<PruneReport> Store::Prune(const PrunePolicy& policy) {
             rounds->erase("op_wall_us");
           }
         }
-        ++report.results_packed_whole;
+        ++report_->results_packed_whole;
       } else {
         continue;  // raw in a blob already, and nothing to fold
       }
@@ -402,9 +419,14 @@ StatusOr<PruneReport> Store::Prune(const PrunePolicy& policy) {
     }
     if (rc != SQLITE_DONE) return Error(rc, "reading results to compact");
   }
-  // Metrics of every finished run's results go into shared metric sets: one
-  // set per distinct list of metrics, in recorded order (nothing is lost; a
-  // case's accuracy metrics repeat night after night).
+  report_->runs_compacted = static_cast<int64_t>(compacted_runs_.size());
+  return Status::Ok();
+}
+
+// Metrics of every finished run's results go into shared metric sets: one
+// set per distinct list of metrics, in recorded order (nothing is lost; a
+// case's accuracy metrics repeat night after night).
+Status PruneSteps::ShareMetrics() {
   {
     std::unordered_map<std::string, int64_t> sets;  // MetricKey -> set id
     int64_t next_set = 1;
@@ -468,7 +490,7 @@ StatusOr<PruneReport> Store::Prune(const PrunePolicy& policy) {
           if (int e = add.Run(); e != SQLITE_DONE) return Error(e, "writing a metric set");
         }
         ++next_set;
-        ++report.metric_sets_added;
+        ++report_->metric_sets_added;
       }
       point.Reset();
       point.Bind(1, at->second).Bind(2, result_id);
@@ -476,13 +498,17 @@ StatusOr<PruneReport> Store::Prune(const PrunePolicy& policy) {
       drop.Reset();
       drop.Bind(1, result_id);
       if (int e = drop.Run(); e != SQLITE_DONE) return Error(e, "sharing metrics");
-      report.metric_rows_shared += static_cast<int64_t>(metrics.size());
+      report_->metric_rows_shared += static_cast<int64_t>(metrics.size());
     }
     if (rc != SQLITE_DONE) return Error(rc, "reading results whose metrics to share");
   }
-  // The extra JSON of every finished run's results: the members that
-  // describe the case go into a set shared by every result with the very
-  // same members (store/extra_sets.h); what changes from run to run stays.
+  return Status::Ok();
+}
+
+// The extra JSON of every finished run's results: the members that
+// describe the case go into a set shared by every result with the very
+// same members (store/extra_sets.h); what changes from run to run stays.
+Status PruneSteps::ShareExtraJson() {
   {
     std::unordered_map<std::string, int64_t> sets;  // members as stored -> set id
     int64_t next_set = 1;
@@ -519,15 +545,43 @@ StatusOr<PruneReport> Store::Prune(const PrunePolicy& policy) {
     }
     if (rc != SQLITE_DONE) return Error(rc, "reading results whose extra JSON to share");
   }
-  report.runs_compacted = static_cast<int64_t>(compacted_runs.size());
-  // What VACUUM would give back: the pages the deletions freed.
+  return Status::Ok();
+}
+
+// What VACUUM would give back: the pages the deletions freed.
+Status PruneSteps::MeasureFreedPages() {
   {
     Stmt pages(db_,
                "SELECT (SELECT freelist_count FROM pragma_freelist_count()) *"
                " (SELECT page_size FROM pragma_page_size())");
     if (int rc = pages.Step(); rc != SQLITE_ROW) return Error(rc, "measuring freed pages");
-    report.bytes_freed = pages.Int(0);
+    report_->bytes_freed = pages.Int(0);
   }
+  return Status::Ok();
+}
+
+}  // namespace
+
+StatusOr<PruneReport> Store::Prune(const PrunePolicy& policy) {
+  if (policy.keep_rounds < 1) {
+    return InvalidInput("--keep-rounds " + std::to_string(policy.keep_rounds) +
+                        " keeps no run's round values: give 1 or more");
+  }
+  if (policy.keep_runs < 1) {
+    return InvalidInput("--keep-runs " + std::to_string(policy.keep_runs) +
+                        " keeps no run whole: give 1 or more (a baseline needs its samples)");
+  }
+  PruneReport report;
+  report.bytes_before = FileBytes(path_);
+  PruneSteps steps(db_, path_, policy, &report);
+  SPYRE_RETURN_IF_ERROR(steps.ChooseRunsKeptWhole());
+  SPYRE_RETURN_IF_ERROR(steps.ChooseRunsKeepingRounds());
+  Transaction tx(db_);
+  if (int rc = tx.Begin(); rc != SQLITE_OK) return Error(rc, "starting the prune");
+  SPYRE_RETURN_IF_ERROR(steps.CompactWallSamples());
+  SPYRE_RETURN_IF_ERROR(steps.ShareMetrics());
+  SPYRE_RETURN_IF_ERROR(steps.ShareExtraJson());
+  SPYRE_RETURN_IF_ERROR(steps.MeasureFreedPages());
   if (policy.dry_run) {
     report.bytes_after = report.bytes_before - report.bytes_freed;
     return report;  // the transaction rolls back
