@@ -42,6 +42,11 @@ cases=(
   'cli/verb_history.cpp|#include "harness/golden/golden.h"|the program users run links no libtorch'
   'cli/verb_list.cpp|#include "suites/ops/op_registry.h"|the program users run links no libtorch'
   'reports/src/escape.cpp|#include <torch/version.h>|the report writers are torch-free'
+  'harness/src/status.cpp|#include "harness/store/store.h"|the basics are the bottom layer'
+  'harness/src/process/output_file.cpp|#include "harness/suite_file/suite_file.h"|the basics are the bottom layer'
+  'harness/include/harness/store/store_history.h|#include "harness/detect/detect.h"|the store is below detection'
+  'harness/src/suite_file/suite_file.cpp|#include "harness/store/store.h"|suite files are read below the store'
+  'harness/src/detect/history_shifts.cpp|#include "harness/runner/run.h"|detection is below the runner'
 )
 mkdir "$work/tree"
 cp -r "$src/device" "$src/harness" "$src/suites" "$src/reports" "$src/cli" "$work/tree/"
