@@ -333,6 +333,20 @@ int Main(int argc, char** argv) {
 
   const VerbTable verbs = Verbs(app);
   std::vector<std::string> args(argv + 1, argv + argc);
+  // Newer CLI11 releases skip an environment value that does not convert
+  // instead of refusing it: the thread count from the environment is
+  // checked here, so a typo there is an error on every version.
+  if (const char* env_threads = std::getenv("SPYRE_REGRESS_THREADS"); env_threads != nullptr) {
+    std::string value = env_threads;
+    std::string problem = harness::cli::InRange(1, 1024)(value);
+    if (problem.empty() && value.find_first_not_of("0123456789") != std::string::npos) {
+      problem = "'" + value + "' is not a whole number; give a number from 1 to 1024";
+    }
+    if (!problem.empty()) {
+      return Fail("SPYRE_REGRESS_THREADS='" + std::string(env_threads) +
+                  "' (the environment's value for --threads): " + problem);
+    }
+  }
   args = NormalizeArgs(args, verbs);
   try {
     // CLI11 takes the arguments last first.

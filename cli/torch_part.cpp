@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "harness/build_info.h"
+#include "harness/exit_signals.h"
 #include "torch_part.h"
 
 namespace harness::cli {
@@ -68,6 +69,9 @@ StatusOr<const TorchVerbs*> LoadTorchPart() {
                         HarnessVersion() + ", revision " + HarnessGitRevision() +
                         "): build the target spyre-regress again, or copy lib/ with the binary");
   }
+  // libtorch 2.x hooks SIGINT and SIGHUP when it loads (to set a flag of its
+  // own): ours go back in, so that a signal still ends the verb or stops the run.
+  if (ExitSignalsInstalled()) InstallExitSignals();
   return verbs;
 }
 

@@ -147,6 +147,10 @@ TEST(SideDoorsTest, StoredControlCharactersNeverReachATerminalRaw) {
   const std::string cmd = "'" + spyre_test::CliPath() + "' --db '" + db +
                           "' export --format csv --table runs";
   auto tty = spyre_test::RunCommand({script, "-qec", cmd, "/dev/null"});
+  if (tty.exit_code != 0 && (tty.err + tty.out).find("pseudo-terminal") != std::string::npos) {
+    // A root without /dev/pts (a bare chroot): no terminal to test on here.
+    GTEST_SKIP() << "no pseudo-terminal on this host: " << tty.err << tty.out;
+  }
   ASSERT_EQ(tty.exit_code, 0) << tty.err << tty.out;
   EXPECT_EQ(tty.out.find('\x1b'), std::string::npos) << tty.out;
   EXPECT_NE(tty.out.find("\\x1b]0;owned\\x07"), std::string::npos) << tty.out;

@@ -20,8 +20,14 @@
 
 namespace harness {
 
-// Installs the handlers; idempotent. main calls it first thing.
+// Installs the handlers, again if a library loaded since replaced them
+// (libtorch 2.x hooks SIGINT and SIGHUP); main calls it first thing, the
+// CLI again once libtorch is loaded, and every SignalDeferral.
 void InstallExitSignals();
+
+// Whether this process installed them (a worker, or a child forked from a
+// process that did, has not).
+bool ExitSignalsInstalled();
 
 // "SIGTERM", "SIGHUP", "SIGINT", else "signal N".
 std::string SignalName(int sig);

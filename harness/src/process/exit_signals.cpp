@@ -89,8 +89,11 @@ void OnSignal(int sig) {
 
 void InstallExitSignals() {
   g_owner.store(::getpid());
-  if (g_installed.exchange(true)) return;
-  if (::pipe2(g_pipe, O_CLOEXEC | O_NONBLOCK) != 0) g_pipe[0] = g_pipe[1] = -1;
+  if (!g_installed.exchange(true) && ::pipe2(g_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
+    g_pipe[0] = g_pipe[1] = -1;
+  }
+  // Always (re)installed: a library loaded since (libtorch 2.x hooks SIGINT
+  // and SIGHUP to set a flag of its own) may have replaced the handlers.
   struct sigaction sa {};
   sa.sa_handler = OnSignal;
   sigemptyset(&sa.sa_mask);
@@ -98,6 +101,8 @@ void InstallExitSignals() {
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&sa.sa_mask, sig);
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(sig, &sa, nullptr);
 }
+
+bool ExitSignalsInstalled() { return g_installed.load() && g_owner.load() == ::getpid(); }
 
 std::string SignalName(int sig) {
   switch (sig) {
