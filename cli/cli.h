@@ -48,8 +48,6 @@ using VerbAction = std::function<StatusOr<int>()>;
 // --confirm-max-rounds, --confirm-repeat, --confirm-budget), bound to
 // `settings`, whose defaults they show; `run` and `confirm` both take them.
 void AddConfirmOptions(CLI::App* cmd, ConfirmSettings* settings);
-// A number as a help text shows a default ("7", "0.01", "120").
-std::string DefaultText(double value);
 
 // Free text a user records with a run (--label, a --tag value): at most
 // kMaxLabelBytes bytes and no control characters, since it is shown in

@@ -192,26 +192,6 @@ std::string ExplainExtras(CLI::App& app, const std::vector<std::string>& args,
   return "";
 }
 
-// A bad value that came from an environment variable (SPYRE_REGRESS_THREADS)
-// rather than from its flag, named as the variable: CLI11 names the flag,
-// which the user never typed.
-std::string NameEnvironmentSource(CLI::App& app, const std::vector<std::string>& args,
-                                  const std::string& message) {
-  for (const CLI::Option* o : app.get_options()) {
-    const std::string env = o->get_envname();
-    const char* value = env.empty() ? nullptr : std::getenv(env.c_str());
-    if (value == nullptr) continue;
-    const std::string flag = "--" + o->get_lnames().front();
-    if (message.rfind(flag + ":", 0) != 0) continue;
-    bool typed = false;
-    for (const std::string& a : args) typed = typed || OptionName(a) == flag;
-    if (typed) continue;
-    return env + "='" + value + "' (the environment's value for " + flag + ")" +
-           message.substr(flag.size());
-  }
-  return message;
-}
-
 // The global paths, made absolute: the store (LocateStore's order), the
 // suites, and the golden files, which follow --suites when only it is given.
 void ResolvePaths(CLI::App& app, const std::string& db_flag, harness::cli::GlobalOptions* g) {
@@ -366,7 +346,7 @@ int Main(int argc, char** argv) {
     const std::string explained = ExplainExtras(app, args, verbs);
     if (!explained.empty()) return Fail(explained);
     // CLI11's own message says what; add where to look.
-    return Fail(NameEnvironmentSource(app, args, e.what()) + " (see 'spyre-regress --help')");
+    return Fail(std::string(e.what()) + " (see 'spyre-regress --help')");
   }
   ResolvePaths(app, db_flag, &global);
   // The device is loaded where cases run or the fingerprint is taken; the

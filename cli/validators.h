@@ -18,6 +18,13 @@ inline std::string RangeNumber(double v) {
   return text;
 }
 
+// A number as a help text shows a default ("7", "0.01", "120").
+inline std::string DefaultText(double value) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%g", value);
+  return text;
+}
+
 // A value v with lo <= v <= hi (lo < v when `above`); hi may be infinity.
 inline CLI::Validator InRange(double lo, double hi, bool above = false) {
   std::string words;

@@ -8,7 +8,6 @@
 // run (ci/nightly). The work is the torch part's (ConfirmRecordedRun).
 #include <iostream>
 #include <memory>
-#include <sstream>
 
 #include "validators.h"
 #include "cli.h"
@@ -47,12 +46,6 @@ StatusOr<int> Confirm(const ConfirmFlags& f, const GlobalOptions& g) {
 }
 
 }  // namespace
-
-std::string DefaultText(double value) {
-  std::ostringstream out;
-  out << value;
-  return out.str();
-}
 
 void AddConfirmOptions(CLI::App* cmd, ConfirmSettings* settings) {
   const ConfirmSettings defaults;
