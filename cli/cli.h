@@ -19,10 +19,10 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "harness/output_file.h"
-#include "harness/status.h"
-#include "harness/runner/run.h"
-#include "harness/store/store.h"
+#include "base/output_file.h"
+#include "base/status.h"
+#include "run/run.h"
+#include "store/store.h"
 
 namespace harness::cli {
 

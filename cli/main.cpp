@@ -18,10 +18,10 @@
 #include "validators.h"
 #include "cli.h"
 #include "command_line.h"
-#include "harness/build_info.h"
-#include "harness/exit_signals.h"
-#include "harness/human_format.h"
-#include "harness/suggest.h"
+#include "base/build_info.h"
+#include "base/exit_signals.h"
+#include "base/human_format.h"
+#include "base/suggest.h"
 
 namespace harness::cli {
 std::vector<std::pair<int, AddVerbFn>>& VerbRegistry() {

@@ -2,7 +2,7 @@
 // every request of the torch part carries.
 #include <sstream>
 
-#include "harness/store/store.h"
+#include "store/store.h"
 #include "torch_part.h"
 
 namespace harness::cli {

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "cli.h"
-#include "harness/store/store_queries.h"
+#include "store/store_queries.h"
 
 namespace harness::cli {
 namespace {

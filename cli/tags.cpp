@@ -2,7 +2,7 @@
 #include <regex>
 
 #include "cli.h"
-#include "harness/human_format.h"
+#include "base/human_format.h"
 
 namespace harness::cli {
 

@@ -8,8 +8,8 @@
 #include <cstring>
 #include <filesystem>
 
-#include "harness/build_info.h"
-#include "harness/exit_signals.h"
+#include "base/build_info.h"
+#include "base/exit_signals.h"
 #include "torch_part.h"
 
 namespace harness::cli {

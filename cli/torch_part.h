@@ -19,9 +19,8 @@
 #include <string>
 
 #include "cli.h"
-#include "harness/runner/bisect.h"
-#include "harness/runner/run.h"
-#include "harness/runner/zygote.h"
+#include "run/bisect.h"
+#include "run/run.h"
 
 namespace harness::cli {
 
@@ -60,7 +59,7 @@ inline constexpr int kTorchPartInterface = 5;
 // a Status.
 struct TorchVerbs {
   int interface = kTorchPartInterface;
-  // The build it came from (harness/build_info.h), compared with the
+  // The build it came from (base/build_info.h), compared with the
   // program's own.
   const char* version = nullptr;
   const char* revision = nullptr;

@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "cli.h"
-#include "harness/store/store.h"
+#include "store/store.h"
 
 namespace harness::cli {
 namespace {

@@ -11,9 +11,9 @@
 #include "validators.h"
 #include "cli.h"
 #include "command_line.h"
-#include "harness/runner/bisect.h"
-#include "harness/store/store.h"
-#include "harness/store/store_queries.h"
+#include "run/bisect.h"
+#include "store/store.h"
+#include "store/store_queries.h"
 #include "torch_part.h"
 
 namespace harness::cli {

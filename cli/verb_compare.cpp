@@ -4,12 +4,12 @@
 #include <memory>
 
 #include "cli.h"
-#include "harness/detect/attribution.h"
-#include "harness/detect/grouping.h"
-#include "harness/store/store_queries.h"
-#include "harness/detect/history.h"
-#include "harness/store/store.h"
-#include "harness/store/store_history.h"
+#include "detect/attribution.h"
+#include "detect/grouping.h"
+#include "store/store_queries.h"
+#include "detect/history.h"
+#include "store/store.h"
+#include "store/store_history.h"
 
 namespace harness::cli {
 namespace {

@@ -11,8 +11,8 @@
 
 #include "validators.h"
 #include "cli.h"
-#include "harness/runner/run.h"
-#include "harness/store/store.h"
+#include "run/run.h"
+#include "store/store.h"
 #include "torch_part.h"
 
 namespace harness::cli {

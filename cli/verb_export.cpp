@@ -3,7 +3,7 @@
 // (default results). With --out DIR and no --table: every table, one file
 // each (runs.csv, results.csv, metrics.csv, findings.csv or .jsonl).
 //
-// A file is written whole or not at all (harness/output_file.h), never over
+// A file is written whole or not at all (base/output_file.h), never over
 // the store, a suite or a golden file; with several files, none is put in
 // place until every one has been written.
 #include <filesystem>
@@ -11,9 +11,9 @@
 #include <memory>
 
 #include "cli.h"
-#include "harness/store/store.h"
-#include "harness/store/store_queries.h"
-#include "harness/suggest.h"
+#include "store/store.h"
+#include "store/store_queries.h"
+#include "base/suggest.h"
 
 namespace harness::cli {
 namespace {

@@ -7,13 +7,13 @@
 #include <memory>
 
 #include "cli.h"
-#include "harness/detect/changepoint.h"
-#include "harness/detect/history.h"
-#include "harness/human_format.h"
-#include "harness/store/store.h"
-#include "harness/store/store_queries.h"
-#include "harness/suggest.h"
-#include "harness/suite_file/suite_file.h"
+#include "detect/changepoint.h"
+#include "detect/history.h"
+#include "base/human_format.h"
+#include "store/store.h"
+#include "store/store_queries.h"
+#include "base/suggest.h"
+#include "suite_file/suite_file.h"
 
 namespace harness::cli {
 namespace {

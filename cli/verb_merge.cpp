@@ -9,9 +9,9 @@
 #include <memory>
 
 #include "cli.h"
-#include "harness/detect/history.h"
-#include "harness/runner/regression_hook.h"
-#include "harness/store/store.h"
+#include "detect/history.h"
+#include "run/regression_hook.h"
+#include "store/store.h"
 
 namespace harness::cli {
 namespace {

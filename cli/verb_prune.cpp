@@ -9,8 +9,8 @@
 
 #include "validators.h"
 #include "cli.h"
-#include "harness/human_format.h"
-#include "harness/store/store.h"
+#include "base/human_format.h"
+#include "store/store.h"
 
 namespace harness::cli {
 namespace {

@@ -7,7 +7,7 @@
 #include <memory>
 
 #include "cli.h"
-#include "harness/store/store.h"
+#include "store/store.h"
 #include "reports/reporter.h"
 #include "reports/stack_reporter.h"
 

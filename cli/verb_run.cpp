@@ -12,10 +12,10 @@
 
 #include "validators.h"
 #include "cli.h"
-#include "harness/exit_signals.h"
+#include "base/exit_signals.h"
 #include "command_line.h"
-#include "harness/runner/run.h"
-#include "harness/store/store.h"
+#include "run/run.h"
+#include "store/store.h"
 #include "reports/reporter.h"
 #include "torch_part.h"
 

@@ -10,10 +10,10 @@
 
 #include "validators.h"
 #include "cli.h"
-#include "harness/human_format.h"
-#include "harness/store/store.h"
-#include "harness/store/store_queries.h"
-#include "harness/suggest.h"
+#include "base/human_format.h"
+#include "store/store.h"
+#include "store/store_queries.h"
+#include "base/suggest.h"
 
 namespace harness::cli {
 namespace {

@@ -14,4 +14,4 @@ add_custom_target(spyre_build_info_gen
   COMMENT "Reading git revision")
 add_library(spyre_build_info STATIC ${SPYRE_BUILD_INFO_CPP})
 add_dependencies(spyre_build_info spyre_build_info_gen)
-target_include_directories(spyre_build_info PUBLIC ${CMAKE_SOURCE_DIR}/harness/include)
+target_include_directories(spyre_build_info PUBLIC ${CMAKE_SOURCE_DIR}/base/include)

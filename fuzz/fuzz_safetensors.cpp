@@ -1,4 +1,4 @@
-// Fuzz entry: the safetensors reader (harness/src/golden/safetensors.cpp).
+// Fuzz entry: the safetensors reader (harness/src/safetensors/safetensors.cpp).
 // Any bytes must give either an error naming the file, or tensors that
 // serialize and parse back to the same names, dtypes, shapes and bytes.
 #include <cstddef>
@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "fuzz_check.h"
-#include "harness/golden/safetensors.h"
+#include "harness/safetensors/safetensors.h"
 
 namespace {
 

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "fuzz_check.h"
-#include "harness/suite_file/suite_file.h"
+#include "suite_file/suite_file.h"
 #include "scratch_dir.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -7,7 +7,7 @@
 
 #include "harness/device/device.h"
 #include "harness/device/op_check.h"
-#include "harness/op_error.h"
+#include "base/op_error.h"
 
 namespace suites {
 

@@ -5,9 +5,9 @@
 
 #include <benchmark/benchmark.h>
 
-#include "harness/detect/changepoint.h"
-#include "harness/detect/detect.h"
-#include "harness/stats.h"
+#include "detect/changepoint.h"
+#include "detect/detect.h"
+#include "base/stats.h"
 
 namespace {
 

@@ -1,7 +1,7 @@
 // Records real wall-time samples on this machine, in the shape the detector
 // sees them: several independent "runs" (separate processes), each with
 // warm-up and timed repeats of a few kernels, each repeat preceded by the
-// host-speed probe the case kinds take (harness/host_probe.h), recorded as
+// host-speed probe the case kinds take (base/host_probe.h), recorded as
 // "<workload>@probe". The output (JSON on stdout) is the fixture
 // tests/detect/fixtures/wall_samples*.json, from which detector_rates
 // measures the detector. `--min-sample-us US` times batches of calls
@@ -19,7 +19,7 @@
 #include <ATen/Parallel.h>
 #include <nlohmann/json.hpp>
 
-#include "harness/host_probe.h"
+#include "base/host_probe.h"
 #include "harness/wall_sampler.h"
 
 namespace {

@@ -35,8 +35,8 @@
 #include <map>
 #include <random>
 
-#include "harness/detect/detect.h"
-#include "harness/stats.h"
+#include "detect/detect.h"
+#include "base/stats.h"
 
 namespace {
 

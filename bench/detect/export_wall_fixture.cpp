@@ -24,11 +24,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/detect/detect.h"
-#include "harness/detect/history.h"
-#include "harness/host_probe.h"
-#include "harness/store/store_history.h"
-#include "harness/store/store_queries.h"
+#include "detect/detect.h"
+#include "detect/history.h"
+#include "base/host_probe.h"
+#include "store/store_history.h"
+#include "store/store_queries.h"
 
 namespace {
 

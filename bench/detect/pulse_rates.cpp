@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/detect/changepoint.h"
+#include "detect/changepoint.h"
 
 namespace {
 

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <string>
 
-#include "harness/suite_file/suite_file.h"
+#include "suite_file/suite_file.h"
 
 namespace {
 

@@ -16,7 +16,7 @@
 #include <benchmark/benchmark.h>
 
 #include "harness/runner/supervisor.h"
-#include "harness/store/store.h"
+#include "store/store.h"
 
 namespace {
 

@@ -7,7 +7,7 @@
 
 #include <benchmark/benchmark.h>
 
-#include "harness/store/store.h"
+#include "store/store.h"
 
 namespace {
 

@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "harness/env.h"
-#include "harness/store/store.h"
+#include "store/store.h"
 
 namespace {
 

@@ -6,7 +6,7 @@
 
 #include <c10/util/Exception.h>
 
-#include "harness/build_info.h"
+#include "base/build_info.h"
 #include "torch_verbs.h"
 
 namespace harness::cli {

@@ -4,7 +4,7 @@
 
 #include "harness/env.h"
 #include "harness/golden/golden.h"
-#include "harness/output_file.h"
+#include "base/output_file.h"
 #include "harness/case_kinds/case_kinds.h"
 #include "torch_verbs.h"
 

@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <iostream>
 
-#include "harness/suite_file/suite_file.h"
+#include "suite_file/suite_file.h"
 #include "torch_verbs.h"
 
 namespace harness::cli {

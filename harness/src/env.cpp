@@ -16,9 +16,9 @@
 #include <ATen/Parallel.h>
 #include <torch/csrc/api/include/torch/version.h>
 
-#include "harness/build_info.h"
+#include "base/build_info.h"
 #include "harness/device/device.h"
-#include "harness/sha256.h"
+#include "base/sha256.h"
 
 namespace harness {
 namespace {

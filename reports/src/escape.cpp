@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "harness/human_format.h"
+#include "base/human_format.h"
 
 namespace reports {
 namespace {

@@ -2,8 +2,8 @@
 // How a finding's values read in every format (private to spyre_reports).
 #include <string>
 
-#include "harness/detect/detect.h"
-#include "harness/human_format.h"
+#include "detect/detect.h"
+#include "base/human_format.h"
 #include "reports/escape.h"
 #include "reports/report_model.h"
 

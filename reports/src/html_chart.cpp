@@ -13,8 +13,8 @@
 #include <string>
 #include <tuple>
 
-#include "harness/detect/detect.h"
-#include "harness/human_format.h"
+#include "detect/detect.h"
+#include "base/human_format.h"
 #include "html_parts.h"
 #include "reports/escape.h"
 

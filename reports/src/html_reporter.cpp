@@ -5,7 +5,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "harness/detect/grouping.h"
+#include "detect/grouping.h"
 #include "decode_text.h"
 #include "finding_text.h"
 #include "html_parts.h"

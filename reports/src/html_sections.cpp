@@ -7,7 +7,7 @@
 #include <optional>
 #include <sstream>
 
-#include "harness/human_format.h"
+#include "base/human_format.h"
 #include "html_parts.h"
 #include "reports/escape.h"
 

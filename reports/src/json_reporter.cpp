@@ -3,7 +3,7 @@
 // `compare --json` read this member unchanged.
 #include <cmath>
 
-#include "harness/human_format.h"
+#include "base/human_format.h"
 #include "reports/reporter.h"
 
 namespace reports {

@@ -2,7 +2,7 @@
 // the verdict, the upstream changes, the top regressions and failures.
 #include <sstream>
 
-#include "harness/detect/grouping.h"
+#include "detect/grouping.h"
 #include "decode_text.h"
 #include "finding_text.h"
 #include "reports/escape.h"

@@ -5,9 +5,9 @@
 #include <map>
 #include <memory>
 
-#include "harness/detect/attribution.h"
-#include "harness/detect/recorded_findings.h"
-#include "harness/store/store_queries.h"
+#include "detect/attribution.h"
+#include "detect/recorded_findings.h"
+#include "store/store_queries.h"
 #include "model_charts.h"
 #include "reports/report_model.h"
 

@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "harness/status.h"
+#include "base/status.h"
 
 namespace reports::internal {
 

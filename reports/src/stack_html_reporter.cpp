@@ -5,7 +5,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "harness/human_format.h"
+#include "base/human_format.h"
 #include "html_parts.h"
 #include "reports/escape.h"
 #include "reports/stack_reporter.h"

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <set>
 
-#include "harness/store/store_history.h"
-#include "harness/store/store_queries.h"
+#include "store/store_history.h"
+#include "store/store_queries.h"
 #include "reports/report_model.h"
 #include "reports/stack_model.h"
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string>
 
-#include "harness/human_format.h"
+#include "base/human_format.h"
 #include "reports/escape.h"
 #include "reports/stack_model.h"
 

@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "harness/output_file.h"
+#include "base/output_file.h"
 #include "report_files.h"
 #include "reports/reporter.h"
 #include "reports/stack_reporter.h"

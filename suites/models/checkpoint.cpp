@@ -4,8 +4,8 @@
 #include <filesystem>
 #include <set>
 
-#include "harness/golden/safetensors.h"
-#include "harness/input_file.h"
+#include "harness/safetensors/safetensors.h"
+#include "base/input_file.h"
 #include "suites/models/checkpoint.h"
 
 namespace suites {

@@ -11,7 +11,7 @@
 
 #include "decode_metrics.h"
 #include "harness/golden/golden.h"
-#include "harness/host_probe.h"
+#include "base/host_probe.h"
 #include "harness/wall_sampler.h"
 #include "harness/case_kinds/case_kinds.h"
 #include "model_case.h"

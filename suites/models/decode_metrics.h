@@ -12,7 +12,7 @@
 #include <ATen/ATen.h>
 #include <nlohmann/json.hpp>
 
-#include "harness/case_result.h"
+#include "base/case_result.h"
 
 namespace suites {
 

@@ -8,10 +8,10 @@
 
 #include "harness/compare/device_format.h"
 #include "harness/golden/golden.h"
-#include "harness/input_file.h"
+#include "base/input_file.h"
 #include "harness/inputs/generator.h"
-#include "harness/sha256.h"
-#include "harness/suite_file/confined_path.h"
+#include "base/sha256.h"
+#include "suite_file/confined_path.h"
 
 namespace suites {
 namespace {

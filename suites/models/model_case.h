@@ -16,12 +16,12 @@
 #include <ATen/ATen.h>
 #include <nlohmann/json.hpp>
 
-#include "harness/case_result.h"
+#include "base/case_result.h"
 #include "harness/compare/tolerance.h"
-#include "harness/golden/safetensors.h"
-#include "harness/status.h"
+#include "harness/safetensors/safetensors.h"
+#include "base/status.h"
 #include "harness/case_kinds/case_kinds.h"
-#include "harness/suite_file/suite_file.h"
+#include "suite_file/suite_file.h"
 #include "suites/models/checkpoint.h"
 #include "suites/models/decoder.h"
 #include "suites/device_under_test.h"

@@ -10,8 +10,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "harness/golden/safetensors.h"
-#include "harness/input_file.h"
+#include "harness/safetensors/safetensors.h"
+#include "base/input_file.h"
 #include "harness/inputs/generator.h"
 #include "suites/models/decoder.h"
 

@@ -9,10 +9,10 @@
 #include <ATen/ATen.h>
 #include <nlohmann/json.hpp>
 
-#include "harness/golden/safetensors.h"
+#include "harness/safetensors/safetensors.h"
 #include "harness/inputs/generator.h"
-#include "harness/status.h"
-#include "harness/suite_file/suite_file.h"
+#include "base/status.h"
+#include "suite_file/suite_file.h"
 #include "suites/ops/op_registry.h"
 
 namespace suites {

@@ -2,10 +2,10 @@
 #include <filesystem>
 
 #include "harness/compare/tolerance.h"
-#include "harness/golden/safetensors.h"
-#include "harness/input_file.h"
-#include "harness/suggest.h"
-#include "harness/suite_file/confined_path.h"
+#include "harness/safetensors/safetensors.h"
+#include "base/input_file.h"
+#include "base/suggest.h"
+#include "suite_file/confined_path.h"
 #include "op_case.h"
 
 namespace suites {

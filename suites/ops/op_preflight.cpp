@@ -7,7 +7,7 @@
 
 #include "harness/compare/compare.h"
 #include "harness/golden/golden.h"
-#include "harness/golden/safetensors.h"
+#include "harness/safetensors/safetensors.h"
 #include "op_case.h"
 
 namespace suites {

@@ -56,7 +56,7 @@ nlohmann::json LatestEnv(const std::string& db, const std::string& out) {
 TEST(DeviceLinkTest, NeitherTheEngineNorTheCliLinksTheEmulator) {
   const std::string lib = std::string(SPYRE_BUILD_DIR) + "/lib/";
   for (const std::string& file : std::vector<std::string>{
-           lib + "libspyre_harness_core.so", lib + "libspyre_harness.so", lib + "libspyre_suites.so",
+           lib + "libspyre_core.so", lib + "libspyre_harness.so", lib + "libspyre_suites.so",
            lib + "libspyre_cli_torch.so", spyre_test::CliPath()}) {
     auto needed = RunCommand({"/usr/bin/readelf", "-d", file});
     ASSERT_EQ(needed.exit_code, 0) << needed.err;

@@ -19,7 +19,7 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/runner/shard.h"
+#include "run/shard.h"
 #include "store_snapshot.h"
 #include "support/run_command.h"
 #include "support/temp_dir.h"

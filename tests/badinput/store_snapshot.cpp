@@ -2,7 +2,7 @@
 
 #include <sqlite3.h>
 
-#include "harness/sha256.h"
+#include "base/sha256.h"
 
 namespace badinput {
 namespace {

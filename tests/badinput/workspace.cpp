@@ -12,7 +12,7 @@
 
 #include <ATen/ATen.h>
 
-#include "harness/golden/safetensors.h"
+#include "harness/safetensors/safetensors.h"
 #include "suites/models/checkpoint.h"
 #include "suites/models/model_config.h"
 #include "support/run_command.h"

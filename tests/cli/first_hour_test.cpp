@@ -299,7 +299,7 @@ TEST(FirstHourTest, ARunWhoseSupervisorWasKilledIsAbortedInReadOnlyViews) {
   sqlite3* h = nullptr;
   ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
   sqlite3_stmt* s = nullptr;
-  sqlite3_prepare_v2(h, "SELECT status FROM runs", -1, &s, nullptr);
+  sqlite3_prepare_v2(h, "SELECT status FROM v_runs", -1, &s, nullptr);
   ASSERT_EQ(sqlite3_step(s), SQLITE_ROW);
   EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(s, 0)), "running");
   sqlite3_finalize(s);

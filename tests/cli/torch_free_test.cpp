@@ -54,7 +54,7 @@ TEST(TorchFreeProgramTest, NeitherTheProgramNorALibraryItLoadsNeedsLibtorch) {
   // ldd lists (the loader stops after loading).
   auto closure = RunCommand({CliPath()}, {{"LD_TRACE_LOADED_OBJECTS", "1"}});
   ASSERT_EQ(closure.exit_code, 0) << closure.err;
-  EXPECT_NE(closure.out.find("libspyre_harness_core.so"), std::string::npos) << closure.out;
+  EXPECT_NE(closure.out.find("libspyre_core.so"), std::string::npos) << closure.out;
   EXPECT_NE(closure.out.find("libsqlite3"), std::string::npos) << closure.out;
   EXPECT_FALSE(NamesLibtorch(closure.out)) << closure.out;
   // The torch part is what links it.

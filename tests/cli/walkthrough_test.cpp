@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "harness/golden/safetensors.h"
+#include "harness/safetensors/safetensors.h"
 #include "suites/models/checkpoint.h"
 #include "suites/models/model_config.h"
 #include "support/run_command.h"

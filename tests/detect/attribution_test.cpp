@@ -1,7 +1,7 @@
 // The torch-free half of `bisect`: which components can be swapped and how,
 // which configurations are run, and the verdict and wording once they are
 // judged.
-#include "harness/detect/attribution.h"
+#include "detect/attribution.h"
 
 #include <algorithm>
 #include <fstream>

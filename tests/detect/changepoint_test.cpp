@@ -1,4 +1,4 @@
-#include "harness/detect/changepoint.h"
+#include "detect/changepoint.h"
 
 #include <algorithm>
 #include <cmath>

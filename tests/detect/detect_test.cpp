@@ -1,6 +1,6 @@
-#include "harness/detect/detect.h"
-#include "harness/detect/grouping.h"
-#include "harness/op_error.h"
+#include "detect/detect.h"
+#include "detect/grouping.h"
+#include "base/op_error.h"
 
 #include <cmath>
 #include <cstdio>
@@ -10,7 +10,7 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/host_probe.h"
+#include "base/host_probe.h"
 
 namespace {
 
@@ -140,7 +140,7 @@ TEST(DetectTest, ACaseThatNowPassesIsNamedWithWhatItDidBefore) {
 }
 
 // The shadow check's record of one execution: mm's and add's own local
-// error (harness/op_error.h), mm departing when above the DL16 level.
+// error (base/op_error.h), mm departing when above the DL16 level.
 nlohmann::json OpErrors(double mm_rel_l2, double add_rel_l2 = 0.0003) {
   std::vector<harness::OpCall> calls;
   for (int i = 0; i < 3; ++i) {

@@ -1,6 +1,6 @@
 // Findings grouped by kind and op and ranked by effect: what a person
 // reads first in compare, run, the HTML report and summary.md.
-#include "harness/detect/grouping.h"
+#include "detect/grouping.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // History, baselines and run loading over a fixture store built through the
 // Store API in a temporary directory.
-#include "harness/detect/history.h"
+#include "detect/history.h"
 
 #include <cmath>
 #include <functional>
@@ -8,11 +8,9 @@
 #include <set>
 
 #include <gtest/gtest.h>
-#include <sqlite3.h>
 
-#include "harness/host_probe.h"
-#include "harness/store/store.h"
-#include "store/sql.h"
+#include "base/host_probe.h"
+#include "store/store.h"
 #include "support/temp_dir.h"
 
 namespace {
@@ -48,10 +46,11 @@ class HistoryTest : public ::testing::Test {
   int64_t AddRun(const std::string& profile, const std::string& cpu, std::vector<CaseResult> cases,
                  const std::string& label = "",
                  harness::RunStatus status = harness::RunStatus::kCompleted,
-                 const std::string& faults = "") {
+                 const std::string& faults = "", const std::string& options_json = "{}") {
     harness::NewRun run;
     run.suite = "smoke";
     run.label = label;
+    run.options_json = options_json;
     nlohmann::json env = {
         {"profile", profile}, {"cpu", cpu}, {"libtorch", "1.13.0"}, {"faults", faults}};
     run.env_json = env.dump();
@@ -156,15 +155,11 @@ TEST_F(HistoryTest, AFaultedCandidateNamesTheSameFaultsOfItsBaseline) {
 TEST_F(HistoryTest, ARunThatCompletedWithPlannedCasesMissingIsNeverABaseline) {
   const int64_t whole =
       AddRun("inductor", "cpu-a", {Result("a", 10, 100), Result("b", 10, 100)}, "release");
-  const int64_t partial =
-      AddRun("inductor", "cpu-a", {Result("a", 10, 100), Result("b", 10, 100)}, "release");
   // It set out to record five cases and recorded two (a store write that
   // failed, a supervisor that lost its workers' results).
-  const std::string sql =
-      "UPDATE runs SET options_json = '{\"cases\": 5}' WHERE id = " + std::to_string(partial);
-  ASSERT_EQ(sqlite3_exec(harness::store_internal::Access::Db(*store_), sql.c_str(), nullptr,
-                         nullptr, nullptr),
-            SQLITE_OK);
+  const int64_t partial =
+      AddRun("inductor", "cpu-a", {Result("a", 10, 100), Result("b", 10, 100)}, "release",
+             harness::RunStatus::kCompleted, "", R"({"cases": 5})");
   const int64_t cand = AddRun("inductor", "cpu-a", {Result("a", 10, 100), Result("b", 10, 100)});
 
   auto choice = harness::ChooseBaseline(*store_, "auto", cand);

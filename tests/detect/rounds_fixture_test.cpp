@@ -14,8 +14,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "harness/detect/detect.h"
-#include "harness/stats.h"
+#include "detect/detect.h"
+#include "base/stats.h"
 
 namespace {
 

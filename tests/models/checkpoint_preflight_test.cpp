@@ -6,7 +6,7 @@
 
 #include <filesystem>
 
-#include "harness/golden/safetensors.h"
+#include "harness/safetensors/safetensors.h"
 #include "harness/case_kinds/case_kinds.h"
 #include "suites/models/checkpoint.h"
 #include "support/temp_dir.h"

@@ -5,7 +5,7 @@
 
 #include <filesystem>
 
-#include "harness/golden/safetensors.h"
+#include "harness/safetensors/safetensors.h"
 #include "suites/models/checkpoint.h"
 #include "support/temp_dir.h"
 

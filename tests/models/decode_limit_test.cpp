@@ -9,7 +9,7 @@
 #include <filesystem>
 
 #include "harness/golden/golden.h"
-#include "harness/golden/safetensors.h"
+#include "harness/safetensors/safetensors.h"
 #include "harness/inputs/generator.h"
 #include "harness/case_kinds/case_kinds.h"
 #include "model_case.h"

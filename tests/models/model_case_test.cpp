@@ -8,7 +8,7 @@
 #include <filesystem>
 
 #include "harness/golden/golden.h"
-#include "harness/golden/safetensors.h"
+#include "harness/safetensors/safetensors.h"
 #include "harness/case_kinds/case_kinds.h"
 #include "harness/wall_sampler.h"
 #include "model_case.h"

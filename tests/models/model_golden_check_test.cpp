@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "harness/golden/golden.h"
-#include "harness/golden/safetensors.h"
-#include "harness/suite_file/suite_file.h"
+#include "harness/safetensors/safetensors.h"
+#include "suite_file/suite_file.h"
 #include "model_case.h"
 
 namespace suites {

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/golden/golden.h"
-#include "harness/golden/safetensors.h"
+#include "harness/safetensors/safetensors.h"
 #include "harness/case_kinds/case_kinds.h"
 #include "op_case.h"
 #include "support/temp_dir.h"

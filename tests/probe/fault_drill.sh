@@ -66,7 +66,7 @@ if [[ $failures -gt 0 ]]; then
   cat "$work/prep.out"
   exit 1
 fi
-last_run=$(sqlite3 "$prep/store.db" 'SELECT max(id) FROM runs')
+last_run=$(sqlite3 "$prep/store.db" 'SELECT max(run_id) FROM v_runs')
 
 verbs=(run merge prune backup export golden)
 signals=(KILL TERM HUP INT)

@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/runner/regression_hook.h"
-#include "harness/store/store.h"
+#include "run/regression_hook.h"
+#include "store/store.h"
 
 namespace reports_test {
 namespace {

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fixture_store.h"
-#include "harness/store/store.h"
+#include "store/store.h"
 #include "support/run_command.h"
 #include "support/temp_dir.h"
 

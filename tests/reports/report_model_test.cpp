@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "fixture_store.h"
-#include "harness/store/store.h"
+#include "store/store.h"
 #include "support/temp_dir.h"
 
 namespace reports_test {

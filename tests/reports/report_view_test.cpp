@@ -14,9 +14,9 @@
 #include <nlohmann/json.hpp>
 
 #include "fixture_store.h"
-#include "harness/detect/detect.h"
-#include "harness/human_format.h"
-#include "harness/store/store.h"
+#include "detect/detect.h"
+#include "base/human_format.h"
+#include "store/store.h"
 #include "report_text.h"
 #include "reports/escape.h"
 #include "reports/reporter.h"

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/store/store.h"
+#include "store/store.h"
 #include "stack_fixture.h"
 #include "support/run_command.h"
 #include "support/temp_dir.h"

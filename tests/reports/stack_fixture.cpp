@@ -5,7 +5,7 @@
 #include <cmath>
 #include <vector>
 
-#include "harness/store/store.h"
+#include "store/store.h"
 
 namespace reports_test {
 // Its own namespace: unity builds put this file together with fixture_store.cpp.

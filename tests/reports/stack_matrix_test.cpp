@@ -9,7 +9,7 @@
 
 #include <cmath>
 
-#include "harness/store/store.h"
+#include "store/store.h"
 #include "stack_fixture.h"
 #include "support/temp_dir.h"
 

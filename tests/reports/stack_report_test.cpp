@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/store/store.h"
+#include "store/store.h"
 #include "reports/stack_reporter.h"
 #include "stack_fixture.h"
 #include "support/temp_dir.h"

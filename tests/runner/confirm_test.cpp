@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/stats.h"
+#include "base/stats.h"
 
 namespace harness::runner_internal {
 namespace {

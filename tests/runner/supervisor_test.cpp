@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/stats.h"
+#include "base/stats.h"
 
 namespace harness {
 namespace {

@@ -6,8 +6,8 @@
 
 #include <cmath>
 
-#include "harness/detect/detect.h"
-#include "harness/host_probe.h"
+#include "detect/detect.h"
+#include "base/host_probe.h"
 
 namespace harness::runner_internal {
 namespace {

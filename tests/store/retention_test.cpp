@@ -14,14 +14,14 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/detect/detect.h"
-#include "harness/detect/history.h"
-#include "harness/detect/thresholds.h"
-#include "harness/store/store.h"
-#include "harness/store/store_history.h"
-#include "runner/store_test_util.h"
-#include "store/packed_rounds.h"
-#include "store/sql.h"
+#include "detect/detect.h"
+#include "detect/history.h"
+#include "detect/thresholds.h"
+#include "store/store.h"
+#include "store/store_history.h"
+#include "store_test_util.h"
+#include "packed_rounds.h"
+#include "sql.h"
 #include "support/temp_dir.h"
 
 namespace harness {

@@ -6,9 +6,9 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/store/store.h"
-#include "harness/store/store_queries.h"
-#include "store/sql.h"
+#include "store/store.h"
+#include "store/store_queries.h"
+#include "sql.h"
 #include "support/temp_dir.h"
 
 namespace harness {

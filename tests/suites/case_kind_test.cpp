@@ -5,9 +5,9 @@
 #include <gtest/gtest.h>
 
 #include "harness/golden/golden.h"
-#include "harness/golden/safetensors.h"
+#include "harness/safetensors/safetensors.h"
 #include "harness/case_kinds/case_kinds.h"
-#include "harness/suite_file/suite_file.h"
+#include "suite_file/suite_file.h"
 #include "op_case.h"
 #include "support/temp_dir.h"
 

@@ -13,7 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/device/device.h"
-#include "harness/op_error.h"
+#include "base/op_error.h"
 #include "harness/case_kinds/case_kinds.h"
 
 namespace {

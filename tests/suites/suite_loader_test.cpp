@@ -5,10 +5,10 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/golden/safetensors.h"
+#include "harness/safetensors/safetensors.h"
 #include "harness/inputs/generator.h"
 #include "harness/case_kinds/case_kinds.h"
-#include "harness/suite_file/suite_file.h"
+#include "suite_file/suite_file.h"
 #include "support/temp_dir.h"
 
 namespace {

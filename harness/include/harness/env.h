@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/status.h"
+#include "base/status.h"
 
 namespace harness {
 

@@ -14,7 +14,7 @@
 // 512x1024, 327 us, allocator stalls), batched to 2 ms 4.1% and 1.6%.
 // Google Benchmark sizes its iterations the same way.
 //
-// Every sample is preceded by one host-speed probe (harness/host_probe.h).
+// Every sample is preceded by one host-speed probe (base/host_probe.h).
 // The result gets `wall_us`, `queue_us` (the run-queue wait in each sample,
 // per call), extra["host_probe_us"] and extra["wall_batch"] (calls per
 // sample). The last call's outputs are whatever `call` kept.
@@ -25,10 +25,10 @@
 #include <functional>
 #include <vector>
 
-#include "harness/case_result.h"
-#include "harness/host_probe.h"
+#include "base/case_result.h"
+#include "base/host_probe.h"
 #include "harness/case_kinds/case_kinds.h"
-#include "harness/suite_file/suite_file.h"
+#include "suite_file/suite_file.h"
 
 namespace harness {
 

@@ -3,7 +3,7 @@
 // suite fails before anything runs. The case kinds work on tensors: this is
 // the part of loading a suite that needs the torch side of the engine.
 #include "harness/case_kinds/case_kinds.h"
-#include "harness/suite_file/suite_file.h"
+#include "suite_file/suite_file.h"
 
 namespace harness {
 

@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "harness/compare/device_format.h"
-#include "harness/human_format.h"
+#include "base/human_format.h"
 
 namespace harness {
 namespace {

@@ -19,7 +19,7 @@
 
 #include "harness/compare/device_format.h"
 #include "harness/device/registration_guard.h"
-#include "harness/sha256.h"
+#include "base/sha256.h"
 #include "spyre_regress/device_abi.h"
 
 namespace harness {

@@ -17,7 +17,7 @@
 
 #include "harness/compare/device_format.h"
 #include "harness/device/device.h"
-#include "harness/op_error.h"
+#include "base/op_error.h"
 
 namespace harness {
 namespace op_check_internal {

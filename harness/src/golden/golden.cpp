@@ -1,6 +1,6 @@
 #include "harness/golden/golden.h"
 
-#include "harness/input_file.h"
+#include "base/input_file.h"
 
 #include <cmath>
 #include <cstdio>
@@ -11,8 +11,8 @@
 #include <c10/util/Exception.h>
 #include <torch/csrc/api/include/torch/version.h>
 
-#include "harness/build_info.h"
-#include "harness/case_filter.h"
+#include "base/build_info.h"
+#include "base/case_filter.h"
 #include "harness/env.h"
 
 namespace harness {

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <limits>
 
-#include "harness/sha256.h"
+#include "base/sha256.h"
 
 namespace harness {
 namespace {

@@ -11,12 +11,12 @@
 #include <map>
 #include <set>
 
-#include "harness/detect/recorded_findings.h"
-#include "harness/stats.h"
+#include "detect/recorded_findings.h"
+#include "base/stats.h"
 #include "harness/env.h"
-#include "harness/human_format.h"
-#include "harness/store/store_history.h"
-#include "harness/store/store_queries.h"
+#include "base/human_format.h"
+#include "store/store_history.h"
+#include "store/store_queries.h"
 #include "runner/confirm.h"
 #include "runner/zygote.h"
 

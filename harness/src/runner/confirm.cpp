@@ -9,9 +9,9 @@
 #include <optional>
 #include <set>
 
-#include "harness/detect/detect.h"
-#include "harness/detect/history.h"
-#include "harness/stats.h"
+#include "detect/detect.h"
+#include "detect/history.h"
+#include "base/stats.h"
 #include "runner/zygote.h"
 
 namespace harness::runner_internal {

@@ -32,7 +32,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/detect/thresholds.h"
+#include "detect/thresholds.h"
 #include "harness/runner/run.h"
 
 namespace harness::runner_internal {

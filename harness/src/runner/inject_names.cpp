@@ -8,7 +8,7 @@
 #include <sstream>
 #include <vector>
 
-#include "harness/suggest.h"
+#include "base/suggest.h"
 
 namespace harness::runner_internal {
 namespace {

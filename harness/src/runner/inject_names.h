@@ -2,7 +2,7 @@
 // `run --inject` op names against the ops that reach the emulated device.
 #include <string>
 
-#include "harness/status.h"
+#include "base/status.h"
 
 namespace harness::runner_internal {
 

@@ -1,13 +1,13 @@
 #pragma once
 // Ctrl-C, SIGTERM and SIGHUP during a run: while an InterruptWatch lives, they
 // set a flag and wake the supervisor's poll through a pipe (a SignalDeferral,
-// harness/exit_signals.h), so the run can stop its workers and mark itself
+// base/exit_signals.h), so the run can stop its workers and mark itself
 // aborted instead of dying with the store mid-write. SIGPIPE is ignored (a
 // dead worker's pipe is an error value, not a signal); its previous
 // disposition comes back on destruction.
 #include <signal.h>
 
-#include "harness/exit_signals.h"
+#include "base/exit_signals.h"
 
 namespace harness::runner_internal {
 

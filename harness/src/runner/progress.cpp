@@ -6,7 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "harness/human_format.h"
+#include "base/human_format.h"
 
 namespace harness {
 namespace {

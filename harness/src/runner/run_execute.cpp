@@ -8,12 +8,12 @@
 #include <set>
 #include <thread>
 
-#include "harness/detect/history.h"
+#include "detect/history.h"
 #include "harness/env.h"
-#include "harness/exit_signals.h"
+#include "base/exit_signals.h"
 #include "harness/runner/run.h"
-#include "harness/sha256.h"
-#include "harness/store/store_queries.h"
+#include "base/sha256.h"
+#include "store/store_queries.h"
 #include "runner/confirm.h"
 #include "runner/timing_rounds.h"
 #include "runner/zygote.h"

@@ -2,12 +2,12 @@
 #include <algorithm>
 #include <map>
 
-#include "harness/case_filter.h"
+#include "base/case_filter.h"
 #include "harness/device/device.h"
-#include "harness/detect/thresholds.h"
+#include "detect/thresholds.h"
 #include "harness/golden/golden.h"
 #include "harness/runner/run.h"
-#include "harness/suggest.h"
+#include "base/suggest.h"
 #include "harness/case_kinds/case_kinds.h"
 #include "runner/inject_names.h"
 

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <limits>
 
-#include "harness/stats.h"
-#include "harness/host_probe.h"
+#include "base/stats.h"
+#include "base/host_probe.h"
 
 namespace harness::runner_internal {
 namespace {

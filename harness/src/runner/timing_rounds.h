@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include "harness/case_result.h"
+#include "base/case_result.h"
 
 namespace harness::runner_internal {
 

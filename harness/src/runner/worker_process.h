@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "harness/runner/worker_loop.h"
-#include "harness/status.h"
+#include "base/status.h"
 
 namespace harness::runner_internal {
 

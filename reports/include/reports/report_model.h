@@ -22,11 +22,11 @@
 #include <string>
 #include <vector>
 
-#include "harness/detect/detect.h"
-#include "harness/detect/history.h"
-#include "harness/detect/thresholds.h"
-#include "harness/status.h"
-#include "harness/store/store.h"
+#include "detect/detect.h"
+#include "detect/history.h"
+#include "detect/thresholds.h"
+#include "base/status.h"
+#include "store/store.h"
 
 namespace reports {
 

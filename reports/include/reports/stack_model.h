@@ -30,10 +30,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/case_result.h"
-#include "harness/detect/detect.h"
-#include "harness/status.h"
-#include "harness/store/store.h"
+#include "base/case_result.h"
+#include "detect/detect.h"
+#include "base/status.h"
+#include "store/store.h"
 
 namespace reports {
 

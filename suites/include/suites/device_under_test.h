@@ -13,7 +13,7 @@
 
 #include <c10/core/Device.h>
 
-#include "harness/case_result.h"
+#include "base/case_result.h"
 
 namespace suites {
 
@@ -36,7 +36,7 @@ DeviceProfile ProfileOnDevice(const std::function<void()>& fn);
 
 // One more run of fn, untimed, with each op call on the device checked
 // against the CPU from the same inputs (harness/device/op_check.h). The
-// summary goes to r->extra["op_error"] (harness/op_error.h); a failed
+// summary goes to r->extra["op_error"] (base/op_error.h); a failed
 // case's message then names the first op whose own output departed. Call
 // it in a judged pass after the verdict, never in a timed one. With
 // SPYRE_REGRESS_OP_CHECK=0 it does nothing. A device error in that run is

@@ -12,9 +12,9 @@
 #include <memory>
 #include <string>
 
-#include "harness/case_result.h"
-#include "harness/golden/safetensors.h"
-#include "harness/suite_file/suite_file.h"
+#include "base/case_result.h"
+#include "harness/safetensors/safetensors.h"
+#include "suite_file/suite_file.h"
 
 namespace harness {
 

@@ -26,7 +26,7 @@
 
 #include <ATen/ATen.h>
 
-#include "harness/case_result.h"
+#include "base/case_result.h"
 #include "harness/compare/tolerance.h"
 
 namespace harness {

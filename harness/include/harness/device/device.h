@@ -26,8 +26,8 @@
 #include <c10/core/ScalarType.h>
 #include <nlohmann/json.hpp>
 
-#include "harness/case_result.h"
-#include "harness/status.h"
+#include "base/case_result.h"
+#include "base/status.h"
 
 namespace harness {
 

@@ -1,7 +1,7 @@
 #pragma once
 // The shadow check: each op call on the device under test's tensors, re-run
 // on the CPU from the same inputs, so that the op whose own output departs
-// from the reference can be named (harness/op_error.h reads the result).
+// from the reference can be named (base/op_error.h reads the result).
 //
 // libtorch's RecordFunction callbacks (thread-local: only this thread's
 // calls, only while fn runs) see every dispatched op, composites and the ops
@@ -23,7 +23,7 @@
 // guard).
 //
 //   nlohmann::json summary = CheckOpsOnDevice([&] { out = model.Prefill(p); });
-//   result.extra["op_error"] = summary;   // harness/op_error.h's layout
+//   result.extra["op_error"] = summary;   // base/op_error.h's layout
 #include <cstdint>
 #include <functional>
 
@@ -41,7 +41,7 @@ struct OpCheckLimits {
 };
 
 // Runs fn once with every op call on the device under test's tensors
-// checked; returns SummarizeOpCalls of the calls (harness/op_error.h). An
+// checked; returns SummarizeOpCalls of the calls (base/op_error.h). An
 // exception from fn propagates after the check is removed.
 nlohmann::json CheckOpsOnDevice(const std::function<void()>& fn, const OpCheckLimits& limits = {});
 

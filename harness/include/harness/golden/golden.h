@@ -16,9 +16,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/status.h"
+#include "base/status.h"
 #include "harness/case_kinds/case_kinds.h"
-#include "harness/suite_file/suite_file.h"
+#include "suite_file/suite_file.h"
 
 namespace harness {
 

@@ -20,7 +20,7 @@
 #include <ATen/ATen.h>
 #include <nlohmann/json.hpp>
 
-#include "harness/status.h"
+#include "base/status.h"
 
 namespace harness {
 

@@ -28,7 +28,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/status.h"
+#include "base/status.h"
 
 namespace harness {
 

@@ -22,8 +22,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/case_result.h"
-#include "harness/status.h"
+#include "base/case_result.h"
+#include "base/status.h"
 
 namespace harness {
 

@@ -5,7 +5,7 @@
 #include <functional>
 #include <string>
 
-#include "harness/case_result.h"
+#include "base/case_result.h"
 #include "harness/runner/frames.h"
 
 namespace harness {

@@ -30,11 +30,9 @@
 #include <string>
 #include <vector>
 
-namespace harness {
+#include "run/run.h"
 
-// Runs the program with `argv` (argv[0]: the program) inside a forked
-// worker and returns its exit code.
-using WorkerEntry = std::function<int(const std::vector<std::string>& argv)>;
+namespace harness {
 
 // Forks the zygote serving workers whose argv[0] is `exe`. Call it first
 // thing in the process that will supervise, while it has one thread. The

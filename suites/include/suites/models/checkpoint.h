@@ -12,7 +12,7 @@
 
 #include <ATen/ATen.h>
 
-#include "harness/status.h"
+#include "base/status.h"
 #include "suites/models/model_config.h"
 
 namespace suites {

@@ -17,7 +17,7 @@
 #include <ATen/ATen.h>
 #include <nlohmann/json.hpp>
 
-#include "harness/status.h"
+#include "base/status.h"
 #include "suites/models/checkpoint.h"
 #include "suites/models/model_config.h"
 

@@ -19,7 +19,7 @@
 #include <ATen/ATen.h>
 #include <nlohmann/json.hpp>
 
-#include "harness/status.h"
+#include "base/status.h"
 
 namespace suites {
 

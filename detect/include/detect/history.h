@@ -1,0 +1,96 @@
+#pragma once
+// History for the judges: the run-to-run noise floor of a baseline, suite
+// geometric means and change points over the recorded runs. The reading
+// itself (runs, series, baselines) is the store's (store_history.h).
+//
+//   auto base = LoadRunRecord(*store, 3);
+//   SPYRE_RETURN_IF_ERROR(AttachWallNoise(*store, &*base));
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "detect/changepoint.h"
+#include "detect/detect.h"
+#include "base/status.h"
+#include "store/store.h"
+#include "store/store_history.h"
+
+namespace harness {
+
+// Fills run->wall_run_medians and op_run_wall (the raw wall medians and
+// per-op wall times of up to `max_runs` completed runs with the run's own
+// environment, newest first, the run included; cases with fewer than three
+// get none) and run->wall_run_sigma: for every case, the standard deviation of the
+// log wall medians of the last `max_runs` completed runs of its suite up to
+// and including `run` itself (the most extreme one left out when there are at
+// least five), host-speed normalised (wall_us_normalized) where those runs
+// recorded a probe. Cases with fewer than three such runs get no entry. Pass the
+// baseline run: the spread is learned from history, never from the candidate.
+Status AttachWallNoise(Store& store, RunRecord* run, size_t max_runs = 10);
+
+// Per completed run of `suite`: the geometric mean of `metric` over the
+// cases present in every one of those runs (so a case added later does not
+// move the mean).
+// `through_run_id` as for LoadSeries.
+StatusOr<std::vector<SeriesPoint>> LoadSuiteGeomeanSeries(Store& store, const std::string& suite,
+                                                          const std::string& metric,
+                                                          int64_t through_run_id = 0);
+
+// A change point of a series, attributed to the environment change at it.
+struct HistoryShift {
+  std::string suite, case_name, metric;
+  ChangePoint point;
+  int64_t first_run_id = 0;          // the first run of the new regime
+  int64_t previous_run_id = 0;       // the last run before it
+  std::vector<EnvChange> env_change; // between those two runs
+  // Found with the suite's level in each run divided out (SuiteLogLevels);
+  // `point`'s before and after are still the series' own medians.
+  bool level_removed = false;
+  // A shift of the suite's level itself (every case together): case_name is
+  // empty and before / after are levels relative to the cases' usual ones;
+  // moved_with names the cases whose own medians over the level's segments
+  // moved the same way by 5% or more, of level_cases with values there.
+  bool suite_level = false;
+  std::vector<std::string> moved_with;
+  size_t level_cases = 0;
+};
+
+// Cases a run needs for its suite level to be taken.
+inline constexpr size_t kMinLevelCases = 8;
+
+// The level of a suite's wall time in each run: for a run with at least
+// `min_cases` cases, each case's log value less the median of its logs over
+// all its runs, and of those the middle of the densest half (the median of
+// the shortest window holding half of them and one more). A host that runs
+// the whole suite slower for a while (a parallel build's phases) moves it;
+// a change that moved fewer than half of the cases does not. Run id -> log
+// level; runs with fewer cases have none.
+std::map<int64_t, double> SuiteLogLevels(const std::map<std::string, std::vector<SeriesPoint>>& cases,
+                                         size_t min_cases = kMinLevelCases);
+
+// Change points of one series (see changepoint.h), each with the environment
+// change at its first run. Deterministic metrics (modeled_us, accuracy,
+// fallback, memory) use min_relative_shift 0; wall time uses 5%. With
+// `log_levels` (wall time only, and only when every run of the series has
+// one) the change points are searched for with the level divided out, and a
+// change point is kept only when the series' own medians moved the same way
+// by the same 5%.
+std::vector<HistoryShift> FindShifts(const std::string& suite, const std::string& case_name,
+                                     const std::string& metric, const std::vector<SeriesPoint>& series,
+                                     const std::map<int64_t, double>* log_levels = nullptr);
+
+// Every case of `suite` (or just `case_name` when not empty) and every metric
+// in `metrics`. When empty: modeled_us, wall time, max_ulp, rel_l2,
+// fallback_ops and peak_device_bytes, where wall time is the one of
+// unqueued_us_median (wall time less run-queue wait), wall_us_normalized and
+// wall_us_median whose series covers the most runs, in that order on ties.
+// Wall time is searched with the suite's level divided out (SuiteLogLevels,
+// over all of the suite's cases even with `case_name`), and the level's own
+// change points are shifts with suite_level set (with `case_name`, those the
+// case moved with).
+StatusOr<std::vector<HistoryShift>> SuiteHistory(Store& store, const std::string& suite,
+                                                 const std::string& case_name,
+                                                 const std::vector<std::string>& metrics);
+
+}  // namespace harness
