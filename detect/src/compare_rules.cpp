@@ -494,180 +494,240 @@ void CompareRoundValues(const CaseResult& base, const CaseResult& cand, const Th
   (slower ? out->regressions : out->improvements).push_back(f);
 }
 
-void CompareWall(const CaseResult& base, const CaseResult& cand, const ThresholdValues& v,
-                 const CaseHistory& h, Comparison* out) {
-  if (base.wall_us.empty() || cand.wall_us.empty()) return;
+// What the wall-time rule reads of the two results, once.
+struct WallSides {
   // Wall time less the timing thread's run-queue wait where both runs kept
   // it: the time the case took on a CPU or blocked of its own accord, which
   // the neighbours' load moves far less than wall time.
-  const bool unq = JudgeUnqueued(base, cand);
-  const std::vector<double> base_s = LatencySamples(base, unq), cand_s = LatencySamples(cand, unq);
-  // Both runs timed in enough rounds: one value per worker process, so the
-  // samples carry the process-to-process variance (runner/timing_rounds.h).
-  const std::vector<double> base_rounds = RoundValuesOf(base, base_s),
-                            cand_rounds = RoundValuesOf(cand, cand_s);
-  std::optional<WallConfirmation> conf = ReadWallConfirmation(cand);
+  bool unq = false;
+  std::vector<double> base_s, cand_s;  // the latency samples, in that quantity
+  // One value per worker process when a run was timed in rounds, so the
+  // values carry the process-to-process variance (runner/timing_rounds.h).
+  std::vector<double> base_rounds, cand_rounds;
+  std::optional<WallConfirmation> conf;
   // The baseline's configuration re-timed beside the candidate's (it differs
   // only in what this binary can set): that evidence saw one machine, where
   // rounds of two runs are bounded by how far whole runs move.
-  const bool interleaved = conf && conf->baseline_run_id == out->baseline_run.run_id &&
-                           conf->baseline_values.size() >= 3;
-  const bool rounds = static_cast<int>(base_rounds.size()) >= v.wall_min_rounds &&
-                      static_cast<int>(cand_rounds.size()) >= v.wall_min_rounds;
-  const auto judge_rounds = [&](Comparison* into) {
-    CompareRoundValues(base, cand, v, base_rounds, cand_rounds,
-                       unq ? h.unqueued_sigma : h.run_sigma,
-                       unq ? h.unqueued_count : h.run_count, unq, into);
-  };
-  if (!interleaved && rounds) {
-    judge_rounds(out);
-    return;
-  }
-  // Otherwise only process-level evidence may give a verdict: the case
-  // re-timed in fresh processes after the main pass (runner/confirm.h),
-  // against the baseline's configuration re-timed beside it or against the
-  // case's own between-run history. Samples from one process each show
-  // neither the between-process nor the between-run noise.
+  bool interleaved = false;
+  bool rounds = false;  // both runs timed in enough rounds
+};
+
+WallSides ReadWallSides(const CaseResult& base, const CaseResult& cand, const ThresholdValues& v,
+                        int64_t baseline_run_id) {
+  WallSides s;
+  s.unq = JudgeUnqueued(base, cand);
+  s.base_s = LatencySamples(base, s.unq);
+  s.cand_s = LatencySamples(cand, s.unq);
+  s.base_rounds = RoundValuesOf(base, s.base_s);
+  s.cand_rounds = RoundValuesOf(cand, s.cand_s);
+  s.conf = ReadWallConfirmation(cand);
+  s.interleaved = s.conf && s.conf->baseline_run_id == baseline_run_id &&
+                  s.conf->baseline_values.size() >= 3;
+  s.rounds = static_cast<int>(s.base_rounds.size()) >= v.wall_min_rounds &&
+             static_cast<int>(s.cand_rounds.size()) >= v.wall_min_rounds;
+  return s;
+}
+
+void JudgeWallRounds(const CaseResult& base, const CaseResult& cand, const ThresholdValues& v,
+                     const CaseHistory& h, const WallSides& s, Comparison* into) {
+  CompareRoundValues(base, cand, v, s.base_rounds, s.cand_rounds,
+                     s.unq ? h.unqueued_sigma : h.run_sigma, s.unq ? h.unqueued_count : h.run_count,
+                     s.unq, into);
+}
+
+// The process-level evidence a wall-time verdict rests on when the rounds
+// alone may not give one. Not copyable: `e` may point into `own_ops` (and
+// into the sides' confirmation).
+struct WallEvidence {
   ProcessEvidence e;
-  bool e_unq = unq;  // the quantity of the evidence (confirmation values say theirs)
-  if (conf) {
-    e.cand = conf->values;
-    e.cand_ops = &conf->op_wall;
-    e_unq = conf->unqueued;
-    if (conf->baseline_run_id == out->baseline_run.run_id && conf->baseline_values.size() >= 3) {
-      e.base = conf->baseline_values;
-      e.base_ops = &conf->baseline_op_wall;
+  bool unq = false;  // its quantity (confirmation values say theirs)
+  std::map<std::string, std::vector<double>> own_ops;
+  WallEvidence() = default;
+  WallEvidence(const WallEvidence&) = delete;
+  WallEvidence& operator=(const WallEvidence&) = delete;
+};
+
+// The case re-timed in fresh processes after the main pass
+// (runner/confirm.h), against the baseline's configuration re-timed beside
+// it or against the case's own between-run history. Samples from one
+// process each show neither the between-process nor the between-run noise.
+void GatherWallEvidence(const CaseResult& cand, const CaseHistory& h, const WallSides& s,
+                        bool suspect, int64_t baseline_run_id, WallEvidence* w) {
+  ProcessEvidence& e = w->e;
+  w->unq = s.unq;
+  if (s.conf) {
+    e.cand = s.conf->values;
+    e.cand_ops = &s.conf->op_wall;
+    w->unq = s.conf->unqueued;
+    if (s.conf->baseline_run_id == baseline_run_id && s.conf->baseline_values.size() >= 3) {
+      e.base = s.conf->baseline_values;
+      e.base_ops = &s.conf->baseline_op_wall;
       e.interleaved = true;
-      e.paired = conf->paired && conf->baseline_values.size() == conf->values.size();
+      e.paired = s.conf->paired && s.conf->baseline_values.size() == s.conf->values.size();
     }
   }
-  if (e.cand.size() < 3 && cand_rounds.size() >= 3) {
-    e.cand = cand_rounds;
+  if (e.cand.size() < 3 && s.cand_rounds.size() >= 3) {
+    e.cand = s.cand_rounds;
     e.cand_ops = nullptr;
-    e_unq = unq;
+    w->unq = s.unq;
   }
-  const bool suspect = WallSuspect(base, cand, v);
   // Neither confirmation nor rounds (a nightly merged from few rounds,
   // `compare` of older runs): a suspect's own run median, one new run, is at
   // the level of the history's run medians and is judged against them.
-  std::map<std::string, std::vector<double>> own_ops;
   if (suspect && e.cand.size() < 3 && !e.interleaved) {
-    e.cand = {std::exp(Median(Logs(cand_rounds.empty() ? cand_s : cand_rounds)))};
-    for (const OpSummary& o : cand.ops) own_ops[o.op].push_back(o.wall_us);
-    e.cand_ops = &own_ops;
-    e_unq = unq;
+    e.cand = {std::exp(Median(Logs(s.cand_rounds.empty() ? s.cand_s : s.cand_rounds)))};
+    for (const OpSummary& o : cand.ops) w->own_ops[o.op].push_back(o.wall_us);
+    e.cand_ops = &w->own_ops;
+    w->unq = s.unq;
   }
   // History in the evidence's own quantity: medians of runs that kept the
   // run-queue wait for unqueued values, wall medians otherwise.
-  const std::vector<double>* history = e_unq ? h.unqueued_medians : h.medians;
+  const std::vector<double>* history = w->unq ? h.unqueued_medians : h.medians;
   if (!e.interleaved && history != nullptr && history->size() >= 5) {
     e.base = *history;
     e.base_ops = h.op_wall;
   }
   if (!e.interleaved && e.cand.size() == 1 && e.base.empty()) e.cand.clear();
-  const double within = std::expm1(Median(Logs(cand_s)) - Median(Logs(base_s)));
-  const size_t na = Logs(base_s).size(), nb = Logs(cand_s).size();
+}
+
+// The change of the median inside one process each (the main passes).
+double WithinProcessChange(const WallSides& s) {
+  return std::expm1(Median(Logs(s.cand_s)) - Median(Logs(s.base_s)));
+}
+
+// True when the evidence cannot carry a verdict: too few samples, or no
+// process-level evidence. A case that moved (or was suspect) gets a note.
+bool WallEvidenceTooThin(const CaseResult& cand, const ThresholdValues& v, const WallSides& s,
+                         const ProcessEvidence& e, bool suspect, Comparison* out) {
+  const double within = WithinProcessChange(s);
+  const size_t na = Logs(s.base_s).size(), nb = Logs(s.cand_s).size();
   if ((static_cast<int>(na) < v.wall_min_samples || static_cast<int>(nb) < v.wall_min_samples) &&
       std::fabs(within) > v.wall_min_effect && (e.cand.size() < 3 || e.base.size() < 3)) {
     out->notes.push_back(
-        CaseKey(cand) + ": " + LatencyName(unq) +
+        CaseKey(cand) + ": " + LatencyName(s.unq) +
         Fmt(" %+.1f%% but not enough samples for a verdict", 100 * within) +
         Fmt(" (%g and %g, need %g)", double(na), double(nb), v.wall_min_samples));
-    return;
+    return true;
   }
   if (e.cand.empty() || (e.interleaved && e.cand.size() < 3) || e.base.size() < 3) {
     if (suspect) {
       out->notes.push_back(
-          CaseKey(cand) + ": " + LatencyName(unq) +
+          CaseKey(cand) + ": " + LatencyName(s.unq) +
           Fmt(" %+.1f%% inside one process each; ", 100 * within) +
           "no verdict without process-level evidence (confirmation in fresh processes, "
           "5 runs of history at the baseline's environment, or --rounds " +
           Fmt("%g)", v.wall_min_rounds));
     }
-    return;
+    return true;
   }
-  const std::vector<double> a = Logs(e.base), b = Logs(e.cand);
-  if (std::fabs(std::exp(Median(b)) - std::exp(Median(a))) < v.wall_min_abs_us) return;
+  return false;
+}
+
+struct WallVerdict {
+  Verdict verdict;
   // Interleaved confirmation decides tens of suspects per run, each of which
   // would make the run exit 1: it is held to the stricter level, shared
   // among the run's confirmed cases.
-  const double confirm_level = v.wall_confirm_alpha * h.confirm_scale;
-  Verdict verdict = e.interleaved ? JudgeProcesses(e.base, e.cand, e.paired, confirm_level, v)
-                                  : JudgeHistory(a, b, v.wall_alpha, v);
+  double confirm_level = 0;
+  bool own_disagrees = false;  // the run's own median did not move with the processes
+};
+
+WallVerdict JudgeWallEvidence(const ThresholdValues& v, const CaseHistory& h, const WallSides& s,
+                              const WallEvidence& w, const std::vector<double>& a,
+                              const std::vector<double>& b) {
+  WallVerdict j;
+  j.confirm_level = v.wall_confirm_alpha * h.confirm_scale;
+  j.verdict = w.e.interleaved ? JudgeProcesses(w.e.base, w.e.cand, w.e.paired, j.confirm_level, v)
+                              : JudgeHistory(a, b, v.wall_alpha, v);
   // Fresh processes against history: the history is of whole runs' medians,
   // and a process that times only a few suspects can sit in another state
   // than a whole run (a cache, a frequency or a neighbour that a short
   // process meets and a long pass averages out). The run's own median, at the
   // history's level, must then have moved the same way by the minimum
   // effect too.
-  bool own_disagrees = false;
-  if (verdict.changed && !e.interleaved && b.size() > 1 && e_unq == unq) {
-    const double own = Median(Logs(cand_rounds.empty() ? cand_s : cand_rounds)) - Median(a);
-    own_disagrees = !(own * verdict.shift > 0 && std::fabs(own) >= std::log1p(v.wall_min_effect));
-    if (own_disagrees) verdict.changed = false;
+  if (j.verdict.changed && !w.e.interleaved && b.size() > 1 && w.unq == s.unq) {
+    const double own = Median(Logs(s.cand_rounds.empty() ? s.cand_s : s.cand_rounds)) - Median(a);
+    j.own_disagrees =
+        !(own * j.verdict.shift > 0 && std::fabs(own) >= std::log1p(v.wall_min_effect));
+    if (j.own_disagrees) j.verdict.changed = false;
   }
-  // Judged at a shared level below 0.001, the p-value is shown down to a
-  // tenth of it.
-  const double p_floor = e.interleaved ? std::min(0.001, confirm_level / 10) : 0.001;
+  return j;
+}
+
+// Judged at a shared level below 0.001, the p-value is shown down to a
+// tenth of it.
+double WallPValueFloor(const ProcessEvidence& e, double confirm_level) {
+  return e.interleaved ? std::min(0.001, confirm_level / 10) : 0.001;
+}
+
+// How the evidence was gathered, for a note or a finding's detail.
+std::string WallEvidenceLevel(const CaseHistory& h, const ProcessEvidence& e, double confirm_level,
+                              size_t base_count, size_t cand_count) {
   const std::string shared =
       h.confirm_scale < 1 ? Fmt(" at p < %.2g, the level shared by the run's %g confirmed cases",
                                 confirm_level, double(h.confirmed_in_run))
                           : std::string();
-  const std::string level =
-      e.paired ? Fmt("%g fresh processes, each timing both configurations in turn (paired t-test",
-                     double(b.size())) +
-                     shared + ")"
-      : e.interleaved ? Fmt("%g fresh processes each, interleaved with the baseline's configuration",
-                            double(b.size())) +
-                            (shared.empty() ? std::string() : " (Mann-Whitney" + shared + ")")
-      : b.size() == 1 ? Fmt("this run against the case's last %g runs", double(a.size()))
-                      : Fmt("%g fresh processes against the case's last %g runs", double(b.size()),
-                            double(a.size()));
-  // A confirmation beside the baseline's configuration that cannot tell at
-  // its level (tens to hundreds of paired cases share it) but moved the case
-  // the way the rounds did, by at least the minimum effect, leaves the
-  // rounds' verdict standing: it decides against the rounds only when it
-  // puts the change inside the minimum effect or the other way. A finding
-  // then rests on both (the rounds beyond what whole runs move, and the same
-  // machine's processes agreeing), never on the rounds alone.
-  if (!verdict.changed && e.interleaved && rounds &&
-      std::fabs(verdict.shift) >= std::log1p(v.wall_min_effect)) {
-    Comparison by_rounds;
-    judge_rounds(&by_rounds);
-    for (Finding& f : verdict.shift > 0 ? by_rounds.regressions : by_rounds.improvements) {
-      // The rounds' figures and p-value speak; the confirmation only agrees.
-      f.detail += "; re-timed beside the baseline's configuration it moved the same way (" +
-                  level + ")";
-      (verdict.shift > 0 ? out->regressions : out->improvements).push_back(f);
-      return;
-    }
+  if (e.paired) {
+    return Fmt("%g fresh processes, each timing both configurations in turn (paired t-test",
+               double(cand_count)) +
+           shared + ")";
   }
-  if (!verdict.changed) {
-    if (suspect || own_disagrees) {
-      out->notes.push_back(CaseKey(cand) + ": " + LatencyName(unq) +
-                           Fmt(" %+.1f%% inside one process each, ", 100 * within) +
-                           "not confirmed (" + HumanChange(std::exp(verdict.shift)) + ", " +
-                           HumanPValue(verdict.p, p_floor) + ", " + level +
-                           (own_disagrees ? "; the run's own median did not move so against them"
-                                          : "") +
-                           ")");
-    }
-    return;
+  if (e.interleaved) {
+    return Fmt("%g fresh processes each, interleaved with the baseline's configuration",
+               double(cand_count)) +
+           (shared.empty() ? std::string() : " (Mann-Whitney" + shared + ")");
   }
+  if (cand_count == 1) return Fmt("this run against the case's last %g runs", double(base_count));
+  return Fmt("%g fresh processes against the case's last %g runs", double(cand_count),
+             double(base_count));
+}
+
+// A confirmation beside the baseline's configuration that cannot tell at
+// its level (tens to hundreds of paired cases share it) but moved the case
+// the way the rounds did, by at least the minimum effect, leaves the
+// rounds' verdict standing: it decides against the rounds only when it
+// puts the change inside the minimum effect or the other way. A finding
+// then rests on both (the rounds beyond what whole runs move, and the same
+// machine's processes agreeing), never on the rounds alone. True when the
+// rounds' finding was recorded.
+bool RoundsVerdictStands(const CaseResult& base, const CaseResult& cand, const ThresholdValues& v,
+                         const CaseHistory& h, const WallSides& s, const ProcessEvidence& e,
+                         const Verdict& verdict, const std::string& level, Comparison* out) {
+  if (verdict.changed || !e.interleaved || !s.rounds ||
+      std::fabs(verdict.shift) < std::log1p(v.wall_min_effect)) {
+    return false;
+  }
+  Comparison by_rounds;
+  JudgeWallRounds(base, cand, v, h, s, &by_rounds);
+  for (Finding& f : verdict.shift > 0 ? by_rounds.regressions : by_rounds.improvements) {
+    // The rounds' figures and p-value speak; the confirmation only agrees.
+    f.detail += "; re-timed beside the baseline's configuration it moved the same way (" +
+                level + ")";
+    (verdict.shift > 0 ? out->regressions : out->improvements).push_back(f);
+    return true;
+  }
+  return false;
+}
+
+void RecordWallFinding(const CaseResult& cand, const ThresholdValues& v, const CaseHistory& h,
+                       const WallEvidence& w, const WallVerdict& j, const std::vector<double>& a,
+                       const std::vector<double>& b, Comparison* out) {
+  const ProcessEvidence& e = w.e;
+  const double p_floor = WallPValueFloor(e, j.confirm_level);
   // The evidence only: the statistic names the processes and how they ran.
   const std::string judged =
       h.confirm_scale < 1 ? Fmt(" (judged at p < %.2g, the level shared by the run's %g confirmed cases)",
-                                confirm_level, double(h.confirmed_in_run))
+                                j.confirm_level, double(h.confirmed_in_run))
                           : std::string();
   const std::string evidence =
-      e.paired        ? "paired t-test " + HumanPValue(verdict.p, p_floor) + judged
-      : e.interleaved ? "Mann-Whitney " + HumanPValue(verdict.p, p_floor) + judged
-                      : HumanPValue(verdict.p, p_floor) +
+      e.paired        ? "paired t-test " + HumanPValue(j.verdict.p, p_floor) + judged
+      : e.interleaved ? "Mann-Whitney " + HumanPValue(j.verdict.p, p_floor) + judged
+                      : HumanPValue(j.verdict.p, p_floor) +
                             Fmt(" against the spread of the case's last %g runs", double(a.size()));
-  Finding f = Make(cand, FindingKind::kLatency, LatencyMetric(e_unq), std::exp(Median(a)),
+  Finding f = Make(cand, FindingKind::kLatency, LatencyMetric(w.unq), std::exp(Median(a)),
                    std::exp(Median(b)), evidence);
   f.statistic = LatencyStatistic(
-      e_unq, e.interleaved ? Fmt("%g and %g fresh processes, ", double(a.size()), double(b.size())) +
+      w.unq, e.interleaved ? Fmt("%g and %g fresh processes, ", double(a.size()), double(b.size())) +
                                  (e.paired ? "paired" : "interleaved")
              : b.size() == 1 ? Fmt("the case's last %g runs and of this run", double(a.size()))
                              : Fmt("the case's last %g runs and of %g fresh processes",
@@ -675,13 +735,46 @@ void CompareWall(const CaseResult& base, const CaseResult& cand, const Threshold
   // Interleaved, the two configurations differ only by the environment
   // change; against history, the case never moved this much without it.
   f.env_cause = true;
-  if (verdict.shift > 0) {
+  if (j.verdict.shift > 0) {
     f.blamed_ops = BlameWallOps(e, v, f.candidate - f.baseline);
     if (f.blamed_ops.empty()) f.detail += "; no single op's own change is significant";
     out->regressions.push_back(f);
   } else {
     out->improvements.push_back(f);
   }
+}
+
+void CompareWall(const CaseResult& base, const CaseResult& cand, const ThresholdValues& v,
+                 const CaseHistory& h, Comparison* out) {
+  if (base.wall_us.empty() || cand.wall_us.empty()) return;
+  const int64_t baseline_run_id = out->baseline_run.run_id;
+  const WallSides s = ReadWallSides(base, cand, v, baseline_run_id);
+  if (!s.interleaved && s.rounds) {
+    JudgeWallRounds(base, cand, v, h, s, out);
+    return;
+  }
+  // Otherwise only process-level evidence may give a verdict.
+  const bool suspect = WallSuspect(base, cand, v);
+  WallEvidence w;
+  GatherWallEvidence(cand, h, s, suspect, baseline_run_id, &w);
+  if (WallEvidenceTooThin(cand, v, s, w.e, suspect, out)) return;
+  const std::vector<double> a = Logs(w.e.base), b = Logs(w.e.cand);
+  if (std::fabs(std::exp(Median(b)) - std::exp(Median(a))) < v.wall_min_abs_us) return;
+  const WallVerdict j = JudgeWallEvidence(v, h, s, w, a, b);
+  const std::string level = WallEvidenceLevel(h, w.e, j.confirm_level, a.size(), b.size());
+  if (RoundsVerdictStands(base, cand, v, h, s, w.e, j.verdict, level, out)) return;
+  if (!j.verdict.changed) {
+    if (suspect || j.own_disagrees) {
+      out->notes.push_back(
+          CaseKey(cand) + ": " + LatencyName(s.unq) +
+          Fmt(" %+.1f%% inside one process each, ", 100 * WithinProcessChange(s)) +
+          "not confirmed (" + HumanChange(std::exp(j.verdict.shift)) + ", " +
+          HumanPValue(j.verdict.p, WallPValueFloor(w.e, j.confirm_level)) + ", " + level +
+          (j.own_disagrees ? "; the run's own median did not move so against them" : "") + ")");
+    }
+    return;
+  }
+  RecordWallFinding(cand, v, h, w, j, a, b, out);
 }
 
 void CompareCounts(const CaseResult& base, const CaseResult& cand, const ThresholdValues& v,
