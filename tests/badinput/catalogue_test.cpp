@@ -9,7 +9,9 @@
 // once the gap is closed, so that it is promoted to an ordinary entry.
 #include <sqlite3.h>
 
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <ostream>
 #include <map>
@@ -296,6 +298,15 @@ TEST_P(BadInputTest, ExitsTwoWithOneLineAndLeavesTheStore) {
     r = spyre_test::RunCli(args, e.env, 120);
   }
   const StoreSnapshot after = TakeSnapshot(Db());
+  // SPYRE_CATALOGUE_DUMP=DIR: each entry's exit code and stderr, with the
+  // workspace's path as {ws}, one file an entry, to diff two builds' messages.
+  if (const char* dump = std::getenv("SPYRE_CATALOGUE_DUMP"); dump != nullptr && *dump != '\0') {
+    std::string text = "exit " + std::to_string(r.exit_code) + "\n" + r.err;
+    for (size_t at; (at = text.find(ws_->path())) != std::string::npos;) {
+      text.replace(at, ws_->path().size(), "{ws}");
+    }
+    std::ofstream(std::string(dump) + "/" + e.name + ".txt") << text;
+  }
 
   std::vector<std::string> problems;
   if (r.exit_code != 2) problems.push_back("exit code " + std::to_string(r.exit_code) + ", not 2");
