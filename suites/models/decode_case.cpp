@@ -164,6 +164,381 @@ void AddMetric(CaseResult* r, const std::string& output, const std::string& name
   r->metrics.push_back({output, name, value, limit, failed});
 }
 
+// What a decode case runs on: the golden decode that teaches and judges it,
+// and the model's weights.
+struct DecodeInputs {
+  at::Tensor tokens;    // the golden greedy tokens [B, N]
+  at::Tensor logprobs;  // the golden log-probabilities [B, N, V]
+  Weights weights;
+};
+
+harness::StatusOr<DecodeInputs> LoadDecodeInputs(const harness::SuiteSpec& suite,
+                                                 const harness::CaseSpec& c, const ModelCase& mc,
+                                                 const harness::ExecOptions& options) {
+  const std::string path = harness::GoldenPath(options.golden_dir, suite.name, c.id);
+  SPYRE_ASSIGN_OR_RETURN(auto golden, harness::LoadGolden(path, suite, c));
+  SPYRE_ASSIGN_OR_RETURN(auto weights, LoadModelWeights(mc));
+  // The golden tokens teach every run (a timing round's too); whether
+  // they were computed from these prompts and weights is the judged
+  // pass's to check.
+  if (options.judged) {
+    SPYRE_RETURN_IF_ERROR(CheckGoldenInputs(golden, mc, weights, path, suite.name, suite.root));
+  }
+  const at::Tensor* tokens = golden.Find("tokens");
+  const at::Tensor* logprobs = golden.Find("logprobs");
+  const int64_t b = mc.prompts.size(0);
+  if (tokens == nullptr || logprobs == nullptr || tokens->dim() != 2 || tokens->size(0) != b ||
+      tokens->size(1) != mc.steps) {
+    return harness::InvalidInput(path + ": expected tensors 'tokens' [" + std::to_string(b) + ", " +
+                                 std::to_string(mc.steps) + "] and 'logprobs'; regenerate it");
+  }
+  return DecodeInputs{*tokens, *logprobs, std::move(weights)};
+}
+
+// A confirmation process times two configurations (harness/wall_sampler.h):
+// side 0 the baseline's, 1 this run's. Their samples alternate (A B B A
+// ...), as the common sampler's do, so that the load's swings within the
+// process fall on both; the outputs, metrics and traced pass are this
+// run's. Otherwise every sample is side 1.
+class DecodePairedSides {
+ public:
+  DecodePairedSides() : sides_(harness::ActivePairedSides()) {
+    if (sides_ != nullptr) sides_->used = true;
+    first_ = sides_ != nullptr && sides_->first == 0 ? 0 : 1;
+  }
+
+  bool Paired() const { return sides_ != nullptr; }
+  int PerSample() const { return sides_ != nullptr ? 2 : 1; }
+  int SideOf(int i, int k) const {
+    return sides_ == nullptr ? 1 : harness::PairedSide(i, k, first_);
+  }
+  void Switch(int side) const {
+    if (sides_ != nullptr && !(sides_->set_side && sides_->set_side(side))) sides_->failed = true;
+  }
+
+ private:
+  harness::PairedSides* sides_;
+  int first_;
+};
+
+void WarmUpDecode(DecoderModel& model, const ModelCase& mc, const at::Tensor& teacher, int warmups,
+                  const DecodePairedSides& sides) {
+  for (int i = 0; i < warmups; ++i) {
+    for (int k = 0; k < sides.PerSample(); ++k) {
+      sides.Switch(sides.SideOf(0, k));
+      RunDecode(model, mc.prompts, teacher, mc.steps, nullptr);
+    }
+  }
+}
+
+// Per side the wall time and run-queue readings of every sample; of this
+// run's side also the latencies and the last sample's logits.
+struct DecodeSamples {
+  std::vector<double> ttft, itl, tps, wall[2];
+  std::vector<int64_t> before[2], after[2];
+  at::Tensor logits;
+};
+
+DecodeSamples TimeDecodeSamples(DecoderModel& model, const ModelCase& mc, const at::Tensor& teacher,
+                                int repeats, const DecodePairedSides& sides,
+                                harness::HostProbe* probe) {
+  const int64_t b = mc.prompts.size(0);
+  DecodeSamples s;
+  for (int i = 0; i < repeats; ++i) {
+    for (int k = 0; k < sides.PerSample(); ++k) {
+      const int side = sides.SideOf(i, k);
+      sides.Switch(side);
+      probe->Sample();
+      DecodeTiming t;
+      s.before[side].push_back(harness::ThreadRunQueueWaitNs());
+      at::Tensor out = RunDecode(model, mc.prompts, teacher, mc.steps, &t);
+      s.after[side].push_back(harness::ThreadRunQueueWaitNs());
+      s.wall[side].push_back(t.prefill_us + t.steps_us);
+      if (side == 0) continue;
+      s.logits = std::move(out);
+      s.ttft.push_back(t.prefill_us);
+      if (mc.steps > 1) s.itl.push_back(t.steps_us / static_cast<double>(mc.steps - 1));
+      s.tps.push_back(static_cast<double>(b * mc.steps) / ((t.prefill_us + t.steps_us) * 1e-6));
+    }
+  }
+  return s;
+}
+
+// Leaves the device on this run's side; a paired process's baseline samples
+// go into extra.
+void RecordDecodeWall(const DecodeSamples& s, const DecodePairedSides& sides,
+                      harness::HostProbe* probe, CaseResult* r) {
+  sides.Switch(1);
+  r->wall_us = s.wall[1];
+  r->queue_us = harness::QueueWaitPerCallUs(s.before[1], s.after[1], 1);
+  if (sides.Paired()) {
+    r->extra["paired_wall_us"] = s.wall[0];
+    r->extra["paired_queue_us"] = harness::QueueWaitPerCallUs(s.before[0], s.after[0], 1);
+  }
+  probe->Record(r);
+}
+
+struct DecodePhaseProfiles {
+  DeviceProfile prefill, steps;
+};
+
+// The modeled clock, phase by phase, in one more (untimed, traced) run.
+DecodePhaseProfiles ProfileDecodePhases(DecoderModel& model, const ModelCase& mc,
+                                        const at::Tensor& teacher) {
+  DecodePhaseProfiles p;
+  p.prefill = ProfileOnDevice([&] { model.Prefill(mc.prompts).to(at::kCPU); });
+  p.steps = ProfileOnDevice([&] {
+    for (int64_t i = 1; i < mc.steps; ++i) model.Step(teacher.narrow(1, i - 1, 1)).to(at::kCPU);
+  });
+  return p;
+}
+
+// The yardstick: the CPU computing the same decode in fp32 with weights
+// and activations held in the device's storage format for the dtype,
+// teacher-forced alike. Its logits before they leave in the dtype.
+at::Tensor DecodeYardstickFp32(const ModelCase& mc, const Weights& weights,
+                               const at::Tensor& teacher) {
+  const int64_t max_len = mc.prompts.size(1) + mc.steps;
+  DecoderModel yardstick_model(mc.config, weights, at::kCPU, at::kFloat, LayerImpl::kPortable,
+                               max_len, DeviceFormatRounding(mc.dtype));
+  return RunDecode(yardstick_model, mc.prompts, teacher, mc.steps, nullptr);
+}
+
+// "limit 0.06 = 3 x yardstick 0.02" / "limit 0.01 (floor; 3 x yardstick
+// 0.002)" / "fixed limit 0.05".
+std::string DecodeLimitText(const ModelCase& mc, double lp_limit, double yardstick,
+                            bool fixed_limit) {
+  if (fixed_limit) return "fixed limit " + Short(lp_limit);
+  if (lp_limit > mc.logprob_floor) {
+    return "limit " + Short(lp_limit) + " = " + Short(mc.logprob_m) + " x yardstick " +
+           Short(yardstick);
+  }
+  return "limit " + Short(lp_limit) + " (the floor; " + Short(mc.logprob_m) + " x yardstick " +
+         Short(yardstick) + " is below it)";
+}
+
+// The device's decode judged against the golden, with the limits its
+// yardstick sets, and which criteria failed.
+struct DecodeVerdict {
+  DecodeJudgement j;
+  double yardstick = 0;  // the yardstick's max |logprob diff|
+  bool judge_flips = false;
+  LogitFlips flips;
+  double flip_limit = 0;
+  bool flips_failed = false;
+  double lp_limit = 0;
+  bool fixed_limit = false;
+  std::string limit_text;
+  bool lp_failed = false;
+  bool topk_failed = false;
+};
+
+DecodeVerdict JudgeDecodeCase(const ModelCase& mc, const Weights& weights, const at::Tensor& logits,
+                              const at::Tensor& logprobs, const at::Tensor& teacher) {
+  DecodeVerdict v;
+  v.j = JudgeDecode(logits, logprobs, teacher, mc.top_k, mc.near_tie_margin);
+  const at::Tensor yardstick_fp32 = DecodeYardstickFp32(mc, weights, teacher);
+  // Its logits leave in the dtype, as the device's.
+  const at::Tensor yardstick_logits = yardstick_fp32.to(mc.dtype).to(at::kFloat);
+  v.yardstick = JudgeDecode(yardstick_logits, logprobs, teacher, mc.top_k, mc.near_tie_margin)
+                    .max_logprob_diff;
+  // Below the logprob rule's resolution when the logits leave in a coarser
+  // format than the device computes in (bfloat16 out of DL16): the share of
+  // logits rounded to another value than the golden's, against the
+  // yardstick's share (LogitFlips).
+  v.judge_flips = OutputCoarserThanStorage(mc.dtype);
+  if (v.judge_flips) v.flips = CountLogitFlips(logits, yardstick_fp32, logprobs, mc.dtype);
+  v.flip_limit = std::max(kLogitFlipFloor, mc.logit_flip_m * v.flips.yardstick_share);
+  v.flips_failed = v.judge_flips && v.flips.device_share > v.flip_limit;
+  v.lp_limit = LogprobLimit(mc, v.yardstick);
+  v.fixed_limit = !std::isnan(mc.max_logprob_diff);
+  v.limit_text = DecodeLimitText(mc, v.lp_limit, v.yardstick, v.fixed_limit);
+  v.lp_failed = v.j.max_logprob_diff > v.lp_limit;
+  v.topk_failed = v.j.min_top_k_overlap < mc.min_top_k_overlap;
+  return v;
+}
+
+double DecodeTop1Agreement(const DecodeJudgement& j) {
+  return static_cast<double>(j.agreeing) / static_cast<double>(j.pairs);
+}
+
+void AddDecodeAccuracyMetrics(const DecodeVerdict& v, const ModelCase& mc, CaseResult* r) {
+  const DecodeJudgement& j = v.j;
+  AddMetric(r, "tokens", "top1_agreement", DecodeTop1Agreement(j));
+  AddMetric(r, "tokens", "first_divergence_step", static_cast<double>(j.first_divergence));
+  AddMetric(r, "tokens", "near_ties", static_cast<double>(j.near_ties));
+  AddMetric(r, "tokens", "hard_flips", static_cast<double>(j.pairs - j.agreeing - j.near_ties), 0,
+            j.first_failure >= 0);
+  AddMetric(r, "logprobs", "max_logprob_diff", j.max_logprob_diff, v.lp_limit, v.lp_failed);
+  AddMetric(r, "logprobs", "logprob_yardstick", v.yardstick);
+  if (v.judge_flips) {
+    AddMetric(r, "logits", "logit_flip_share", v.flips.device_share, v.flip_limit, v.flips_failed);
+    AddMetric(r, "logits", "logit_flip_yardstick", v.flips.yardstick_share);
+  }
+  AddMetric(r, "logprobs", "min_top_k_overlap", j.min_top_k_overlap, mc.min_top_k_overlap,
+            v.topk_failed);
+  AddMetric(r, "logprobs", "mean_top_k_overlap", j.mean_top_k_overlap);
+  // How peaked the golden distributions are (a trained model's are; the
+  // synthetic models' are flatter, with more near ties).
+  int64_t close_calls = 0;
+  for (const double g : j.golden_top2_gap) close_calls += g < mc.near_tie_margin;
+  const double near_tie_rate =
+      static_cast<double>(close_calls) / static_cast<double>(j.golden_top2_gap.size());
+  AddMetric(r, "logprobs", "golden_top1_prob_median", Median(j.golden_top1_prob));
+  AddMetric(r, "logprobs", "golden_top2_gap_median", Median(j.golden_top2_gap));
+  AddMetric(r, "logprobs", "golden_near_tie_rate", near_tie_rate);
+  r->max_abs_err = j.max_logprob_diff;
+}
+
+struct DecodeModeledLatency {
+  double ttft_us = 0, itl_us = 0, tokens_per_s = 0;
+};
+
+DecodeModeledLatency ModeledDecodeLatency(const DecodePhaseProfiles& p, const ModelCase& mc) {
+  const int64_t b = mc.prompts.size(0);
+  DecodeModeledLatency m;
+  m.ttft_us = p.prefill.modeled_us;
+  m.itl_us = mc.steps > 1 ? p.steps.modeled_us / static_cast<double>(mc.steps - 1) : std::nan("");
+  const double modeled_total = p.prefill.modeled_us + p.steps.modeled_us;
+  m.tokens_per_s = static_cast<double>(b * mc.steps) / (modeled_total * 1e-6);
+  return m;
+}
+
+void AddDecodeLatencyMetrics(const DecodeSamples& s, const DecodeModeledLatency& m, CaseResult* r) {
+  AddMetric(r, "latency", "ttft_us", Median(s.ttft));
+  AddMetric(r, "latency", "itl_us", Median(s.itl));
+  AddMetric(r, "latency", "tokens_per_s", Median(s.tps));
+  AddMetric(r, "latency", "modeled_ttft_us", m.ttft_us);
+  AddMetric(r, "latency", "modeled_itl_us", m.itl_us);
+  AddMetric(r, "latency", "modeled_tokens_per_s", m.tokens_per_s);
+}
+
+std::vector<int64_t> DecodeStepsOverLimit(const nlohmann::json& per_step, double lp_limit) {
+  std::vector<int64_t> over;
+  for (const auto& step : per_step) {
+    if (step["max_logprob_diff"].get<double>() > lp_limit) {
+      over.push_back(step["step"].get<int64_t>());
+    }
+  }
+  return over;
+}
+
+// Every failed criterion, hard flips first.
+std::vector<std::string> DecodeProblems(const DecodeVerdict& v, const ModelCase& mc) {
+  const DecodeJudgement& j = v.j;
+  std::vector<std::string> problems;
+  if (j.first_failure >= 0) {
+    problems.push_back("token divergence: " + std::to_string(j.pairs - j.agreeing - j.near_ties) +
+                       " top-1 flip(s), first at " + j.failure);
+  }
+  if (v.lp_failed) {
+    problems.push_back("max |logprob diff| " + Short(j.max_logprob_diff) + " above the " +
+                       v.limit_text + " at " +
+                       StepRanges(DecodeStepsOverLimit(j.per_step, v.lp_limit), mc.steps) +
+                       (v.fixed_limit ? " (the case's \"model\": {\"max_logprob_diff\": ...})"
+                                      : " (the case's \"model\": {\"logprob_m\": ..., "
+                                        "\"logprob_floor\": ...} set the rule)"));
+  }
+  if (v.flips_failed) {
+    problems.push_back(Percent(v.flips.device_share) +
+                       " of the bfloat16 logits rounded to another value than the golden's, "
+                       "above the limit " +
+                       Percent(v.flip_limit) + " = " + Short(mc.logit_flip_m) + " x yardstick " +
+                       Percent(v.flips.yardstick_share) +
+                       " (an error below the logprob rule's resolution; the case's \"model\": "
+                       "{\"logit_flip_m\": ...} sets the rule)");
+  }
+  if (v.topk_failed) {
+    problems.push_back("top-" + std::to_string(mc.top_k) + " overlap " +
+                       Short(j.min_top_k_overlap) + " below " + Short(mc.min_top_k_overlap));
+  }
+  return problems;
+}
+
+// The first divergence as text: the flip at `at_step` of the earliest
+// sequence that has one there; "" when none does.
+std::string DecodeDivergenceAsText(const nlohmann::json& texts, int64_t at_step) {
+  for (const auto& t : texts) {
+    if (at_step < 0) break;
+    bool here = false, near = false;
+    for (const auto& f : t["flips"]) {
+      if (f["step"].get<int64_t>() != at_step) continue;
+      here = true;
+      near = f["near_tie"].get<bool>();
+    }
+    if (!here) continue;
+    return "; as text (sequence " + std::to_string(t["sequence"].get<int64_t>()) + ", step " +
+           std::to_string(at_step) + (near ? ", a near tie" : "") + "): golden " +
+           QuoteAt(t, at_step, "golden") + ", device " + QuoteAt(t, at_step, "device");
+  }
+  return "";
+}
+
+// No token moved: the text of the step whose log-probabilities moved
+// most, where the device came closest to writing something else.
+std::string DecodeWorstStepAsText(const DecodeJudgement& j, const nlohmann::json& texts) {
+  int64_t worst = 0;
+  for (const auto& step : j.per_step) {
+    if (step["max_logprob_diff"].get<double>() >
+        j.per_step[worst]["max_logprob_diff"].get<double>()) {
+      worst = step["step"].get<int64_t>();
+    }
+  }
+  return "; every token agrees; the log-probabilities moved most at step " + std::to_string(worst) +
+         ", as text (sequence 0): " + QuoteAt(texts[0], worst, "golden");
+}
+
+void FailDecodeCase(const std::vector<std::string>& problems, const DecodeJudgement& j,
+                    const nlohmann::json& texts, CaseResult* r) {
+  r->status = CaseStatus::kFailed;
+  for (const auto& p : problems) r->message += (r->message.empty() ? "" : "; ") + p;
+  if (j.first_failure < 0 && j.near_ties > 0) {
+    r->message += "; " + std::to_string(j.near_ties) + " near-tie flip(s) from step " +
+                  std::to_string(j.first_divergence);
+  }
+  // The first hard flip, else the first near tie.
+  const int64_t at_step = j.first_failure >= 0 ? j.first_failure : j.first_divergence;
+  r->message += DecodeDivergenceAsText(texts, at_step);
+  if (at_step < 0 && !texts.empty() && !j.per_step.empty()) {
+    r->message += DecodeWorstStepAsText(j, texts);
+  }
+}
+
+void RecordDecodeExtra(const ModelCase& mc, const DecodeVerdict& v, const DecodeSamples& s,
+                       const DecodeModeledLatency& m, CaseResult* r) {
+  const DecodeJudgement& j = v.j;
+  // update, not assign: the probe's host_probe_us is in there.
+  r->extra.update(
+      {{"model", mc.config.name},
+       {"impl", LayerImplName(mc.impl)},
+       {"dtype", c10::toString(mc.dtype)},
+       {"batch", mc.prompts.size(0)},
+       {"prompt_len", mc.prompts.size(1)},
+       {"steps", mc.steps},
+       {"top1_agreement", DecodeTop1Agreement(j)},
+       {"first_divergence_step", j.first_divergence},
+       {"near_ties", j.near_ties},
+       {"max_logprob_diff", j.max_logprob_diff},
+       {"max_logprob_diff_limit", v.lp_limit},
+       {"logprob_yardstick", v.yardstick},
+       {"logprob_limit_rule",
+        v.fixed_limit ? nlohmann::json{{"fixed", v.lp_limit}}
+                      : nlohmann::json{{"m", mc.logprob_m}, {"floor", mc.logprob_floor}}},
+       {"per_step", j.per_step},
+       {"logit_flips", v.judge_flips ? nlohmann::json{{"share", v.flips.device_share},
+                                                      {"yardstick", v.flips.yardstick_share},
+                                                      {"limit", v.flip_limit},
+                                                      {"m", mc.logit_flip_m}}
+                                     : nlohmann::json()},
+       {"ttft_us", Median(s.ttft)},
+       {"itl_us", Median(s.itl)},
+       {"tokens_per_s", Median(s.tps)},
+       {"modeled_ttft_us", m.ttft_us},
+       {"modeled_itl_us", m.itl_us},
+       {"modeled_tokens_per_s", m.tokens_per_s},
+       {"device", DeviceUnderTest().str()}});
+}
+
 class DecodeCaseKind : public ModelCaseKind {
  public:
   DecodeCaseKind() : ModelCaseKind(ModelTask::kDecode) {}
@@ -186,272 +561,35 @@ class DecodeCaseKind : public ModelCaseKind {
 
   CaseResult Execute(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
                      const ModelCase& mc, const harness::ExecOptions& options) const override {
-    const std::string path = harness::GoldenPath(options.golden_dir, suite.name, c.id);
-    auto golden = harness::LoadGolden(path, suite, c);
-    if (!golden.ok()) return harness::CaseResult::Error(golden.status().message());
-    auto weights = LoadModelWeights(mc);
-    if (!weights.ok()) return harness::CaseResult::Error(weights.status().message());
-    // The golden tokens teach every run (a timing round's too); whether
-    // they were computed from these prompts and weights is the judged
-    // pass's to check.
-    harness::Status same = options.judged
-                               ? CheckGoldenInputs(*golden, mc, *weights, path, suite.name, suite.root)
-                               : harness::Status::Ok();
-    if (!same.ok()) return harness::CaseResult::Error(same.message());
-    const at::Tensor* tokens = golden->Find("tokens");
-    const at::Tensor* logprobs = golden->Find("logprobs");
-    const int64_t b = mc.prompts.size(0);
-    if (tokens == nullptr || logprobs == nullptr || tokens->dim() != 2 || tokens->size(0) != b ||
-        tokens->size(1) != mc.steps) {
-      return harness::CaseResult::Error(path + ": expected tensors 'tokens' [" + std::to_string(b) +
-                                        ", " + std::to_string(mc.steps) +
-                                        "] and 'logprobs'; regenerate it");
-    }
-
+    auto inputs = LoadDecodeInputs(suite, c, mc, options);
+    if (!inputs.ok()) return harness::CaseResult::Error(inputs.status().message());
     const int64_t max_len = mc.prompts.size(1) + mc.steps;
-    DecoderModel model(mc.config, *weights, DeviceUnderTest(), mc.dtype, mc.impl, max_len);
-    const at::Tensor teacher = tokens->to(at::kLong);
-    // A confirmation process times two configurations (harness/wall_sampler.h):
-    // side 0 the baseline's, 1 this run's. Their samples alternate (A B B A
-    // ...), as the common sampler's do, so that the load's swings within the
-    // process fall on both; the outputs, metrics and traced pass are this
-    // run's. Otherwise every sample is side 1.
-    harness::PairedSides* sides = harness::ActivePairedSides();
-    if (sides != nullptr) sides->used = true;
-    const int first = sides != nullptr && sides->first == 0 ? 0 : 1;
-    const auto set_side = [&](int side) {
-      if (sides != nullptr && !(sides->set_side && sides->set_side(side))) sides->failed = true;
-    };
-    const auto side_of = [&](int i, int k) {
-      return sides == nullptr ? 1 : harness::PairedSide(i, k, first);
-    };
-    const int per_sample = sides != nullptr ? 2 : 1;
-    for (int i = 0; i < WarmupCount(suite, options); ++i) {
-      for (int k = 0; k < per_sample; ++k) {
-        set_side(side_of(0, k));
-        RunDecode(model, mc.prompts, teacher, mc.steps, nullptr);
-      }
-    }
+    DecoderModel model(mc.config, inputs->weights, DeviceUnderTest(), mc.dtype, mc.impl, max_len);
+    const at::Tensor teacher = inputs->tokens.to(at::kLong);
+    const DecodePairedSides sides;
+    WarmUpDecode(model, mc, teacher, WarmupCount(suite, options), sides);
     CaseResult r;
     r.status = CaseStatus::kPassed;
-    std::vector<double> ttft, itl, tps, wall[2];
-    std::vector<int64_t> before[2], after[2];
-    at::Tensor logits;
     harness::HostProbe probe;
-    for (int i = 0; i < RepeatCount(suite, options); ++i) {
-      for (int k = 0; k < per_sample; ++k) {
-        const int side = side_of(i, k);
-        set_side(side);
-        probe.Sample();
-        DecodeTiming t;
-        before[side].push_back(harness::ThreadRunQueueWaitNs());
-        at::Tensor out = RunDecode(model, mc.prompts, teacher, mc.steps, &t);
-        after[side].push_back(harness::ThreadRunQueueWaitNs());
-        wall[side].push_back(t.prefill_us + t.steps_us);
-        if (side == 0) continue;
-        logits = std::move(out);
-        ttft.push_back(t.prefill_us);
-        if (mc.steps > 1) itl.push_back(t.steps_us / static_cast<double>(mc.steps - 1));
-        tps.push_back(static_cast<double>(b * mc.steps) / ((t.prefill_us + t.steps_us) * 1e-6));
-      }
-    }
-    set_side(1);
-    r.wall_us = wall[1];
-    r.queue_us = harness::QueueWaitPerCallUs(before[1], after[1], 1);
-    if (sides != nullptr) {
-      r.extra["paired_wall_us"] = wall[0];
-      r.extra["paired_queue_us"] = harness::QueueWaitPerCallUs(before[0], after[0], 1);
-    }
-    probe.Record(&r);
-    // The modeled clock, phase by phase, in one more (untimed, traced) run.
-    DeviceProfile prefill_profile, steps_profile;
-    prefill_profile = ProfileOnDevice([&] { model.Prefill(mc.prompts).to(at::kCPU); });
-    steps_profile = ProfileOnDevice([&] {
-      for (int64_t i = 1; i < mc.steps; ++i) model.Step(teacher.narrow(1, i - 1, 1)).to(at::kCPU);
-    });
-    FillProfile(MergeProfiles(prefill_profile, steps_profile), &r);
+    const DecodeSamples samples =
+        TimeDecodeSamples(model, mc, teacher, RepeatCount(suite, options), sides, &probe);
+    RecordDecodeWall(samples, sides, &probe, &r);
+    const DecodePhaseProfiles profiles = ProfileDecodePhases(model, mc, teacher);
+    FillProfile(MergeProfiles(profiles.prefill, profiles.steps), &r);
     if (!options.judged) return r;  // a timing round: no yardstick, no verdict
 
-    const DecodeJudgement j =
-        JudgeDecode(logits, *logprobs, teacher, mc.top_k, mc.near_tie_margin);
-    // The yardstick: the CPU computing the same decode in fp32 with weights
-    // and activations held in the device's storage format for the dtype,
-    // teacher-forced alike; its logits leave in the dtype, as the device's.
-    DecoderModel yardstick_model(mc.config, *weights, at::kCPU, at::kFloat, LayerImpl::kPortable,
-                                 max_len, DeviceFormatRounding(mc.dtype));
-    const at::Tensor yardstick_fp32 =
-        RunDecode(yardstick_model, mc.prompts, teacher, mc.steps, nullptr);
-    const at::Tensor yardstick_logits = yardstick_fp32.to(mc.dtype).to(at::kFloat);
-    const double yardstick =
-        JudgeDecode(yardstick_logits, *logprobs, teacher, mc.top_k, mc.near_tie_margin)
-            .max_logprob_diff;
-    // Below the logprob rule's resolution when the logits leave in a coarser
-    // format than the device computes in (bfloat16 out of DL16): the share of
-    // logits rounded to another value than the golden's, against the
-    // yardstick's share (LogitFlips).
-    const bool judge_flips = OutputCoarserThanStorage(mc.dtype);
-    LogitFlips flips;
-    if (judge_flips) flips = CountLogitFlips(logits, yardstick_fp32, *logprobs, mc.dtype);
-    const double flip_limit = std::max(kLogitFlipFloor, mc.logit_flip_m * flips.yardstick_share);
-    const bool flips_failed = judge_flips && flips.device_share > flip_limit;
-    const double lp_limit = LogprobLimit(mc, yardstick);
-    const bool fixed_limit = !std::isnan(mc.max_logprob_diff);
-    // "limit 0.06 = 3 x yardstick 0.02" / "limit 0.01 (floor; 3 x yardstick
-    // 0.002)" / "fixed limit 0.05".
-    std::string limit_text;
-    if (fixed_limit) {
-      limit_text = "fixed limit " + Short(lp_limit);
-    } else if (lp_limit > mc.logprob_floor) {
-      limit_text = "limit " + Short(lp_limit) + " = " + Short(mc.logprob_m) + " x yardstick " +
-                   Short(yardstick);
-    } else {
-      limit_text = "limit " + Short(lp_limit) + " (the floor; " + Short(mc.logprob_m) +
-                   " x yardstick " + Short(yardstick) + " is below it)";
-    }
-    const double agreement = static_cast<double>(j.agreeing) / static_cast<double>(j.pairs);
-    AddMetric(&r, "tokens", "top1_agreement", agreement);
-    AddMetric(&r, "tokens", "first_divergence_step", static_cast<double>(j.first_divergence));
-    AddMetric(&r, "tokens", "near_ties", static_cast<double>(j.near_ties));
-    AddMetric(&r, "tokens", "hard_flips", static_cast<double>(j.pairs - j.agreeing - j.near_ties),
-              0, j.first_failure >= 0);
-    const bool lp_failed = j.max_logprob_diff > lp_limit;
-    AddMetric(&r, "logprobs", "max_logprob_diff", j.max_logprob_diff, lp_limit, lp_failed);
-    AddMetric(&r, "logprobs", "logprob_yardstick", yardstick);
-    if (judge_flips) {
-      AddMetric(&r, "logits", "logit_flip_share", flips.device_share, flip_limit, flips_failed);
-      AddMetric(&r, "logits", "logit_flip_yardstick", flips.yardstick_share);
-    }
-    const bool topk_failed = j.min_top_k_overlap < mc.min_top_k_overlap;
-    AddMetric(&r, "logprobs", "min_top_k_overlap", j.min_top_k_overlap, mc.min_top_k_overlap,
-              topk_failed);
-    AddMetric(&r, "logprobs", "mean_top_k_overlap", j.mean_top_k_overlap);
-    // How peaked the golden distributions are (a trained model's are; the
-    // synthetic models' are flatter, with more near ties).
-    int64_t close_calls = 0;
-    for (const double g : j.golden_top2_gap) close_calls += g < mc.near_tie_margin;
-    const double near_tie_rate =
-        static_cast<double>(close_calls) / static_cast<double>(j.golden_top2_gap.size());
-    AddMetric(&r, "logprobs", "golden_top1_prob_median", Median(j.golden_top1_prob));
-    AddMetric(&r, "logprobs", "golden_top2_gap_median", Median(j.golden_top2_gap));
-    AddMetric(&r, "logprobs", "golden_near_tie_rate", near_tie_rate);
-    r.max_abs_err = j.max_logprob_diff;
-
-    const double modeled_ttft = prefill_profile.modeled_us;
-    const double modeled_itl = mc.steps > 1
-                                   ? steps_profile.modeled_us / static_cast<double>(mc.steps - 1)
-                                   : std::nan("");
-    const double modeled_total = prefill_profile.modeled_us + steps_profile.modeled_us;
-    const double modeled_tps = static_cast<double>(b * mc.steps) / (modeled_total * 1e-6);
-    AddMetric(&r, "latency", "ttft_us", Median(ttft));
-    AddMetric(&r, "latency", "itl_us", Median(itl));
-    AddMetric(&r, "latency", "tokens_per_s", Median(tps));
-    AddMetric(&r, "latency", "modeled_ttft_us", modeled_ttft);
-    AddMetric(&r, "latency", "modeled_itl_us", modeled_itl);
-    AddMetric(&r, "latency", "modeled_tokens_per_s", modeled_tps);
-
-    // Every failed criterion goes into the message, hard flips first.
-    std::vector<std::string> problems;
-    if (j.first_failure >= 0) {
-      problems.push_back("token divergence: " + std::to_string(j.pairs - j.agreeing - j.near_ties) +
-                         " top-1 flip(s), first at " + j.failure);
-    }
-    if (lp_failed) {
-      std::vector<int64_t> over;
-      for (const auto& step : j.per_step) {
-        if (step["max_logprob_diff"].get<double>() > lp_limit) {
-          over.push_back(step["step"].get<int64_t>());
-        }
-      }
-      problems.push_back("max |logprob diff| " + Short(j.max_logprob_diff) + " above the " +
-                         limit_text + " at " + StepRanges(over, mc.steps) +
-                         (fixed_limit ? " (the case's \"model\": {\"max_logprob_diff\": ...})"
-                                      : " (the case's \"model\": {\"logprob_m\": ..., "
-                                        "\"logprob_floor\": ...} set the rule)"));
-    }
-    if (flips_failed) {
-      problems.push_back(Percent(flips.device_share) +
-                         " of the bfloat16 logits rounded to another value than the golden's, "
-                         "above the limit " + Percent(flip_limit) + " = " + Short(mc.logit_flip_m) + " x yardstick " +
-                         Percent(flips.yardstick_share) +
-                         " (an error below the logprob rule's resolution; the case's \"model\": "
-                         "{\"logit_flip_m\": ...} sets the rule)");
-    }
-    if (topk_failed) {
-      problems.push_back("top-" + std::to_string(mc.top_k) + " overlap " +
-                         Short(j.min_top_k_overlap) + " below " + Short(mc.min_top_k_overlap));
-    }
+    const DecodeVerdict v =
+        JudgeDecodeCase(mc, inputs->weights, samples.logits, inputs->logprobs, teacher);
+    AddDecodeAccuracyMetrics(v, mc, &r);
+    const DecodeModeledLatency modeled = ModeledDecodeLatency(profiles, mc);
+    AddDecodeLatencyMetrics(samples, modeled, &r);
+    const std::vector<std::string> problems = DecodeProblems(v, mc);
     nlohmann::json texts;
-    if (mc.text) texts = DecodeTexts(mc, teacher, logits, mc.near_tie_margin, *logprobs);
-    if (!problems.empty()) {
-      r.status = CaseStatus::kFailed;
-      for (const auto& p : problems) r.message += (r.message.empty() ? "" : "; ") + p;
-      if (j.first_failure < 0 && j.near_ties > 0) {
-        r.message += "; " + std::to_string(j.near_ties) + " near-tie flip(s) from step " +
-                     std::to_string(j.first_divergence);
-      }
-      // The first divergence as text: the first hard flip, else the first
-      // near tie, of the earliest sequence that has it.
-      const int64_t at_step = j.first_failure >= 0 ? j.first_failure : j.first_divergence;
-      for (const auto& t : texts) {
-        if (at_step < 0) break;
-        bool here = false, near = false;
-        for (const auto& f : t["flips"]) {
-          if (f["step"].get<int64_t>() != at_step) continue;
-          here = true;
-          near = f["near_tie"].get<bool>();
-        }
-        if (!here) continue;
-        r.message += "; as text (sequence " + std::to_string(t["sequence"].get<int64_t>()) +
-                     ", step " + std::to_string(at_step) + (near ? ", a near tie" : "") +
-                     "): golden " + QuoteAt(t, at_step, "golden") + ", device " +
-                     QuoteAt(t, at_step, "device");
-        break;
-      }
-      // No token moved: the text of the step whose log-probabilities moved
-      // most, where the device came closest to writing something else.
-      if (at_step < 0 && !texts.empty() && !j.per_step.empty()) {
-        int64_t worst = 0;
-        for (const auto& step : j.per_step) {
-          if (step["max_logprob_diff"].get<double>() >
-              j.per_step[worst]["max_logprob_diff"].get<double>()) {
-            worst = step["step"].get<int64_t>();
-          }
-        }
-        r.message += "; every token agrees; the log-probabilities moved most at step " +
-                     std::to_string(worst) + ", as text (sequence 0): " +
-                     QuoteAt(texts[0], worst, "golden");
-      }
+    if (mc.text) {
+      texts = DecodeTexts(mc, teacher, samples.logits, mc.near_tie_margin, inputs->logprobs);
     }
-    // update, not assign: the probe's host_probe_us is in there.
-    r.extra.update(
-        {{"model", mc.config.name},
-         {"impl", LayerImplName(mc.impl)},
-         {"dtype", c10::toString(mc.dtype)},
-         {"batch", b},
-         {"prompt_len", mc.prompts.size(1)},
-         {"steps", mc.steps},
-         {"top1_agreement", agreement},
-         {"first_divergence_step", j.first_divergence},
-         {"near_ties", j.near_ties},
-         {"max_logprob_diff", j.max_logprob_diff},
-         {"max_logprob_diff_limit", lp_limit},
-         {"logprob_yardstick", yardstick},
-         {"logprob_limit_rule",
-          fixed_limit ? nlohmann::json{{"fixed", lp_limit}}
-                      : nlohmann::json{{"m", mc.logprob_m}, {"floor", mc.logprob_floor}}},
-         {"per_step", j.per_step},
-         {"logit_flips", judge_flips ? nlohmann::json{{"share", flips.device_share},
-                                                      {"yardstick", flips.yardstick_share},
-                                                      {"limit", flip_limit},
-                                                      {"m", mc.logit_flip_m}}
-                                     : nlohmann::json()},
-         {"ttft_us", Median(ttft)},
-         {"itl_us", Median(itl)},
-         {"tokens_per_s", Median(tps)},
-         {"modeled_ttft_us", modeled_ttft},
-         {"modeled_itl_us", modeled_itl},
-         {"modeled_tokens_per_s", modeled_tps},
-         {"device", DeviceUnderTest().str()}});
+    if (!problems.empty()) FailDecodeCase(problems, v.j, texts, &r);
+    RecordDecodeExtra(mc, v, samples, modeled, &r);
     if (mc.text) r.extra["text"] = texts;
     RecordOpErrors([&] { RunDecode(model, mc.prompts, teacher, mc.steps, nullptr); }, &r);
     return r;

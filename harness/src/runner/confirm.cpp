@@ -187,6 +187,359 @@ ConfirmStep NextConfirmStep(const std::vector<double>& base_values,
                                                            : ConfirmStep::kDecided;
 }
 
+namespace {
+
+using ConfirmClock = std::chrono::steady_clock;
+using ConfirmWorkerSettings = std::optional<std::map<std::string, std::string>>;
+
+double ConfirmSecondsSince(ConfirmClock::time_point start) {
+  return std::chrono::duration<double>(ConfirmClock::now() - start).count();
+}
+
+void ConfirmLogLine(const std::string& line, std::FILE* log) {
+  if (log != nullptr) {
+    std::fputs(line.c_str(), log);
+    std::fflush(log);
+  }
+}
+
+// The cases to re-time, in plan order, and the timed cases of the main pass
+// they were picked from.
+struct ConfirmSuspects {
+  std::vector<WorkItem> items;
+  std::vector<WorkItem> timed;
+};
+
+// `confirm_rounds`: the baseline's configuration can be timed beside this
+// one, so cases whose rounds do not rule out a change are re-timed too.
+ConfirmSuspects PickConfirmSuspects(const std::vector<WorkItem>& plan_items,
+                                    const std::map<CaseKey, const CaseResult*>& base_cases,
+                                    const std::map<CaseKey, CaseResult*>& cand_cases,
+                                    const Thresholds& thresholds, bool confirm_rounds) {
+  ConfirmSuspects suspects;
+  for (WorkItem item : plan_items) {
+    auto cand = cand_cases.find({item.suite, item.case_id});
+    auto b = base_cases.find({item.suite, item.case_id});
+    if (cand == cand_cases.end() || b == base_cases.end()) continue;
+    const ThresholdValues v = thresholds.For(item.suite, item.case_id);
+    // Both sides already timed in enough rounds: the judge has its evidence,
+    // unless the baseline's configuration can be timed beside this one.
+    const std::vector<double> cand_rounds = WallRoundValues(*cand->second),
+                              base_rounds = WallRoundValues(*b->second);
+    if (static_cast<int>(cand_rounds.size()) >= v.wall_min_rounds &&
+        static_cast<int>(base_rounds.size()) >= v.wall_min_rounds) {
+      if (confirm_rounds && RoundsSuspect(base_rounds, cand_rounds, v)) {
+        item.judged = false;
+        suspects.items.push_back(item);
+      }
+      continue;
+    }
+    if (static_cast<int>(cand->second->wall_us.size()) < v.wall_min_samples ||
+        static_cast<int>(b->second->wall_us.size()) < v.wall_min_samples) {
+      continue;  // not timed (parity only) or too few samples for any verdict
+    }
+    item.judged = false;  // re-timed only: the verdicts stand
+    suspects.timed.push_back(item);
+    if (WallSuspect(*b->second, *cand->second, v) || ModeledMoved(*b->second, *cand->second, v)) {
+      suspects.items.push_back(item);
+    }
+  }
+  return suspects;
+}
+
+// When the main pass calls most timed cases suspects, its one process per
+// side cannot tell the changed ones from the rest (on a loaded host a case
+// slowed by a third went unflagged beside unchanged ones that were): every
+// timed case is confirmed, and the plainly unchanged stop after four pairs.
+bool ConfirmFlaggedTooManyToScreen(const ConfirmSuspects& s) {
+  return s.items.size() < s.timed.size() && 2 * s.items.size() > s.timed.size();
+}
+
+std::string ConfirmScreenNote(const ConfirmSuspects& s) {
+  return " (the main pass flagged " + std::to_string(s.items.size()) + " of " +
+         std::to_string(s.timed.size()) + " timed cases, too many to screen by: all are re-timed)";
+}
+
+// How the rounds time the suspects: against the case's history, interleaved
+// with the baseline's configuration, or paired with it in every process.
+struct ConfirmDesign {
+  ConfirmWorkerSettings settings;  // the baseline's worker settings; none: against history
+  std::optional<WorkItem::Paired> paired;
+  SupervisorOptions timing, baseline_timing;
+  int min_rounds = 0, max_rounds = 0;
+
+  bool Interleaved() const { return settings.has_value(); }
+};
+
+ConfirmDesign DesignConfirmation(const ConfirmSettings& confirm, const SupervisorOptions& options,
+                                 const ConfirmWorkerSettings& settings,
+                                 const nlohmann::json& base_env, const nlohmann::json& env) {
+  ConfirmDesign d;
+  d.settings = settings;
+  // Faults are all that differs: both configurations are timed in every
+  // process, one after the other (the device switches faults in place).
+  d.paired = settings ? PairedFaults(base_env, env) : std::nullopt;
+  d.timing = options;
+  d.timing.jobs = 1;
+  // More samples a side than the main pass takes, while they are short: a
+  // process's value is their median, and the median of a few samples moves
+  // with every preemption a loaded host deals out.
+  if (confirm.repeat > 0) {
+    d.timing.worker_argv.insert(d.timing.worker_argv.end(),
+                                {"--min-repeat", std::to_string(confirm.repeat)});
+  }
+  d.baseline_timing = d.timing;
+  if (settings) {
+    for (const auto& [k, val] : *settings) {
+      d.baseline_timing.worker_env[k] = val;
+      // The baseline's workers load another BLAS or set it up otherwise:
+      // they are exec'd, and so are the candidate's beside them.
+      if (LoadTimeVariable(k)) d.timing.exec_workers = d.baseline_timing.exec_workers = true;
+    }
+  }
+  d.min_rounds = confirm.rounds;
+  d.max_rounds = std::max(confirm.rounds, confirm.max_rounds);
+  return d;
+}
+
+std::string ConfirmPlanLine(const ConfirmDesign& d, const ConfirmSettings& confirm, int suspects,
+                            const std::string& screen, int64_t baseline_run_id) {
+  std::string plan_line = "confirming " + std::to_string(suspects) + " wall-time suspect(s)" +
+                          screen + " in fresh processes, ";
+  if (d.paired) {
+    plan_line += "each timing baseline run " + std::to_string(baseline_run_id) +
+                 "'s configuration and this run's in turn";
+  } else if (d.settings) {
+    plan_line +=
+        "interleaved with baseline run " + std::to_string(baseline_run_id) + "'s configuration";
+  } else {
+    plan_line += "against their between-run history (the baseline's environment cannot be "
+                 "re-created here)";
+  }
+  plan_line += ": " + std::to_string(d.min_rounds) + "-" + std::to_string(d.max_rounds) + " rounds";
+  if (confirm.repeat > 0) {
+    plan_line += " of up to " + std::to_string(confirm.repeat) + " samples a side";
+  }
+  plan_line += ", budget " + Seconds(confirm.budget_s, 0) + " s\n";
+  return plan_line;
+}
+
+// What the rounds leave: one value per process and side for each case, and
+// how the budget went.
+struct ConfirmTimings {
+  std::map<CaseKey, ProcessValues> cand_sides, base_sides;
+  double budget = 0;
+  bool over_budget = false;  // the budget ended the rounds or narrowed them
+  bool past_budget = false;  // cases still completely apart went on past it
+};
+
+// The rounds of fresh processes: each times the pending cases on both
+// sides, then the sequential rule (NextConfirmStep) drops the decided ones.
+class ConfirmRounds {
+ public:
+  ConfirmRounds(const std::vector<WorkItem>& items, const ConfirmDesign& design,
+                const Thresholds& thresholds, double budget_s, ConfirmClock::time_point start,
+                std::FILE* log, ConfirmOutcome* out)
+      : items_(items),
+        design_(design),
+        thresholds_(thresholds),
+        budget_s_(budget_s),
+        start_(start),
+        log_(log),
+        out_(out),
+        pending_(items) {
+    timings_.budget = budget_s;
+  }
+
+  // Returns early, with out->interrupted set, when a worker was interrupted.
+  Status Run() {
+    const auto rounds_start = ConfirmClock::now();
+    for (int round = 1; round <= design_.max_rounds && !pending_.empty(); ++round) {
+      const double elapsed = ConfirmSecondsSince(start_);
+      if (round == 2) RaiseBudgetToFirstRoundsPace(ConfirmSecondsSince(rounds_start));
+      if (round > 1 && elapsed > timings_.budget) {
+        timings_.over_budget = true;
+        if (!design_.Interleaved() || !KeepOnlyCasesStillApart(round)) break;
+      }
+      SPYRE_RETURN_IF_ERROR(TimeRound(round));
+      if (out_->interrupted) return Status::Ok();
+      out_->rounds = round;
+      if (!design_.Interleaved()) {
+        // Against history: a fixed number of processes.
+        if (round >= design_.min_rounds) pending_.clear();
+        continue;
+      }
+      DropDecidedCases(round);
+    }
+    return Status::Ok();
+  }
+
+  ConfirmTimings& Timings() { return timings_; }
+
+ private:
+  // Undecided interleaved cases may go on to max_rounds pairs; a budget that
+  // ends long before that (a loaded host, a long case) turns real changes
+  // into notes at p just above the level. Against history, min_rounds.
+  int WantedRounds() const {
+    return design_.Interleaved() ? design_.max_rounds : design_.min_rounds;
+  }
+
+  void RaiseBudgetToFirstRoundsPace(double first_round) {
+    timings_.budget = ConfirmBudget(budget_s_, first_round, WantedRounds());
+    if (timings_.budget > budget_s_ && log_ != nullptr) {
+      std::fprintf(log_,
+                   "confirmation budget raised to %.0f s: one round took %.1f s and undecided "
+                   "cases may need %d\n",
+                   timings_.budget, first_round, WantedRounds());
+      std::fflush(log_);
+    }
+  }
+
+  // With the budget spent, interleaved cases still undecided but completely
+  // apart go on (up to max_rounds): below min_rounds, or below the eight a
+  // side that a Mann-Whitney test needs to reach a shared level, the rounds
+  // spent on them would be lost (SidesCompletelyApart). The others stop
+  // here. Returns whether any case goes on.
+  bool KeepOnlyCasesStillApart(int round) {
+    std::vector<WorkItem> apart;
+    for (const WorkItem& item : pending_) {
+      const CaseKey key{item.suite, item.case_id};
+      if (SidesCompletelyApart(timings_.base_sides[key].values, timings_.cand_sides[key].values,
+                               out_->paired)) {
+        apart.push_back(item);
+      }
+    }
+    if (apart.empty()) return false;
+    if (!timings_.past_budget && log_ != nullptr) {
+      std::fprintf(log_,
+                   "confirmation budget spent after %d round(s): %zu undecided case(s) still "
+                   "completely apart go on, up to %d\n",
+                   round - 1, apart.size(), design_.max_rounds);
+      std::fflush(log_);
+    }
+    timings_.past_budget = true;
+    pending_ = std::move(apart);
+    return true;
+  }
+
+  // A B B A: neither side always runs first.
+  Status TimeRound(int round) {
+    const bool candidate_first = round % 2 == 1;
+    if (design_.paired) {
+      for (WorkItem& item : pending_) item.paired->baseline_first = !candidate_first;
+      return TimeOneRound(pending_, design_.timing, &timings_.cand_sides, &timings_.base_sides,
+                          out_);
+    }
+    for (int half = 0; half < (design_.Interleaved() ? 2 : 1); ++half) {
+      const bool candidate = (half == 0) == candidate_first || !design_.Interleaved();
+      SPYRE_RETURN_IF_ERROR(
+          TimeOneRound(pending_, candidate ? design_.timing : design_.baseline_timing,
+                       candidate ? &timings_.cand_sides : &timings_.base_sides, nullptr, out_));
+      if (out_->interrupted) return Status::Ok();
+    }
+    return Status::Ok();
+  }
+
+  // The confirmed cases are judged at a level they share, which rises
+  // with the number of them that changed (SharedConfirmScale): the
+  // sequential rule aims at it as it stands after this round.
+  double SharedLevelScale() {
+    std::vector<double> relative_p;
+    for (const WorkItem& item : items_) {
+      const CaseKey key{item.suite, item.case_id};
+      WallConfirmation c;
+      c.paired = out_->paired;
+      c.values = timings_.cand_sides[key].values;
+      c.baseline_values = timings_.base_sides[key].values;
+      relative_p.push_back(RelativeConfirmP(c, thresholds_.For(item.suite, item.case_id)));
+    }
+    return SharedConfirmScale(std::move(relative_p));
+  }
+
+  void DropDecidedCases(int round) {
+    const double scale = SharedLevelScale();
+    std::vector<WorkItem> next;
+    for (const WorkItem& item : pending_) {
+      const CaseKey key{item.suite, item.case_id};
+      ThresholdValues v = thresholds_.For(item.suite, item.case_id);
+      v.wall_confirm_alpha *= scale;
+      const ConfirmStep step =
+          NextConfirmStep(timings_.base_sides[key].values, timings_.cand_sides[key].values, round,
+                          design_.min_rounds, v, out_->paired);
+      if (step == ConfirmStep::kMore) next.push_back(item);
+      if (step == ConfirmStep::kFutile) ++out_->futile;
+    }
+    pending_ = std::move(next);
+  }
+
+  const std::vector<WorkItem>& items_;
+  const ConfirmDesign& design_;
+  const Thresholds& thresholds_;
+  const double budget_s_;
+  const ConfirmClock::time_point start_;
+  std::FILE* const log_;
+  ConfirmOutcome* const out_;
+  std::vector<WorkItem> pending_;
+  ConfirmTimings timings_;
+};
+
+WallConfirmation ConfirmValuesOf(const CaseKey& key, int64_t baseline_run_id,
+                                 const ConfirmDesign& d, ConfirmTimings& t) {
+  WallConfirmation c;
+  c.baseline_run_id = baseline_run_id;
+  c.paired = d.paired.has_value();
+  c.values = t.cand_sides[key].values;
+  c.op_wall = t.cand_sides[key].op_wall;
+  c.unqueued = t.cand_sides[key].unqueued && (!d.settings || t.base_sides[key].unqueued);
+  c.samples = d.settings ? std::min(t.cand_sides[key].samples, t.base_sides[key].samples)
+                         : t.cand_sides[key].samples;
+  if (d.settings) {
+    c.baseline_values = t.base_sides[key].values;
+    c.baseline_op_wall = t.base_sides[key].op_wall;
+  }
+  return c;
+}
+
+// Each re-timed case's values go into its result's extra["confirm"], here
+// and in the store.
+Status StoreConfirmations(const std::vector<WorkItem>& items, int64_t baseline_run_id,
+                          const ConfirmDesign& d, ConfirmTimings& t,
+                          const std::map<CaseKey, CaseResult*>& cand_cases, Store& store,
+                          int64_t run_id) {
+  for (const WorkItem& item : items) {
+    const CaseKey key{item.suite, item.case_id};
+    const WallConfirmation c = ConfirmValuesOf(key, baseline_run_id, d, t);
+    if (c.values.empty()) continue;
+    CaseResult* cand = cand_cases.at(key);
+    cand->extra["confirm"] = WallConfirmationJson(c);
+    SPYRE_RETURN_IF_ERROR(store.SetResultExtra(run_id, item.suite, item.case_id, cand->extra));
+  }
+  return Status::Ok();
+}
+
+std::string ConfirmSummaryLine(const ConfirmOutcome& out, const ConfirmDesign& d,
+                               const ConfirmTimings& t) {
+  std::string line = "confirmation: " + std::to_string(out.suspects) +
+                     " wall-time suspect(s) re-timed in up to " + std::to_string(out.rounds) +
+                     " fresh process(es) ";
+  line += d.paired
+              ? "each, every process timing the baseline's configuration and this run's in turn"
+          : d.settings ? "per side, interleaved with the baseline's configuration"
+                       : "each";
+  if (out.futile > 0) {
+    line += " (" + std::to_string(out.futile) + " stopped early, plainly unchanged)";
+  }
+  line += ", " + Seconds(out.elapsed_s, 1) + " s of a " + Seconds(t.budget, 0) + " s budget";
+  if (t.past_budget) {
+    line += " (budget spent: only undecided cases still completely apart went on)";
+  } else if (t.over_budget) {
+    line += " (budget spent: fewer rounds)";
+  }
+  return line;
+}
+
+}  // namespace
+
 StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const SupervisorOptions& options,
                                              Store& store, int64_t run_id,
                                              const nlohmann::json& env,
@@ -194,7 +547,7 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
   ConfirmOutcome out;
   const RunRequest& r = plan.request;
   if (r.confirm.rounds <= 0) return out;
-  const auto start = std::chrono::steady_clock::now();
+  const auto start = ConfirmClock::now();
   SPYRE_ASSIGN_OR_RETURN(auto choice, ChooseBaseline(store, r.baseline, run_id));
   if (!choice.run_id) return out;
   SPYRE_ASSIGN_OR_RETURN(auto thresholds, Thresholds::Configured());
@@ -208,232 +561,35 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
   // while the two configurations timed interleaved see the same machine.
   // Cases whose rounds do not rule out a change are re-timed too.
   const auto settings = BaselineWorkerSettings(base.env, env);
-  const bool confirm_rounds = settings.has_value();
 
-  // The suspects, in plan order.
   std::map<CaseKey, CaseResult*> cand_cases;
   for (CaseResult& c : *results) cand_cases[{c.suite, c.case_id}] = &c;
-  std::vector<WorkItem> items, timed;
-  for (WorkItem item : plan.items) {
-    auto cand = cand_cases.find({item.suite, item.case_id});
-    auto b = base_cases.find({item.suite, item.case_id});
-    if (cand == cand_cases.end() || b == base_cases.end()) continue;
-    const ThresholdValues v = thresholds.For(item.suite, item.case_id);
-    // Both sides already timed in enough rounds: the judge has its evidence,
-    // unless the baseline's configuration can be timed beside this one.
-    const std::vector<double> cand_rounds = WallRoundValues(*cand->second),
-                              base_rounds = WallRoundValues(*b->second);
-    if (static_cast<int>(cand_rounds.size()) >= v.wall_min_rounds &&
-        static_cast<int>(base_rounds.size()) >= v.wall_min_rounds) {
-      if (confirm_rounds && RoundsSuspect(base_rounds, cand_rounds, v)) {
-        item.judged = false;
-        items.push_back(item);
-      }
-      continue;
-    }
-    if (static_cast<int>(cand->second->wall_us.size()) < v.wall_min_samples ||
-        static_cast<int>(b->second->wall_us.size()) < v.wall_min_samples) {
-      continue;  // not timed (parity only) or too few samples for any verdict
-    }
-    item.judged = false;  // re-timed only: the verdicts stand
-    timed.push_back(item);
-    if (WallSuspect(*b->second, *cand->second, v) || ModeledMoved(*b->second, *cand->second, v)) {
-      items.push_back(item);
-    }
-  }
-  // When the main pass calls most timed cases suspects, its one process per
-  // side cannot tell the changed ones from the rest (on a loaded host a case
-  // slowed by a third went unflagged beside unchanged ones that were): every
-  // timed case is confirmed, and the plainly unchanged stop after four pairs.
+  ConfirmSuspects suspects =
+      PickConfirmSuspects(plan.items, base_cases, cand_cases, thresholds, settings.has_value());
   std::string screen;
-  if (items.size() < timed.size() && 2 * items.size() > timed.size()) {
-    screen = " (the main pass flagged " + std::to_string(items.size()) + " of " +
-             std::to_string(timed.size()) + " timed cases, too many to screen by: all are re-timed)";
-    items = timed;
+  if (ConfirmFlaggedTooManyToScreen(suspects)) {
+    screen = ConfirmScreenNote(suspects);
+    suspects.items = suspects.timed;
   }
+  std::vector<WorkItem>& items = suspects.items;
   out.suspects = static_cast<int>(items.size());
   if (items.empty()) return out;
 
-  out.interleaved = settings.has_value();
-  // Faults are all that differs: both configurations are timed in every
-  // process, one after the other (the device switches faults in place).
-  const std::optional<WorkItem::Paired> paired = settings ? PairedFaults(base.env, env) : std::nullopt;
-  out.paired = paired.has_value();
-  if (paired) {
-    for (WorkItem& item : items) item.paired = paired;
+  const ConfirmDesign design = DesignConfirmation(r.confirm, options, settings, base.env, env);
+  out.interleaved = design.Interleaved();
+  out.paired = design.paired.has_value();
+  if (design.paired) {
+    for (WorkItem& item : items) item.paired = design.paired;
   }
-  SupervisorOptions timing = options;
-  timing.jobs = 1;
-  // More samples a side than the main pass takes, while they are short: a
-  // process's value is their median, and the median of a few samples moves
-  // with every preemption a loaded host deals out.
-  if (r.confirm.repeat > 0) {
-    timing.worker_argv.insert(timing.worker_argv.end(),
-                              {"--min-repeat", std::to_string(r.confirm.repeat)});
-  }
-  SupervisorOptions baseline_timing = timing;
-  if (settings) {
-    for (const auto& [k, val] : *settings) {
-      baseline_timing.worker_env[k] = val;
-      // The baseline's workers load another BLAS or set it up otherwise:
-      // they are exec'd, and so are the candidate's beside them.
-      if (LoadTimeVariable(k)) timing.exec_workers = baseline_timing.exec_workers = true;
-    }
-  }
-  const int min_rounds = r.confirm.rounds,
-            max_rounds = std::max(r.confirm.rounds, r.confirm.max_rounds);
-  std::string plan_line =
-      "confirming " + std::to_string(out.suspects) + " wall-time suspect(s)" + screen +
-      " in fresh processes, ";
-  if (paired) {
-    plan_line += "each timing baseline run " + std::to_string(*choice.run_id) +
-                 "'s configuration and this run's in turn";
-  } else if (settings) {
-    plan_line += "interleaved with baseline run " + std::to_string(*choice.run_id) + "'s configuration";
-  } else {
-    plan_line += "against their between-run history (the baseline's environment cannot be "
-                 "re-created here)";
-  }
-  plan_line += ": " + std::to_string(min_rounds) + "-" + std::to_string(max_rounds) + " rounds";
-  if (r.confirm.repeat > 0) {
-    plan_line += " of up to " + std::to_string(r.confirm.repeat) + " samples a side";
-  }
-  plan_line += ", budget " + Seconds(r.confirm.budget_s, 0) + " s\n";
-  if (log != nullptr) {
-    std::fputs(plan_line.c_str(), log);
-    std::fflush(log);
-  }
+  ConfirmLogLine(ConfirmPlanLine(design, r.confirm, out.suspects, screen, *choice.run_id), log);
 
-  std::map<CaseKey, ProcessValues> cand_sides, base_sides;
-  std::vector<WorkItem> pending = items;
-  bool over_budget = false, past_budget = false;
-  // Undecided interleaved cases may go on to max_rounds pairs; a budget that
-  // ends long before that (a loaded host, a long case) turns real changes
-  // into notes at p just above the level. Against history, min_rounds.
-  const int wanted_rounds = settings ? max_rounds : min_rounds;
-  double budget = r.confirm.budget_s;
-  const auto rounds_start = std::chrono::steady_clock::now();
-  for (int round = 1; round <= max_rounds && !pending.empty(); ++round) {
-    const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (round == 2) {
-      const double first_round =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - rounds_start).count();
-      budget = ConfirmBudget(r.confirm.budget_s, first_round, wanted_rounds);
-      if (budget > r.confirm.budget_s && log != nullptr) {
-        std::fprintf(log,
-                     "confirmation budget raised to %.0f s: one round took %.1f s and undecided "
-                     "cases may need %d\n",
-                     budget, first_round, wanted_rounds);
-        std::fflush(log);
-      }
-    }
-    if (round > 1 && elapsed > budget) {
-      over_budget = true;
-      // Interleaved cases still undecided but completely apart go on (up to
-      // max_rounds): below min_rounds, or below the eight a side that a
-      // Mann-Whitney test needs to reach a shared level, the rounds spent
-      // on them would be lost (SidesCompletelyApart). The others stop here.
-      if (!settings) break;
-      std::vector<WorkItem> apart;
-      for (const WorkItem& item : pending) {
-        const CaseKey key{item.suite, item.case_id};
-        if (SidesCompletelyApart(base_sides[key].values, cand_sides[key].values, out.paired)) {
-          apart.push_back(item);
-        }
-      }
-      if (apart.empty()) break;
-      if (!past_budget && log != nullptr) {
-        std::fprintf(log,
-                     "confirmation budget spent after %d round(s): %zu undecided case(s) still "
-                     "completely apart go on, up to %d\n",
-                     round - 1, apart.size(), max_rounds);
-        std::fflush(log);
-      }
-      past_budget = true;
-      pending = std::move(apart);
-    }
-    // A B B A: neither side always runs first.
-    const bool candidate_first = round % 2 == 1;
-    if (paired) {
-      for (WorkItem& item : pending) item.paired->baseline_first = !candidate_first;
-      SPYRE_RETURN_IF_ERROR(TimeOneRound(pending, timing, &cand_sides, &base_sides, &out));
-      if (out.interrupted) return out;
-    }
-    for (int half = 0; !paired && half < (settings ? 2 : 1); ++half) {
-      const bool candidate = (half == 0) == candidate_first || !settings;
-      SPYRE_RETURN_IF_ERROR(TimeOneRound(pending, candidate ? timing : baseline_timing,
-                                     candidate ? &cand_sides : &base_sides, nullptr, &out));
-      if (out.interrupted) return out;
-    }
-    out.rounds = round;
-    if (!settings) {
-      // Against history: a fixed number of processes.
-      if (round >= min_rounds) pending.clear();
-      continue;
-    }
-    // The confirmed cases are judged at a level they share, which rises
-    // with the number of them that changed (SharedConfirmScale): the
-    // sequential rule aims at it as it stands after this round.
-    std::vector<double> relative_p;
-    for (const WorkItem& item : items) {
-      const CaseKey key{item.suite, item.case_id};
-      WallConfirmation c;
-      c.paired = out.paired;
-      c.values = cand_sides[key].values;
-      c.baseline_values = base_sides[key].values;
-      relative_p.push_back(RelativeConfirmP(c, thresholds.For(item.suite, item.case_id)));
-    }
-    const double scale = SharedConfirmScale(std::move(relative_p));
-    std::vector<WorkItem> next;
-    for (const WorkItem& item : pending) {
-      const CaseKey key{item.suite, item.case_id};
-      ThresholdValues v = thresholds.For(item.suite, item.case_id);
-      v.wall_confirm_alpha *= scale;
-      const ConfirmStep step = NextConfirmStep(base_sides[key].values, cand_sides[key].values,
-                                               round, min_rounds, v, out.paired);
-      if (step == ConfirmStep::kMore) next.push_back(item);
-      if (step == ConfirmStep::kFutile) ++out.futile;
-    }
-    pending = std::move(next);
-  }
-
-  for (const WorkItem& item : items) {
-    const CaseKey key{item.suite, item.case_id};
-    WallConfirmation c;
-    c.baseline_run_id = *choice.run_id;
-    c.paired = out.paired;
-    c.values = cand_sides[key].values;
-    c.op_wall = cand_sides[key].op_wall;
-    c.unqueued = cand_sides[key].unqueued && (!settings || base_sides[key].unqueued);
-    c.samples = settings ? std::min(cand_sides[key].samples, base_sides[key].samples)
-                         : cand_sides[key].samples;
-    if (settings) {
-      c.baseline_values = base_sides[key].values;
-      c.baseline_op_wall = base_sides[key].op_wall;
-    }
-    if (c.values.empty()) continue;
-    CaseResult* cand = cand_cases.at(key);
-    cand->extra["confirm"] = WallConfirmationJson(c);
-    SPYRE_RETURN_IF_ERROR(store.SetResultExtra(run_id, item.suite, item.case_id, cand->extra));
-  }
-  out.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::string line = "confirmation: " + std::to_string(out.suspects) +
-                     " wall-time suspect(s) re-timed in up to " + std::to_string(out.rounds) +
-                     " fresh process(es) ";
-  line += paired     ? "each, every process timing the baseline's configuration and this run's in turn"
-          : settings ? "per side, interleaved with the baseline's configuration"
-                     : "each";
-  if (out.futile > 0) {
-    line += " (" + std::to_string(out.futile) + " stopped early, plainly unchanged)";
-  }
-  line += ", " + Seconds(out.elapsed_s, 1) + " s of a " + Seconds(budget, 0) + " s budget";
-  if (past_budget) {
-    line += " (budget spent: only undecided cases still completely apart went on)";
-  } else if (over_budget) {
-    line += " (budget spent: fewer rounds)";
-  }
-  out.summary = line;
+  ConfirmRounds rounds(items, design, thresholds, r.confirm.budget_s, start, log, &out);
+  SPYRE_RETURN_IF_ERROR(rounds.Run());
+  if (out.interrupted) return out;
+  SPYRE_RETURN_IF_ERROR(StoreConfirmations(items, *choice.run_id, design, rounds.Timings(),
+                                           cand_cases, store, run_id));
+  out.elapsed_s = ConfirmSecondsSince(start);
+  out.summary = ConfirmSummaryLine(out, design, rounds.Timings());
   return out;
 }
 
