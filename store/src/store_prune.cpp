@@ -185,7 +185,20 @@ class PruneSteps {
   Status MeasureFreedPages();
 
  private:
+  // One result CompactWallSamples may compact, its samples as the judge
+  // reads them.
+  struct SampledResult {
+    int64_t result_id = 0, run_id = 0;
+    bool kept = false;    // its run keeps every sample
+    bool oldest = false;  // its run keeps no round values either
+    bool from_rows = false;  // the samples were wall_samples rows, not a blob
+    nlohmann::json doc;   // its extra JSON, whole
+    CaseResult raw;       // wall_us and queue_us
+  };
   Status Error(int rc, const std::string& doing) const { return SqlStatus(db_, rc, path_, doing); }
+  StatusOr<std::optional<SampledResult>> ReadSampledResult(const Stmt& row, Stmt& samples) const;
+  bool PackSampledResult(SampledResult* r, store_internal::PackedRounds* packed);
+  void CountCompacted(const SampledResult& r, size_t values_after);
 
   sqlite3* db_;
   std::string path_;
@@ -287,6 +300,101 @@ Status PruneSteps::ChooseRunsKeepingRounds() {
 // Wall samples: the oldest tier loses them (the result's median, MAD and
 // unqueued median stay), the middle tier keeps one value per timing round,
 // and runs kept whole keep every sample, packed as recorded.
+// The next result of CompactWallSamples' query, with its samples: from
+// wall_samples rows, or from a blob holding them raw; a blob of round
+// values is left as it is (nullopt) unless its run reached the oldest tier,
+// and so is a result whose extra JSON or blob this build cannot read.
+StatusOr<std::optional<PruneSteps::SampledResult>> PruneSteps::ReadSampledResult(
+    const Stmt& row, Stmt& samples) const {
+  SampledResult r;
+  r.result_id = row.Int(0);
+  r.run_id = row.Int(1);
+  r.kept = kept_whole_.count(r.run_id) != 0;
+  r.oldest = keep_rounds_.count(r.run_id) == 0;
+  r.doc = nlohmann::json::parse(row.Text(2), nullptr, false);
+  if (!r.doc.is_object()) return std::optional<SampledResult>();
+  if (!row.IsNull(4)) {
+    r.doc = store_internal::JoinExtra(std::move(r.doc),
+                                      nlohmann::json::parse(row.Text(4), nullptr, false));
+  }
+  r.from_rows = row.IsNull(3);
+  if (!r.from_rows) {
+    std::optional<store_internal::PackedRounds> blob = store_internal::UnpackRounds(row.Blob(3));
+    if (!blob) return std::optional<SampledResult>();  // a format this build does not read
+    if ((!blob->raw && !r.oldest) || (blob->raw && r.kept)) return std::optional<SampledResult>();
+    r.raw.wall_us = std::move(blob->wall_us);
+    r.raw.queue_us = std::move(blob->queue_us);
+    if (!blob->op_wall_us.empty()) r.doc["rounds"]["op_wall_us"] = blob->op_wall_us;
+    return std::optional<SampledResult>(std::move(r));
+  }
+  samples.Reset();
+  samples.Bind(1, r.result_id);
+  int src;
+  bool all_queued = true;
+  while ((src = samples.Step()) == SQLITE_ROW) {
+    r.raw.wall_us.push_back(samples.Real(0));
+    all_queued = all_queued && !samples.IsNull(1);
+    r.raw.queue_us.push_back(samples.Real(1));
+  }
+  if (src != SQLITE_DONE) return Error(src, "reading wall samples to compact");
+  if (!all_queued) r.raw.queue_us.clear();
+  return std::optional<SampledResult>(std::move(r));
+}
+
+void PruneSteps::CountCompacted(const SampledResult& r, size_t values_after) {
+  ++report_->results_compacted;
+  report_->samples_before += static_cast<int64_t>(r.raw.wall_us.size());
+  report_->samples_after += static_cast<int64_t>(values_after);
+  compacted_runs_.insert(r.run_id);
+}
+
+// What a result that keeps its rounds packs into its blob: one value per
+// round when its samples fold, its rows as they are when an earlier prune
+// folded them, or every sample raw (a run kept whole, or samples that do
+// not fold). False: the result is left as it is.
+bool PruneSteps::PackSampledResult(SampledResult* r, store_internal::PackedRounds* packed) {
+  nlohmann::json& doc = r->doc;
+  CaseResult& raw = r->raw;
+  auto rounds = doc.find("rounds");
+  const auto sizes = r->kept ? std::nullopt : FoldableRounds(doc, raw.wall_us.size());
+  if (sizes) {
+    const std::optional<std::vector<std::pair<double, double>>> folded = FoldRounds(raw, *sizes);
+    if (!folded) return false;
+    for (const auto& [wall, wait] : *folded) {
+      packed->wall_us.push_back(wall);
+      if (raw.HasQueueWait()) packed->queue_us.push_back(wait);
+    }
+    (*rounds)["compacted_from"] = *sizes;
+    // One value per round: the sizes follow from the blob when it is read.
+    rounds->erase("samples");
+    // Per-round per-op wall times are most of an old result's size; what
+    // remains names an op through the op summaries and history.
+    if (rounds->erase("op_wall_us") != 0) (*rounds)["op_wall_dropped"] = true;
+    CountCompacted(*r, packed->wall_us.size());
+    return true;
+  }
+  if (r->from_rows && !r->kept && AlreadyFolded(doc, static_cast<int64_t>(raw.wall_us.size()))) {
+    // Folded by an earlier prune into one row per round: packed as they are.
+    packed->wall_us = raw.wall_us;
+    packed->queue_us = raw.queue_us;
+    rounds->erase("samples");
+    CountCompacted(*r, packed->wall_us.size());
+    return true;
+  }
+  if (!r->from_rows) return false;  // raw in a blob already, and nothing to fold
+  packed->raw = true;
+  packed->wall_us = std::move(raw.wall_us);
+  packed->queue_us = std::move(raw.queue_us);
+  if (rounds != doc.end() && rounds->is_object()) {
+    if (std::optional<std::map<std::string, std::vector<double>>> ops = PackableOpWall(*rounds)) {
+      packed->op_wall_us = std::move(*ops);
+      rounds->erase("op_wall_us");
+    }
+  }
+  ++report_->results_packed_whole;
+  return true;
+}
+
 Status PruneSteps::CompactWallSamples() {
   {
     Stmt results(db_,
@@ -322,100 +430,21 @@ Status PruneSteps::CompactWallSamples() {
     };
     int rc;
     while ((rc = results.Step()) == SQLITE_ROW) {
-      const int64_t result_id = results.Int(0), run_id = results.Int(1);
-      const bool kept = kept_whole_.count(run_id) != 0, oldest = keep_rounds_.count(run_id) == 0;
-      nlohmann::json doc = nlohmann::json::parse(results.Text(2), nullptr, false);
-      if (!doc.is_object()) continue;
-      if (!results.IsNull(4)) {
-        doc = store_internal::JoinExtra(std::move(doc),
-                                        nlohmann::json::parse(results.Text(4), nullptr, false));
-      }
-      // The samples as the judge reads them: from wall_samples rows, or from
-      // a blob holding them raw; a blob of round values is left as it is
-      // unless its run reached the oldest tier.
-      CaseResult raw;
-      const bool from_rows = results.IsNull(3);
-      if (!from_rows) {
-        std::optional<store_internal::PackedRounds> blob =
-            store_internal::UnpackRounds(results.Blob(3));
-        if (!blob) continue;  // a format this build does not read: left alone
-        if (!blob->raw && !oldest) continue;
-        if (blob->raw && kept) continue;
-        raw.wall_us = std::move(blob->wall_us);
-        raw.queue_us = std::move(blob->queue_us);
-        if (!blob->op_wall_us.empty()) doc["rounds"]["op_wall_us"] = blob->op_wall_us;
-      } else {
-        samples.Reset();
-        samples.Bind(1, result_id);
-        int src;
-        bool all_queued = true;
-        while ((src = samples.Step()) == SQLITE_ROW) {
-          raw.wall_us.push_back(samples.Real(0));
-          all_queued = all_queued && !samples.IsNull(1);
-          raw.queue_us.push_back(samples.Real(1));
-        }
-        if (src != SQLITE_DONE) return Error(src, "reading wall samples to compact");
-        if (!all_queued) raw.queue_us.clear();
-      }
-      if (oldest && !kept) {
+      SPYRE_ASSIGN_OR_RETURN(std::optional<SampledResult> r, ReadSampledResult(results, samples));
+      if (!r) continue;
+      if (r->oldest && !r->kept) {
         // Samples, round values and bookkeeping go; the result's median,
         // MAD and unqueued median (its columns) stay.
-        DropRounds(&doc);
-        SPYRE_RETURN_IF_ERROR(write(result_id, doc, std::nullopt));
+        DropRounds(&r->doc);
+        SPYRE_RETURN_IF_ERROR(write(r->result_id, r->doc, std::nullopt));
         ++report_->results_rounds_dropped;
-        report_->samples_before += static_cast<int64_t>(raw.wall_us.size());
-        compacted_runs_.insert(run_id);
+        report_->samples_before += static_cast<int64_t>(r->raw.wall_us.size());
+        compacted_runs_.insert(r->run_id);
         continue;
       }
       store_internal::PackedRounds packed;
-      auto rounds = doc.find("rounds");
-      const auto sizes = kept ? std::nullopt : FoldableRounds(doc, raw.wall_us.size());
-      if (sizes) {
-        const std::optional<std::vector<std::pair<double, double>>> folded =
-            FoldRounds(raw, *sizes);
-        if (!folded) continue;
-        for (const auto& [wall, wait] : *folded) {
-          packed.wall_us.push_back(wall);
-          if (raw.HasQueueWait()) packed.queue_us.push_back(wait);
-        }
-        (*rounds)["compacted_from"] = *sizes;
-        // One value per round: the sizes follow from the blob when it is read.
-        rounds->erase("samples");
-        // Per-round per-op wall times are most of an old result's size; what
-        // remains names an op through the op summaries and history.
-        if (rounds->erase("op_wall_us") != 0) (*rounds)["op_wall_dropped"] = true;
-        ++report_->results_compacted;
-        report_->samples_before += static_cast<int64_t>(raw.wall_us.size());
-        report_->samples_after += static_cast<int64_t>(packed.wall_us.size());
-        compacted_runs_.insert(run_id);
-      } else if (from_rows && !kept &&
-                 AlreadyFolded(doc, static_cast<int64_t>(raw.wall_us.size()))) {
-        // Folded by an earlier prune into one row per round: packed as they are.
-        packed.wall_us = raw.wall_us;
-        packed.queue_us = raw.queue_us;
-        rounds->erase("samples");
-        ++report_->results_compacted;
-        report_->samples_before += static_cast<int64_t>(raw.wall_us.size());
-        report_->samples_after += static_cast<int64_t>(packed.wall_us.size());
-        compacted_runs_.insert(run_id);
-      } else if (from_rows) {
-        // Every sample kept, packed as recorded (a run kept whole, or samples
-        // that do not fold): the same values, a few bytes each.
-        packed.raw = true;
-        packed.wall_us = std::move(raw.wall_us);
-        packed.queue_us = std::move(raw.queue_us);
-        if (rounds != doc.end() && rounds->is_object()) {
-          if (std::optional<std::map<std::string, std::vector<double>>> ops =
-                  PackableOpWall(*rounds)) {
-            packed.op_wall_us = std::move(*ops);
-            rounds->erase("op_wall_us");
-          }
-        }
-        ++report_->results_packed_whole;
-      } else {
-        continue;  // raw in a blob already, and nothing to fold
-      }
-      SPYRE_RETURN_IF_ERROR(write(result_id, doc, packed));
+      if (!PackSampledResult(&*r, &packed)) continue;
+      SPYRE_RETURN_IF_ERROR(write(r->result_id, r->doc, packed));
     }
     if (rc != SQLITE_DONE) return Error(rc, "reading results to compact");
   }
