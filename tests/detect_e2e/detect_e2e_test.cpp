@@ -165,6 +165,40 @@ TEST_F(DetectE2eTest, InjectedFaultsFlagExactlyTheCasesThatRunTheOpWithTheRightK
   }
 }
 
+TEST_F(DetectE2eTest, AWallOnlyDelayMovesWallTimeAndNothingElse) {
+  int64_t base = Run({"--repeat", "20"}, 0);
+  const std::set<std::string> mm_cases = CasesWithOp(base, "mm");
+  ASSERT_GE(mm_cases.size(), 3u);
+  const std::string b = std::to_string(base);
+  const std::string per_case =
+      "SELECT case_name || ' ' || quote(modeled_us) || ' ' || quote(max_ulp) || ' ' || "
+      "quote(rel_l2) || ' ' || status FROM v_results WHERE run_id = ?1 ORDER BY case_name";
+  const std::vector<std::string> before = Column(per_case, base);
+  // The host takes 20x as long in mm; the device's modeled time and every
+  // output stay as they were, so wall time is the only evidence, and the
+  // only finding kind, there is.
+  const auto slow_enough =
+      Column("SELECT case_name FROM v_results WHERE run_id = ?1 AND wall_us_median >= 30", base);
+  ASSERT_FALSE(slow_enough.empty()) << "no case was slow enough for its wall time to be judged";
+  std::set<std::string> missed;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    const int64_t delayed = Run({"--repeat", "20", "--inject", "mm:delay=20", "--baseline", b});
+    EXPECT_EQ(Column(per_case, delayed), before) << "delay changed a modeled time or an output";
+    const auto found = Findings(delayed);
+    EXPECT_TRUE(WithKindOtherThan(found, "latency").empty())
+        << "a wall-only delay gave a finding of another kind";
+    missed.clear();
+    for (const std::string& c : slow_enough) {
+      if (mm_cases.count(c) && (found.count(c) == 0 || !found.at(c).count("latency"))) {
+        missed.insert(c);
+      }
+    }
+    if (missed.empty()) break;
+  }
+  EXPECT_TRUE(missed.empty()) << "a 20x wall-only delay was not flagged in 3 attempts: "
+                              << ::testing::PrintToString(missed);
+}
+
 TEST_F(DetectE2eTest, ProfileSwitchIsOneChangePointAttributedToProfile) {
   std::vector<int64_t> ids;
   for (int i = 0; i < 10; ++i) {

@@ -30,8 +30,12 @@ std::string MustFail(const std::string& spec) {
 TEST(FaultSpecTest, ParsesEveryKind) {
   const FaultPlan p = MustParse(
       "mm:slow=2.5;_softmax:error=0.01;gelu:nan;add:fallback;bmm:abort;sub:segv;mul:hang;"
-      "native_layer_norm:oom");
+      "native_layer_norm:oom;_log_softmax:delay=1.5");
   EXPECT_DOUBLE_EQ(p.Find("mm")->slow, 2.5);
+  EXPECT_DOUBLE_EQ(p.Find("mm")->delay, 1.0);
+  EXPECT_DOUBLE_EQ(p.Find("_log_softmax")->delay, 1.5);
+  EXPECT_DOUBLE_EQ(p.Find("_log_softmax")->slow, 1.0);
+  EXPECT_TRUE(p.Find("_log_softmax")->any());
   EXPECT_DOUBLE_EQ(p.Find("_softmax")->error, 0.01);
   EXPECT_TRUE(p.Find("gelu")->nan);
   EXPECT_TRUE(p.Find("add")->fallback);
@@ -40,7 +44,7 @@ TEST(FaultSpecTest, ParsesEveryKind) {
   EXPECT_TRUE(p.Find("mul")->hang);
   EXPECT_TRUE(p.Find("native_layer_norm")->oom);
   EXPECT_EQ(p.Find("div"), nullptr);
-  EXPECT_EQ(p.ops().size(), 8u);
+  EXPECT_EQ(p.ops().size(), 9u);
   // Only the named kind is set.
   EXPECT_FALSE(p.Find("gelu")->fallback);
   EXPECT_DOUBLE_EQ(p.Find("gelu")->slow, 1.0);
@@ -79,6 +83,10 @@ TEST(FaultSpecTest, MalformedSpecsNameTheEntryAndPosition) {
       {"mm:slow=inf", "entry 1", "", "not a finite number"},
       {"mm:slow=nan", "entry 1", "", "not a finite number"},
       {"mm:slow=0.5", "entry 1", "", "at least 1"},
+      {"mm:delay", "entry 1", "character 4", "delay=F"},
+      {"mm:delay=0.9", "entry 1", "", "delay=0.9 must be at least 1"},
+      {"mm:delay=inf", "entry 1", "", "not a finite number"},
+      {"mm:delay=2;mm:delay=3", "entry 2", "", "'delay' is given twice"},
       {"mm:error=0", "entry 1", "", "greater than 0"},
       {"mm:error=-0.1", "entry 1", "", "greater than 0"},
       {"mm:error", "entry 1", "", "needs a value"},

@@ -67,6 +67,24 @@ TEST(KernelFaultsTest, SlowMultipliesModeledAndWallTime) {
   EXPECT_GT(slow.wall_ns, 5 * base.wall_ns);
 }
 
+TEST(KernelFaultsTest, DelayMultipliesWallTimeOnlyAndLeavesOutputsAlone) {
+  const at::Tensor plain_out = at::mm(A(), A()).cpu();  // also the warm-up
+  std::vector<Timing> plain, delayed;
+  at::Tensor delayed_out;
+  for (int i = 0; i < 7; ++i) {
+    plain.push_back(Timed("mm", [] { at::mm(A(), A()); }));
+    ScopedFaults faults("mm:delay=50");
+    delayed.push_back(Timed("mm", [&] { delayed_out = at::mm(A(), A()); }));
+  }
+  const Timing base = Median(plain), slow = Median(delayed);
+  // The modeled time is the device's: a host-side delay does not reach it.
+  EXPECT_EQ(slow.modeled_ns, base.modeled_ns);
+  EXPECT_TRUE(at::equal(delayed_out.cpu(), plain_out));
+  // As for slow=50 above: only a tenfold swing in host speed between
+  // neighbouring calls could bring the ratio under 5x.
+  EXPECT_GT(slow.wall_ns, 5 * base.wall_ns);
+}
+
 // A fake thread clock: every reading of the time advances it by `step_ns`,
 // of which `queued_per_step_ns` (from the second reading on: the stretch's
 // own steps) is spent waiting on a run queue (a loaded host), and sleeps

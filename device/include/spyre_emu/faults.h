@@ -8,6 +8,10 @@
 // overload (`mm`, `_softmax`, `native_layer_norm`, `add`...): letters, digits
 // and `_`, not starting with a digit. KIND:
 //   slow=F    modeled and wall time x F (F >= 1, finite)
+//   delay=F   wall time x F only (F >= 1, finite): the modeled time and every
+//             output stay exactly as they are, as when the host, not the
+//             device, got slower (a BLAS or compiler change); with slow=S,
+//             wall time x S*F
 //   error=R   outputs perturbed by relative magnitude R (R > 0, finite),
 //             deterministically: out[i] * (1 + R * s_i), s_i = +-1 from i
 //   nan       the output's first element becomes NaN
@@ -32,6 +36,7 @@ namespace spyre_emu {
 
 struct OpFaults {
   double slow = 1.0;   // time multiplier; 1 = not slowed
+  double delay = 1.0;  // wall-time multiplier, modeled time untouched; 1 = none
   double error = 0.0;  // relative perturbation; 0 = none
   bool nan = false;
   bool fallback = false;
@@ -40,7 +45,7 @@ struct OpFaults {
   bool hang = false;
   bool oom = false;
   bool any() const {
-    return slow != 1.0 || error != 0.0 || nan || fallback || abort || segv || hang || oom;
+    return slow != 1.0 || delay != 1.0 || error != 0.0 || nan || fallback || abort || segv || hang || oom;
   }
 };
 
@@ -49,7 +54,7 @@ class FaultPlan {
   // Parses `spec` into *out. A malformed spec is kInvalidArgument with one
   // line such as
   //   SPYRE_EMU_FAULTS entry 2 'mm:slw=2' (at character 9): unknown fault kind
-  //   'slw'; use slow=F, error=R, nan, fallback, abort, segv, hang or oom
+  //   'slw'; use slow=F, delay=F, error=R, nan, fallback, abort, segv, hang or oom
   // and leaves *out unchanged.
   static Status Parse(const std::string& spec, FaultPlan* out);
 

@@ -9,7 +9,7 @@
 namespace spyre_emu {
 namespace {
 
-constexpr const char* kKindsHelp = "use slow=F, error=R, nan, fallback, abort, segv, hang or oom";
+constexpr const char* kKindsHelp = "use slow=F, delay=F, error=R, nan, fallback, abort, segv, hang or oom";
 
 struct Span {
   size_t begin;  // offset into the spec
@@ -95,23 +95,27 @@ Status ApplyKind(const Span& kind, const EntryError& err, OpFaults* f) {
   const std::string value = has_value ? trim(kind.text.substr(eq + 1)) : "";
   if (name.empty()) return err.Fail(kind.begin, "empty fault kind; " + std::string(kKindsHelp));
 
-  if (name == "slow" || name == "error") {
+  if (name == "slow" || name == "delay" || name == "error") {
     double v = 0;
     if (!has_value)
       return err.Fail(kind.begin,
-                      "'" + name + "' needs a value: " + name + (name == "slow" ? "=F" : "=R"));
+                      "'" + name + "' needs a value: " + name + (name == "error" ? "=R" : "=F"));
     if (!ParseNumber(value, &v))
       return err.Fail(kind.begin, "'" + name + "' value '" + value + "' is not a finite number");
-    if (name == "slow") {
-      if (v < 1)
-        return err.Fail(kind.begin, "slow=" + value + " must be at least 1 (a factor on time)");
-      if (f->slow != 1.0) return err.Fail(kind.begin, "'slow' is given twice for this op");
-      f->slow = v;
-    } else {
+    if (name == "error") {
       if (v <= 0) return err.Fail(kind.begin, "error=" + value + " must be greater than 0");
       if (f->error != 0.0) return err.Fail(kind.begin, "'error' is given twice for this op");
       f->error = v;
+      return Status();
     }
+    // slow and delay: factors on time.
+    double& factor = name == "slow" ? f->slow : f->delay;
+    if (v < 1) {
+      return err.Fail(kind.begin,
+                      name + "=" + value + " must be at least 1 (a factor on time)");
+    }
+    if (factor != 1.0) return err.Fail(kind.begin, "'" + name + "' is given twice for this op");
+    factor = v;
     return Status();
   }
   struct Flag {
