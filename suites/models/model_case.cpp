@@ -8,6 +8,7 @@
 
 #include "harness/compare/device_format.h"
 #include "harness/golden/golden.h"
+#include "base/human_format.h"
 #include "base/input_file.h"
 #include "harness/inputs/generator.h"
 #include "base/sha256.h"
@@ -147,7 +148,7 @@ Status NumberMember(const nlohmann::json& m, const char* key, const std::string&
                     double* out) {
   if (!m.contains(key)) return Status::Ok();
   if (!m[key].is_number() || m[key].get<double>() < lo) {
-    return InvalidInput(p + "/" + key + ": expected a number >= " + std::to_string(lo));
+    return InvalidInput(p + "/" + key + ": expected a number >= " + harness::HumanNumber(lo));
   }
   *out = m[key].get<double>();
   return Status::Ok();

@@ -21,6 +21,7 @@
 #include <spyre_emu/config.h>
 #include <spyre_emu/padding.h>
 
+#include "base/human_format.h"
 #include "harness/case_kinds/case_kinds.h"
 #include "model_case.h"
 #include "suites/models/timing_model.h"
@@ -151,8 +152,8 @@ class TimingCaseKind : public harness::CaseKindOf<TimingCase> {
       r.extra["weight_bytes"] = cand.weight_bytes;
       if (cand.kernel_us() < cand.roofline_us) {  // kernels alone, launches aside
         r.status = CaseStatus::kFailed;
-        r.message = "modeled kernels " + std::to_string(cand.kernel_us()) +
-                    " us beat the roofline " + std::to_string(cand.roofline_us) + " us";
+        r.message = "modeled kernels " + harness::HumanNumber(cand.kernel_us()) +
+                    " us beat the roofline " + harness::HumanNumber(cand.roofline_us) + " us";
       }
       value = cand.total_us;
       unit = "us";

@@ -55,6 +55,19 @@ TEST(ModelCaseTest, BadModelMembersFailWhenTheSuiteLoads) {
   WriteSuite(dir, {{"config", "nope"}, {"batch", 1}, {"seq", 2}}, "prefill");
   EXPECT_NE(LoadError(dir).find("unknown model config 'nope'"), std::string::npos)
       << LoadError(dir);
+  // A bound is printed as people write it, not as "0.000000".
+  WriteSuite(dir, {{"config", "llama-tiny"}, {"prompts", {{1, 2}}}, {"steps", 2},
+                   {"near_tie_margin", -0.5}});
+  EXPECT_NE(LoadError(dir).find("/cases/0/model/near_tie_margin: expected a number >= 0"),
+            std::string::npos)
+      << LoadError(dir);
+  EXPECT_EQ(LoadError(dir).find("0.000000"), std::string::npos) << LoadError(dir);
+  WriteSuite(dir, {{"config", "bert-tiny"}, {"batch", 1}, {"seq", 2}, {"min_cosine", -3}},
+             "embed");
+  EXPECT_NE(LoadError(dir).find("/cases/0/model/min_cosine: expected a number >= -1"),
+            std::string::npos)
+      << LoadError(dir);
+  EXPECT_EQ(LoadError(dir).find("-1.000000"), std::string::npos) << LoadError(dir);
   WriteSuite(dir, {{"checkpoint", "../outside"}, {"batch", 1}, {"seq", 2}}, "prefill");
   EXPECT_FALSE(LoadError(dir).empty());
   EXPECT_NE(LoadError(dir).find("/cases/0/model/checkpoint"), std::string::npos) << LoadError(dir);
