@@ -15,21 +15,12 @@ using test_util::MakeResult;
 using test_util::OpenOrDie;
 using test_util::QueryInt;
 using test_util::QueryText;
-
-void WriteSmokeShard(const std::string& path, const std::string& shard, const std::vector<std::string>& cases) {
-  auto store = OpenOrDie(path);
-  NewRun run;
-  run.suite = "smoke";
-  run.shard = shard;
-  int64_t id = *store->BeginRun(run);
-  for (const auto& c : cases) ASSERT_TRUE(store->RecordResult(id, MakeResult("smoke", c, CaseStatus::kPassed, 2)).ok());
-  ASSERT_TRUE(store->FinishRun(id, RunStatus::kCompleted).ok());
-}
+using test_util::WriteShard;
 
 TEST(MergeTest, CopiesRunsWithEveryChildRow) {
   TempDir dir;
-  WriteSmokeShard(dir.File("a.db"), "1/2", {"x", "y"});
-  WriteSmokeShard(dir.File("b.db"), "2/2", {"z"});
+  WriteShard(dir.File("a.db"), "1/2", {"x", "y"});
+  WriteShard(dir.File("b.db"), "2/2", {"z"});
   const std::string a_before = spyre_test::ReadFile(dir.File("a.db"));
   auto into = OpenOrDie(dir.File("all.db"));
   EXPECT_EQ(*into->MergeFrom(dir.File("a.db")), 1);
@@ -50,7 +41,7 @@ TEST(MergeTest, CopiesRunsWithEveryChildRow) {
 
 TEST(MergeTest, MergingARunTwiceIsRefusedWithNothingCopied) {
   TempDir dir;
-  WriteSmokeShard(dir.File("a.db"), "1/2", {"x", "y"});
+  WriteShard(dir.File("a.db"), "1/2", {"x", "y"});
   auto into = OpenOrDie(dir.File("all.db"));
   ASSERT_TRUE(into->MergeFrom(dir.File("a.db")).ok());
   auto again = into->MergeFrom(dir.File("a.db"));

@@ -25,21 +25,11 @@ using test_util::QueryText;
 constexpr const char* kEnv =
     R"({"blas": {"name": "OpenBLAS", "threads": 2}, "cpu": "A", "profile": "inductor"})";
 
-// A shard store holding one completed run of `cases`, sharded `shard`.
+// A shard store holding one run of `cases` of the nightly's suites, sharded `shard`.
 void WriteGroupShard(const std::string& path, const std::string& shard,
-                const std::vector<std::string>& cases, const std::string& env = kEnv,
-                RunStatus status = RunStatus::kCompleted) {
-  auto store = OpenOrDie(path);
-  NewRun run;
-  run.suite = "ops,decode";
-  run.label = "nightly";
-  run.shard = shard;
-  run.env_json = env;
-  run.fingerprint = "f";
-  int64_t id = *store->BeginRun(run);
-  for (const auto& c : cases)
-    ASSERT_TRUE(store->RecordResult(id, MakeResult("ops", c, CaseStatus::kPassed, 2)).ok());
-  ASSERT_TRUE(store->FinishRun(id, status).ok());
+                     const std::vector<std::string>& cases, const std::string& env = kEnv,
+                     RunStatus status = RunStatus::kCompleted) {
+  test_util::WriteShard(path, shard, cases, {"ops,decode", "ops", "nightly", env, "f", status});
 }
 
 // A store as spyre-regress wrote it before shard groups: schema version 1 and

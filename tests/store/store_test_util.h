@@ -68,4 +68,29 @@ inline CaseResult MakeResult(const std::string& suite, const std::string& id, Ca
   return r;
 }
 
+// How WriteShard records its run: the run's suite key, the suite its cases
+// are recorded in, and the rest of the run row as NewRun takes it.
+struct ShardRun {
+  std::string suite = "smoke", case_suite = "smoke", label, env_json, fingerprint;
+  RunStatus status = RunStatus::kCompleted;
+};
+
+// A store at `path` holding one finished run of `cases` (each passed, with
+// two metrics), sharded `shard`.
+inline void WriteShard(const std::string& path, const std::string& shard,
+                       const std::vector<std::string>& cases, const ShardRun& how = {}) {
+  auto store = OpenOrDie(path);
+  NewRun run;
+  run.suite = how.suite;
+  run.label = how.label;
+  run.shard = shard;
+  run.env_json = how.env_json;
+  run.fingerprint = how.fingerprint;
+  int64_t id = *store->BeginRun(run);
+  for (const auto& c : cases) {
+    ASSERT_TRUE(store->RecordResult(id, MakeResult(how.case_suite, c, CaseStatus::kPassed, 2)).ok());
+  }
+  ASSERT_TRUE(store->FinishRun(id, how.status).ok());
+}
+
 }  // namespace harness::test_util
