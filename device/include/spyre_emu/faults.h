@@ -44,6 +44,8 @@ struct OpFaults {
   bool segv = false;
   bool hang = false;
   bool oom = false;
+  // What the op's host time is stretched by: slow and delay together.
+  double wall_factor() const { return slow * delay; }
   bool any() const {
     return slow != 1.0 || delay != 1.0 || error != 0.0 || nan || fallback || abort || segv || hang || oom;
   }

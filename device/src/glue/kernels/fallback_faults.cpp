@@ -12,7 +12,7 @@ FallbackFaults::FallbackFaults(const std::string& op) {
   if (faults_.hang) HangForever(op);
   TORCH_CHECK_WITH(OutOfMemoryError, !faults_.oom, "spyre_emu: out of device memory in op '", op,
                    "' (injected fault 'oom' from SPYRE_EMU_FAULTS)");
-  stretch_ = WallStretch(faults_.slow * faults_.delay, op);
+  stretch_ = WallStretch(faults_.wall_factor(), op);
 }
 
 void FallbackFaults::Finish(const torch::jit::Stack& stack, size_t num_returns) const {

@@ -172,7 +172,7 @@ KernelCall::KernelCall(std::string op) : op_(std::move(op)) {
     TORCH_CHECK_WITH(OutOfMemoryError, false, "spyre_emu: out of device memory in op '", op_,
                      "' (injected fault 'oom' from SPYRE_EMU_FAULTS)");
   }
-  stretch_ = WallStretch(faults_.slow * faults_.delay, op_);
+  stretch_ = WallStretch(faults_.wall_factor(), op_);
 }
 
 void PerturbOutput(const OpFaults& faults, const at::Tensor& out) {
