@@ -596,10 +596,10 @@ double WithinProcessChange(const WallSides& s) {
 }
 
 // True when the evidence cannot carry a verdict: too few samples, or no
-// process-level evidence. A case that moved (or was suspect) gets a note.
+// process-level evidence. A case that moved (`within`: inside one process
+// each) or was suspect gets a note.
 bool WallEvidenceTooThin(const CaseResult& cand, const ThresholdValues& v, const WallSides& s,
-                         const ProcessEvidence& e, bool suspect, Comparison* out) {
-  const double within = WithinProcessChange(s);
+                         const ProcessEvidence& e, bool suspect, double within, Comparison* out) {
   const size_t na = Logs(s.base_s).size(), nb = Logs(s.cand_s).size();
   if ((static_cast<int>(na) < v.wall_min_samples || static_cast<int>(nb) < v.wall_min_samples) &&
       std::fabs(within) > v.wall_min_effect && (e.cand.size() < 3 || e.base.size() < 3)) {
@@ -757,7 +757,8 @@ void CompareWall(const CaseResult& base, const CaseResult& cand, const Threshold
   const bool suspect = WallSuspect(base, cand, v);
   WallEvidence w;
   GatherWallEvidence(cand, h, s, suspect, baseline_run_id, &w);
-  if (WallEvidenceTooThin(cand, v, s, w.e, suspect, out)) return;
+  const double within = WithinProcessChange(s);
+  if (WallEvidenceTooThin(cand, v, s, w.e, suspect, within, out)) return;
   const std::vector<double> a = Logs(w.e.base), b = Logs(w.e.cand);
   if (std::fabs(std::exp(Median(b)) - std::exp(Median(a))) < v.wall_min_abs_us) return;
   const WallVerdict j = JudgeWallEvidence(v, h, s, w, a, b);
@@ -767,7 +768,7 @@ void CompareWall(const CaseResult& base, const CaseResult& cand, const Threshold
     if (suspect || j.own_disagrees) {
       out->notes.push_back(
           CaseKey(cand) + ": " + LatencyName(s.unq) +
-          Fmt(" %+.1f%% inside one process each, ", 100 * WithinProcessChange(s)) +
+          Fmt(" %+.1f%% inside one process each, ", 100 * within) +
           "not confirmed (" + HumanChange(std::exp(j.verdict.shift)) + ", " +
           HumanPValue(j.verdict.p, WallPValueFloor(w.e, j.confirm_level)) + ", " + level +
           (j.own_disagrees ? "; the run's own median did not move so against them" : "") + ")");

@@ -177,9 +177,12 @@ TEST_F(DetectE2eTest, AWallOnlyDelayMovesWallTimeAndNothingElse) {
   // The host takes 20x as long in mm; the device's modeled time and every
   // output stay as they were, so wall time is the only evidence, and the
   // only finding kind, there is.
-  const auto slow_enough =
-      Column("SELECT case_name FROM v_results WHERE run_id = ?1 AND wall_us_median >= 30", base);
-  ASSERT_FALSE(slow_enough.empty()) << "no case was slow enough for its wall time to be judged";
+  std::vector<std::string> judgeable;  // mm cases long enough for their wall time to be judged
+  for (const std::string& c :
+       Column("SELECT case_name FROM v_results WHERE run_id = ?1 AND wall_us_median >= 30", base)) {
+    if (mm_cases.count(c)) judgeable.push_back(c);
+  }
+  ASSERT_FALSE(judgeable.empty()) << "no mm case was slow enough for its wall time to be judged";
   std::set<std::string> missed;
   for (int attempt = 0; attempt < 3; ++attempt) {
     const int64_t delayed = Run({"--repeat", "20", "--inject", "mm:delay=20", "--baseline", b});
@@ -188,10 +191,8 @@ TEST_F(DetectE2eTest, AWallOnlyDelayMovesWallTimeAndNothingElse) {
     EXPECT_TRUE(WithKindOtherThan(found, "latency").empty())
         << "a wall-only delay gave a finding of another kind";
     missed.clear();
-    for (const std::string& c : slow_enough) {
-      if (mm_cases.count(c) && (found.count(c) == 0 || !found.at(c).count("latency"))) {
-        missed.insert(c);
-      }
+    for (const std::string& c : judgeable) {
+      if (found.count(c) == 0 || !found.at(c).count("latency")) missed.insert(c);
     }
     if (missed.empty()) break;
   }
