@@ -131,6 +131,8 @@ class TimingCaseKind : public harness::CaseKindOf<TimingCase> {
 
   // Timing cases hold published figures, not golden tensors.
   bool HasGolden(const harness::CaseSpec&, const TimingCase&) const override { return false; }
+  // Its figures are the cost model's; the host only evaluates the model.
+  bool TimesHost(const harness::CaseSpec&, const TimingCase&) const override { return false; }
 
   CaseResult Execute(const harness::SuiteSpec&, const harness::CaseSpec&, const TimingCase& t,
                      const harness::ExecOptions&) const override {

@@ -164,8 +164,9 @@ StatusOr<RunPlan> PlanRun(const RunRequest& request) {
       if (!filter.Matches(suite.name, c.id)) continue;
       ++matched;
       if (!InShard(suite.name, c.id, request.shard)) continue;
-      const bool timed = request.latency == LatencyMode::kAll ||
-                         (request.latency == LatencyMode::kMarked && (suite.latency || c.latency));
+      const bool timed = (request.latency == LatencyMode::kAll ||
+                          (request.latency == LatencyMode::kMarked && (suite.latency || c.latency))) &&
+                         c.parsed != nullptr && c.parsed->kind->TimesHost(c);
       if (timed) SPYRE_RETURN_IF_ERROR(CheckEnoughSamples(suite, c, request, thresholds, &plan));
       plan.items.push_back({suite.name, c.id,
                             request.timeout_s > 0 ? request.timeout_s : suite.timeout_s, timed});

@@ -72,6 +72,7 @@ class CaseKind {
   virtual Status CheckGolden(const SuiteSpec& suite, const CaseSpec& c,
                              const SafetensorsHeader& golden, const std::string& path) const = 0;
   virtual Status CheckFiles(const SuiteSpec& suite, const CaseSpec& c) const = 0;
+  virtual bool TimesHost(const CaseSpec& c) const = 0;
 };
 
 // What a case kind implements. Parse reads the case body once into a T;
@@ -127,6 +128,11 @@ class CaseKindOf {
   virtual Status CheckFiles(const SuiteSpec&, const CaseSpec&, const T&) const {
     return Status::Ok();
   }
+  // False for kinds whose cases run nothing on the host worth timing (e.g.
+  // "timing", which evaluates the cost model for full-size models): `run
+  // --latency all` then takes no wall samples of them and judges no wall
+  // time, rather than warning that it has too few.
+  virtual bool TimesHost(const CaseSpec&, const T&) const { return true; }
 };
 
 namespace case_kinds_internal {
@@ -187,6 +193,10 @@ class Adapter final : public CaseKind {
     const T* t = Typed(c);
     if (t == nullptr) return NotParsed(c);
     return kind_.CheckFiles(suite, c, *t);
+  }
+  bool TimesHost(const CaseSpec& c) const override {
+    const T* t = Typed(c);
+    return t != nullptr && kind_.TimesHost(c, *t);
   }
 
  private:
