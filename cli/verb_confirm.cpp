@@ -67,6 +67,11 @@ void AddConfirmOptions(CLI::App* cmd, ConfirmSettings* settings) {
                   "seconds the confirmation may take before it stops adding rounds (default " +
                       DefaultText(defaults.budget_s) + ")")
       ->check(InRange(0.0, 1e6));
+  cmd->add_option("--confirm-jobs", settings->jobs,
+                  "worker processes at once while re-timing beside the baseline's configuration "
+                  "(both sides in turn, so a busy neighbour moves both alike; against history "
+                  "always one) (default " + DefaultText(defaults.jobs) + ")")
+      ->check(InRange(1, 64));
 }
 
 void AddConfirmVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {

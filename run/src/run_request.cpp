@@ -40,7 +40,8 @@ nlohmann::json RequestOptionsJson(const RunRequest& r) {
           {"confirm_rounds", r.confirm.rounds},
           {"confirm_max_rounds", std::max(r.confirm.rounds, r.confirm.max_rounds)},
           {"confirm_budget_s", r.confirm.budget_s},
-          {"confirm_repeat", r.confirm.repeat}};
+          {"confirm_repeat", r.confirm.repeat},
+          {"confirm_jobs", r.confirm.jobs}};
 }
 
 void ApplyRecordedOptions(const nlohmann::json& options, RunRequest* request) {

@@ -280,7 +280,11 @@ ConfirmDesign DesignConfirmation(const ConfirmSettings& confirm, const Superviso
   // process, one after the other (the device switches faults in place).
   d.paired = settings ? PairedFaults(base_env, env) : std::nullopt;
   d.timing = options;
-  d.timing.jobs = 1;
+  // Both sides in the same process, or in processes side by side in turn:
+  // what a busy core does to one does it to the other, so they may share
+  // the machine with each other. Against history, one at a time, as the
+  // history was timed.
+  d.timing.jobs = settings ? std::max(1, confirm.jobs) : 1;
   // More samples a side than the main pass takes, while they are short: a
   // process's value is their median, and the median of a few samples moves
   // with every preemption a loaded host deals out.
@@ -488,6 +492,7 @@ WallConfirmation ConfirmValuesOf(const CaseKey& key, int64_t baseline_run_id,
   WallConfirmation c;
   c.baseline_run_id = baseline_run_id;
   c.paired = d.paired.has_value();
+  c.max_rounds = d.Interleaved() ? d.max_rounds : d.min_rounds;
   c.values = t.cand_sides[key].values;
   c.op_wall = t.cand_sides[key].op_wall;
   c.unqueued = t.cand_sides[key].unqueued && (!d.settings || t.base_sides[key].unqueued);

@@ -29,7 +29,8 @@ std::optional<LatencyMode> ParseLatencyMode(const std::string& name);
 
 // Confirmation of wall-time suspects (runner/confirm.h), as `run` and
 // `confirm` take it (--confirm-rounds, --confirm-max-rounds,
-// --confirm-repeat, --confirm-budget): the one place its defaults live.
+// --confirm-repeat, --confirm-budget, --confirm-jobs): the one place its
+// defaults live.
 struct ConfirmSettings {
   // At least this many fresh processes per side (0: off; 7 is the fewest
   // that can reach wall_confirm_alpha 0.001), up to max_rounds while a
@@ -41,6 +42,11 @@ struct ConfirmSettings {
   // the case's repeat while they are short (SamplingPlan::min_repeat; 0:
   // the case's repeat).
   int repeat = 11;
+  // Worker processes at once while re-timing beside the baseline's
+  // configuration (paired or interleaved: both sides see the same machine,
+  // so a neighbour on the other core moves both alike). Re-timing against
+  // history stays at one, as the history was timed.
+  int jobs = 1;
 };
 
 struct RunRequest {
