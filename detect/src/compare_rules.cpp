@@ -11,6 +11,7 @@
 #include "base/host_probe.h"
 #include "base/human_format.h"
 #include "base/op_error.h"
+#include "wall_power.h"
 
 namespace harness::detect_rules {
 namespace {
@@ -744,6 +745,82 @@ void RecordWallFinding(const CaseResult& cand, const ThresholdValues& v, const C
   }
 }
 
+// The smallest change reported at all, as a log ratio: the minimum effect,
+// or the minimum absolute change at the baseline's median when that is more.
+double ReportedFloor(const ThresholdValues& v, const std::vector<double>& base_logs) {
+  double floor = std::log1p(v.wall_min_effect);
+  if (!base_logs.empty() && v.wall_min_abs_us > 0) {
+    const double median = std::exp(Median(base_logs));
+    if (median > 0) floor = std::fmax(floor, std::log1p(v.wall_min_abs_us / median));
+  }
+  return floor;
+}
+
+void RecordWallPower(const CaseResult& cand, PowerBasis basis, const ShiftError& err,
+                     double level, double floor, size_t values, Comparison* out) {
+  const double log_shift = DetectableLogShift(err.se, err.df, level, floor);
+  if (!std::isfinite(log_shift)) return;
+  out->power.push_back({cand.suite, cand.case_id, std::expm1(log_shift), PowerBasisName(basis),
+                        static_cast<int>(values)});
+}
+
+// Timing rounds of both runs: a rank test at wall_alpha, and no finding
+// inside what whole runs move by themselves.
+void RoundsPower(const CaseResult& cand, const ThresholdValues& v, const CaseHistory& h,
+                 const WallSides& s, Comparison* out) {
+  const std::vector<double> a = Logs(s.base_rounds), b = Logs(s.cand_rounds);
+  const BetweenRuns between = BetweenRunBound(s.unq ? h.unqueued_sigma : h.run_sigma,
+                                              s.unq ? h.unqueued_count : h.run_count, v);
+  RecordWallPower(cand, PowerBasis::kRounds, IndependentShiftError(a, b, true), v.wall_alpha,
+                  std::fmax(ReportedFloor(v, a), between.bound), b.size(), out);
+}
+
+// A case nothing re-timed: the screen for suspects (WallSuspect) let it
+// pass, so a change had to show there first. Its rounds where it has them
+// (one value per process), its samples otherwise.
+void ScreenPower(const CaseResult& cand, const ThresholdValues& v, const WallSides& s,
+                 Comparison* out) {
+  const bool rounds = s.base_rounds.size() >= 2 && s.cand_rounds.size() >= 2;
+  const std::vector<double> a = Logs(rounds ? s.base_rounds : s.base_s),
+                            b = Logs(rounds ? s.cand_rounds : s.cand_s);
+  RecordWallPower(cand, PowerBasis::kScreen, IndependentShiftError(a, b, true),
+                  kWallSuspectAlpha, ReportedFloor(v, a), b.size(), out);
+}
+
+// The standard error `err` of `values` a side had the design taken `design`
+// a side (the spread as observed).
+ShiftError AtDesignSize(ShiftError err, size_t values, int design, bool paired) {
+  const double n = static_cast<double>(values), m = static_cast<double>(design);
+  if (m <= n || err.df < 1) return err;
+  err.se *= std::sqrt(n / m);
+  err.df = paired ? m - 1 : 2 * m - 2;
+  return err;
+}
+
+// Fresh processes: paired or interleaved at the level the run's confirmed
+// cases share, with as many processes as the sequential design would have
+// taken of a changed case (`design`; a case stopped early for being plainly
+// unchanged would have gone on); against history as JudgeHistory tests (the
+// history's spread, one new value's worth of its own).
+void ProcessPower(const CaseResult& cand, const ThresholdValues& v, const ProcessEvidence& e,
+                  double confirm_level, int design, const std::vector<double>& a,
+                  const std::vector<double>& b, Comparison* out) {
+  if (e.paired) {
+    RecordWallPower(cand, PowerBasis::kPaired,
+                    AtDesignSize(PairedShiftError(a, b), b.size(), design, true), confirm_level,
+                    ReportedFloor(v, a), std::max<size_t>(b.size(), design), out);
+  } else if (e.interleaved) {
+    RecordWallPower(cand, PowerBasis::kInterleaved,
+                    AtDesignSize(IndependentShiftError(a, b, true), b.size(), design, false),
+                    confirm_level, ReportedFloor(v, a), std::max<size_t>(b.size(), design), out);
+  } else if (a.size() >= 2) {
+    const double n = static_cast<double>(a.size());
+    const ShiftError err{std::sqrt(Variance(a)) * std::sqrt(1 + 1 / n), n - 1};
+    RecordWallPower(cand, PowerBasis::kHistory, err, v.wall_alpha, ReportedFloor(v, a), b.size(),
+                    out);
+  }
+}
+
 void CompareWall(const CaseResult& base, const CaseResult& cand, const ThresholdValues& v,
                  const CaseHistory& h, Comparison* out) {
   if (base.wall_us.empty() || cand.wall_us.empty()) return;
@@ -751,6 +828,7 @@ void CompareWall(const CaseResult& base, const CaseResult& cand, const Threshold
   const WallSides s = ReadWallSides(base, cand, v, baseline_run_id);
   if (!s.interleaved && s.rounds) {
     JudgeWallRounds(base, cand, v, h, s, out);
+    RoundsPower(cand, v, h, s, out);
     return;
   }
   // Otherwise only process-level evidence may give a verdict.
@@ -758,8 +836,13 @@ void CompareWall(const CaseResult& base, const CaseResult& cand, const Threshold
   WallEvidence w;
   GatherWallEvidence(cand, h, s, suspect, baseline_run_id, &w);
   const double within = WithinProcessChange(s);
-  if (WallEvidenceTooThin(cand, v, s, w.e, suspect, within, out)) return;
+  if (WallEvidenceTooThin(cand, v, s, w.e, suspect, within, out)) {
+    if (!suspect && !s.conf) ScreenPower(cand, v, s, out);
+    return;
+  }
   const std::vector<double> a = Logs(w.e.base), b = Logs(w.e.cand);
+  ProcessPower(cand, v, w.e, v.wall_confirm_alpha * h.confirm_scale,
+               s.conf ? s.conf->max_rounds : 0, a, b, out);
   if (std::fabs(std::exp(Median(b)) - std::exp(Median(a))) < v.wall_min_abs_us) return;
   const WallVerdict j = JudgeWallEvidence(v, h, s, w, a, b);
   const std::string level = WallEvidenceLevel(h, w.e, j.confirm_level, a.size(), b.size());
@@ -870,9 +953,6 @@ void CompareCase(const CaseResult& base, const CaseResult& cand, const Threshold
 
 namespace harness {
 
-namespace {
-constexpr double kSuspectAlpha = 0.1;
-}  // namespace
 
 bool ModeledMoved(const CaseResult& base, const CaseResult& cand, const ThresholdValues& v) {
   if (!(base.modeled_us > 0) || !(cand.modeled_us > 0)) return false;
@@ -914,7 +994,7 @@ bool WallSuspect(const CaseResult& base, const CaseResult& cand, const Threshold
   // a missed regression. Under load one sample in five is often an outlier
   // of 20x or more, so complete separation (p < 0.01 with 5 a side) would
   // let real 2x shifts through; the confirmation holds the false alarms.
-  if (MannWhitneyU(a, b).p_value >= kSuspectAlpha) return false;
+  if (MannWhitneyU(a, b).p_value >= detect_rules::kWallSuspectAlpha) return false;
   return std::fabs(HodgesLehmannShift(a, b, v.wall_alpha).estimate) >=
          std::log1p(v.wall_min_effect);
 }

@@ -86,6 +86,7 @@ std::optional<WallConfirmation> ReadWallConfirmation(const CaseResult& r) {
   c.unqueued = it->value("metric", std::string("wall_us")) == "unqueued_us";
   c.paired = it->value("paired", false);
   c.samples = it->value("samples", 0);
+  c.max_rounds = it->value("max_rounds", 0);
   c.values = Numbers(it->value("values", nlohmann::json()));
   c.baseline_values = Numbers(it->value("baseline_values", nlohmann::json()));
   c.op_wall = OpNumbers(it->value("op_wall_us", nlohmann::json()));
@@ -149,7 +150,8 @@ nlohmann::json WallConfirmationJson(const WallConfirmation& c) {
           {"op_wall_us", c.op_wall},
           {"baseline_op_wall_us", c.baseline_op_wall},
           {"paired", c.paired},
-          {"samples", c.samples}};
+          {"samples", c.samples},
+          {"max_rounds", c.max_rounds}};
 }
 
 namespace {
@@ -323,6 +325,14 @@ nlohmann::json ToJson(const Comparison& c) {
   for (const Finding& f : c.improvements) j["improvements"].push_back(FindingToJson(f));
   j["attribution"] = Attribution(c);
   j["notes"] = c.notes;
+  j["power"] = nlohmann::json::array();
+  for (const WallPower& w : c.power) {
+    j["power"].push_back({{"suite", w.suite},
+                          {"case", w.case_id},
+                          {"detectable", Number(w.detectable)},
+                          {"basis", w.basis},
+                          {"values", w.values}});
+  }
   return j;
 }
 

@@ -446,6 +446,68 @@ TEST(DetectTest, PairedConfirmationJudgesTheRatioOfEachProcess) {
   EXPECT_TRUE(harness::CompareRuns(base, cand, harness::Thresholds()).regressions.empty());
 }
 
+// The detection power each compared case had: paired processes that
+// scatter less, or more of them, find a smaller change; the figure never
+// falls below the minimum effect; a case that was only screened says so.
+TEST(DetectTest, PowerSaysWhatChangeEachCaseWouldHaveBeenFoundAt) {
+  std::mt19937_64 rng(22);
+  auto [base, cand] = InjectedRuns(rng);
+  const auto paired = [&](CaseResult* r, double scatter, int n, int max_rounds) {
+    harness::WallConfirmation c;
+    c.baseline_run_id = 1;
+    c.paired = true;
+    c.max_rounds = max_rounds;
+    for (int i = 0; i < n; ++i) {
+      const double wobble = std::exp(scatter * (i % 2 == 0 ? 1 : -1) * (1 + 0.1 * i));
+      c.baseline_values.push_back(1000);
+      c.values.push_back(1000 * wobble);
+    }
+    r->extra["confirm"] = harness::WallConfirmationJson(c);
+  };
+  const auto power_of = [](const harness::Comparison& c, const std::string& id) {
+    for (const harness::WallPower& p : c.power) {
+      if (p.case_id == id) return p;
+    }
+    ADD_FAILURE() << "no power for case " << id;
+    return harness::WallPower{};
+  };
+  paired(&cand.cases[0], 0.05, 7, 7);
+  paired(&cand.cases[1], 0.05, 7, 21);
+  auto c = harness::CompareRuns(base, cand, harness::Thresholds());
+  const harness::WallPower seven = power_of(c, "a"), design = power_of(c, "b");
+  EXPECT_EQ(seven.basis, "paired");
+  EXPECT_EQ(seven.values, 7);
+  // Stopped at seven of a possible 21: judged as the 21 it would have taken.
+  EXPECT_EQ(design.values, 21);
+  EXPECT_GT(seven.detectable, 0.10) << "five per cent scatter over seven pairs";
+  EXPECT_LT(design.detectable, seven.detectable);
+  // Twice the scatter: twice the change, roughly.
+  paired(&cand.cases[0], 0.10, 7, 7);
+  c = harness::CompareRuns(base, cand, harness::Thresholds());
+  EXPECT_NEAR(std::log1p(power_of(c, "a").detectable) / std::log1p(seven.detectable), 2, 0.05);
+  // Almost no scatter: the minimum effect is the floor.
+  paired(&cand.cases[0], 1e-6, 7, 7);
+  c = harness::CompareRuns(base, cand, harness::Thresholds());
+  EXPECT_DOUBLE_EQ(power_of(c, "a").detectable, harness::Thresholds().For("smoke", "a").wall_min_effect);
+  // In the JSON the report and `compare --json` write.
+  const nlohmann::json j = harness::ToJson(c);
+  ASSERT_TRUE(j.contains("power"));
+  EXPECT_EQ(j["power"].size(), c.power.size());
+  EXPECT_EQ(j["power"][0]["basis"], c.power[0].basis);
+}
+
+// A case nothing re-timed was judged by the screen for suspects alone.
+TEST(DetectTest, PowerOfACaseOnlyScreenedIsTheScreens) {
+  std::mt19937_64 rng(23);
+  CaseResult b = Case("a", rng), k = Case("a", rng);
+  const auto c = harness::CompareRuns(MakeRun(1, {b}), MakeRun(2, {k}), harness::Thresholds());
+  ASSERT_EQ(c.power.size(), 1u);
+  EXPECT_EQ(c.power[0].basis, "screen");
+  EXPECT_EQ(c.power[0].values, 20);
+  EXPECT_GE(c.power[0].detectable, harness::Thresholds().For("smoke", "a").wall_min_effect);
+  EXPECT_TRUE(std::isfinite(c.power[0].detectable));
+}
+
 // The confirmed cases of one run share one level: a run that re-times
 // every case must not exit 1 by chance because it tested many, and when
 // many of them changed the level rises with their number. The ratios below

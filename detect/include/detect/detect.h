@@ -72,6 +72,25 @@ struct EnvChange {
   bool upstream = false;  // a component upstream of the device under test
 };
 
+// The detection power a comparison had for one case's wall time: the
+// smallest change (relative: 0.08 is 8%, either way) that the evidence its
+// verdict rested on would have reported with probability 0.95, at the level
+// it was judged at, and never below what is reported at all (the minimum
+// effect, the minimum absolute change, for timing rounds what whole runs
+// move by themselves). `basis` names that evidence: "paired",
+// "interleaved" (fresh processes beside the baseline's configuration),
+// "history" (against the case's run-to-run history), "rounds" (both runs'
+// timing rounds) or "screen" (no re-timing: the main pass's screen found
+// nothing to re-time); `values` is how many values a side it rests on
+// (the candidate's).
+struct WallPower {
+  std::string suite;
+  std::string case_id;
+  double detectable = 0;
+  std::string basis;
+  int values = 0;
+};
+
 struct Comparison {
   RunRecord baseline_run;   // cases omitted in JSON
   RunRecord candidate_run;
@@ -79,6 +98,7 @@ struct Comparison {
   std::vector<Finding> regressions;
   std::vector<Finding> improvements;
   std::vector<std::string> notes;  // e.g. "not enough samples" for wall latency
+  std::vector<WallPower> power;    // one per case whose wall time was compared
 };
 
 // Whether a recorded metric measures accuracy, so the accuracy rule judges
@@ -127,6 +147,11 @@ struct WallConfirmation {
   // The fewest wall samples one process took of the case on either side,
   // each value being their median (0: not recorded).
   int samples = 0;
+  // The most processes a side the sequential design would have taken of
+  // the case while undecided (0: not recorded). A case stops early when it
+  // is plainly unchanged or clearly changed; had it been changed, it would
+  // have gone on, so its power is that of this many.
+  int max_rounds = 0;
 };
 std::optional<WallConfirmation> ReadWallConfirmation(const CaseResult& r);
 
