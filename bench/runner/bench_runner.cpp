@@ -98,8 +98,9 @@ void BM_SmokeRunOverhead(benchmark::State& state) {
     ::waitpid(pid, &status, 0);
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return state.SkipWithError("smoke run failed");
-    cases = QueryDouble(db, "SELECT count(*) FROM results");
-    execute_s = QueryDouble(db, "SELECT sum(json_extract(extra_json, '$.harness.execute_us')) FROM results") / 1e6;
+    cases = QueryDouble(db, "SELECT count(*) FROM v_results");
+    execute_s = QueryDouble(db, "SELECT sum(json_extract(extra_json, '$.harness.execute_us')) / 1e6"
+                                " FROM v_results");
     run_s = wall;
     overhead_ms = (wall - execute_s) / cases * 1e3;
   }

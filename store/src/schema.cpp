@@ -269,10 +269,58 @@ constexpr const char* kV9 = R"sql(
 ALTER TABLE regressions ADD COLUMN finding_json TEXT NOT NULL DEFAULT '';
 )sql";
 
+// Version 10: the views show what readers outside the store used to take
+// from the tables: v_runs adds the run's identity, shard and shard group,
+// jobs, threads, host, note and options; v_results the message, the
+// relative error, wall-time MAD, sample count, unqueued median, recording
+// time and the whole extra JSON (a pruned result's own members joined with
+// its extra set, as the store reads it). v_op_summaries is each result's
+// per-op summary, v_run_parts the shard runs folded into a group's run.
+// Existing columns keep their names and order; the new ones come after.
+constexpr const char* kV10 = R"sql(
+DROP VIEW v_runs;
+CREATE VIEW v_runs AS
+  SELECT id AS run_id, suite, label, status, started_at, finished_at, fingerprint, env_json,
+         CASE WHEN json_valid(env_json) THEN
+           coalesce(json_extract(env_json, '$.device.kind'), 'emulator') END AS device,
+         CASE WHEN json_valid(env_json) THEN
+           coalesce(json_extract(env_json, '$.device.name'), 'spyre_emu') END AS device_name,
+         CASE WHEN json_valid(env_json) THEN
+           coalesce(json_extract(env_json, '$.device.version'),
+                    json_extract(env_json, '$.spyre_emu')) END AS device_version,
+         CASE WHEN json_valid(env_json) THEN json_extract(env_json, '$.device.path') END
+           AS device_path,
+         CASE WHEN json_valid(env_json) THEN json_extract(env_json, '$.device.sha256') END
+           AS device_sha256,
+         uuid, shard, shard_group, jobs, threads, host, note, options_json
+  FROM runs;
+DROP VIEW v_results;
+CREATE VIEW v_results AS
+  SELECT r.run_id, r.suite, r.case_name, r.status, r.max_abs_err, r.rel_l2, r.max_ulp, r.cosine,
+         r.wall_us_median, r.modeled_us,
+         CASE WHEN r.fallback_ops < 0 THEN NULL ELSE r.fallback_ops END AS fallback_ops,
+         CASE WHEN r.peak_device_bytes < 0 THEN NULL ELSE r.peak_device_bytes END
+           AS peak_device_bytes,
+         r.message, r.max_rel_err, r.wall_us_mad, r.wall_samples, r.unqueued_us_median,
+         r.recorded_at,
+         coalesce((SELECT json_patch(x.members, r.extra_json) FROM extra_sets x
+                   WHERE x.set_id = r.extra_set AND json_valid(x.members)
+                     AND json_valid(r.extra_json)),
+                  r.extra_json) AS extra_json
+  FROM results r;
+CREATE VIEW v_op_summaries AS
+  SELECT r.run_id, r.suite, r.case_name, o.op, o.calls, o.modeled_us, o.wall_us, o.fallbacks
+  FROM op_summaries o JOIN results r ON r.id = o.result_id;
+CREATE VIEW v_run_parts AS
+  SELECT run_id, uuid, shard, status, started_at, finished_at, host, fingerprint, note
+  FROM run_parts;
+)sql";
+
 }  // namespace
 
 const std::vector<const char*>& Migrations() {
-  static const std::vector<const char*> kMigrations = {kV1, kV2, kV3, kV4, kV5, kV6, kV7, kV8, kV9};
+  static const std::vector<const char*> kMigrations = {kV1, kV2, kV3, kV4, kV5,
+                                                       kV6, kV7, kV8, kV9, kV10};
   return kMigrations;
 }
 

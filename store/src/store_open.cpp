@@ -66,14 +66,15 @@ Status DefineRunStatus(sqlite3* db, const std::string& path, bool write) {
     if (int rc = add.Run(); rc != SQLITE_DONE)
       return SqlStatus(db, rc, path, "listing abandoned runs");
   }
-  // The stored view's columns, the status taken from run_status (a
-  // read-only open sees the latest schema only).
+  // The stored view's columns, the status and note taken from run_status
+  // (a read-only open sees the latest schema only).
   const int rc = sqlite3_exec(
       db,
       "CREATE TEMP VIEW v_runs AS"
       " SELECT v.run_id, v.suite, v.label, s.status,"
       " v.started_at, v.finished_at, v.fingerprint, v.env_json, v.device,"
-      " v.device_name, v.device_version, v.device_path, v.device_sha256"
+      " v.device_name, v.device_version, v.device_path, v.device_sha256,"
+      " v.uuid, v.shard, v.shard_group, v.jobs, v.threads, v.host, s.note, v.options_json"
       " FROM main.v_runs v JOIN temp.run_status s ON s.run_id = v.run_id",
       nullptr, nullptr, nullptr);
   if (rc != SQLITE_OK) return SqlStatus(db, rc, path, "listing abandoned runs");

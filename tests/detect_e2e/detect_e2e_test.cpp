@@ -53,13 +53,17 @@ class DetectE2eTest : public ::testing::Test {
     return {{"SPYRE_REGRESS_THRESHOLDS", Thresholds()}, {"SPYRE_REGRESS_THREADS", "1"}};
   }
 
-  std::vector<std::string> Column(const std::string& sql, int64_t run_id) {
+  // The first column of `sql`'s rows, with ?1 bound to `run_id` and ?2 to
+  // `text`.
+  std::vector<std::string> Column(const std::string& sql, int64_t run_id,
+                                  const std::string& text = "") {
     sqlite3* db = nullptr;
     std::vector<std::string> out;
     EXPECT_EQ(sqlite3_open_v2(Db().c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
     sqlite3_stmt* st = nullptr;
     EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
     sqlite3_bind_int64(st, 1, run_id);
+    sqlite3_bind_text(st, 2, text.c_str(), -1, SQLITE_TRANSIENT);
     while (sqlite3_step(st) == SQLITE_ROW) {
       out.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));
     }
@@ -70,8 +74,8 @@ class DetectE2eTest : public ::testing::Test {
 
   // Cases whose device trace contains `op`.
   std::set<std::string> CasesWithOp(int64_t run_id, const std::string& op) {
-    auto v = Column("SELECT DISTINCT r.case_name FROM results r JOIN op_summaries o ON o.result_id = r.id "
-                    "WHERE r.run_id = ?1 AND o.op = '" + op + "'", run_id);
+    auto v = Column("SELECT DISTINCT case_name FROM v_op_summaries WHERE run_id = ?1 AND op = ?2",
+                    run_id, op);
     return {v.begin(), v.end()};
   }
 

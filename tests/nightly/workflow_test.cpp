@@ -199,11 +199,12 @@ TEST(WorkflowTest, ShardMergeAndReportStepsReplayLocally) {
     // The night is ONE run of all its shards, in the carried store.
     const std::string run = std::to_string(night);
     EXPECT_EQ(Query(history, "SELECT count(*) FROM v_runs"), std::vector<std::string>{run});
-    EXPECT_EQ(Query(history, "SELECT shard_group || ' ' || status FROM runs WHERE id = ?1", {run}),
+    EXPECT_EQ(Query(history, "SELECT shard_group || ' ' || status FROM v_runs WHERE run_id = ?1",
+                    {run}),
               std::vector<std::string>{"nightly-" + std::to_string(100 + night) + "-1 completed"});
     EXPECT_EQ(Query(history, "SELECT count(*) FROM v_results WHERE run_id = ?1", {run}),
               std::vector<std::string>{"18"});
-    EXPECT_EQ(Query(history, "SELECT count(*) FROM run_parts WHERE run_id = ?1", {run}),
+    EXPECT_EQ(Query(history, "SELECT count(*) FROM v_run_parts WHERE run_id = ?1", {run}),
               std::vector<std::string>{std::to_string(matrix->items.size())});
     EXPECT_EQ(
         Query(history, "SELECT json_extract(env_json, '$.tags.vllm') FROM v_runs WHERE run_id = ?1",

@@ -28,7 +28,7 @@ start_hanging_run() {
   sup=$!
   children+=("$sup")
   for _ in $(seq 1 600); do
-    if [[ -f $db ]] && [[ $(sql "$db" "SELECT count(*) FROM results r JOIN runs u ON u.id = r.run_id WHERE u.status = 'running'" 2>/dev/null) -ge 1 ]]; then
+    if [[ -f $db ]] && [[ $(sql "$db" "SELECT count(*) FROM v_results r JOIN v_runs u ON u.run_id = r.run_id WHERE u.status = 'running'" 2>/dev/null) -ge 1 ]]; then
       break
     fi
     sleep 0.1
@@ -60,7 +60,7 @@ start_hanging_run "$db"
 kill -9 "$sup"
 wait "$sup" 2>/dev/null
 kill_workers
-recorded=$(sql "$db" 'SELECT count(*) FROM results')
+recorded=$(sql "$db" 'SELECT count(*) FROM v_results')
 check "kill -9: results recorded before the kill are kept ($recorded)" [ "$recorded" -ge 1 ]
 check "kill -9: the store is intact" integrity_ok "$db"
 code=$(report "$db" "$work/r1")
@@ -72,7 +72,7 @@ check "kill -9: report's error is one line" one_line "$work/r1.err"
 check "kill -9: junit.xml has an error" grep -q 'type="aborted"' "$work/r1/junit.xml"
 # The next writer marks it aborted; it is then never a baseline.
 "$bin" --db "$db" --quiet run --suite smoke --filter '^smoke/add\.' >"$work/r1b.out" 2>&1
-check "kill -9: the next run marks the dead run aborted" [ "$(sql "$db" 'SELECT status FROM runs WHERE id = 1')" = aborted ]
+check "kill -9: the next run marks the dead run aborted" [ "$(sql "$db" 'SELECT status FROM v_runs WHERE run_id = 1')" = aborted ]
 check "kill -9: the next run takes no baseline from it" grep -q "regressions: none (no baseline)" "$work/r1b.out"
 code=$(report "$db" "$work/r1c" 1)
 check "kill -9: the aborted run's report exits 2, verdict aborted" [ "$code" -eq 2 -a "$(verdict_of "$work/r1c")" = aborted ]
@@ -87,8 +87,8 @@ wait "$sup"
 code=$?
 kill_workers
 check "SIGTERM: run exits 2 (got $code)" [ "$code" -eq 2 ]
-check "SIGTERM: the run is aborted" [ "$(sql "$db" 'SELECT status FROM runs')" = aborted ]
-check "SIGTERM: results kept" [ "$(sql "$db" 'SELECT count(*) FROM results')" -ge 1 ]
+check "SIGTERM: the run is aborted" [ "$(sql "$db" 'SELECT status FROM v_runs')" = aborted ]
+check "SIGTERM: results kept" [ "$(sql "$db" 'SELECT count(*) FROM v_results')" -ge 1 ]
 check "SIGTERM: the store is intact" integrity_ok "$db"
 code=$(report "$db" "$work/r2")
 check "SIGTERM: report exits 2, verdict aborted" [ "$code" -eq 2 -a "$(verdict_of "$work/r2")" = aborted ]
@@ -128,7 +128,7 @@ check "disk full: run exits 2 (got $(cat "$work/full.code" 2>/dev/null))" [ "$(c
 check "disk full: one line on stderr" one_line "$work/full.err"
 check "disk full: it says so ($full_words)" grep -q "$full_words" "$work/full.err"
 check "disk full: the store is intact" integrity_ok "$work/full-after.db"
-check "disk full: the earlier run is kept" [ "$(sql "$work/full-after.db" "SELECT status FROM runs WHERE id = 1")" = completed ]
+check "disk full: the earlier run is kept" [ "$(sql "$work/full-after.db" "SELECT status FROM v_runs WHERE run_id = 1")" = completed ]
 code=$(report "$work/full-after.db" "$work/r3" 2)
 check "disk full: the cut run is not reported as passed (exit $code, $(verdict_of "$work/r3"))" [ "$code" -eq 2 ]
 

@@ -5,7 +5,6 @@
 #include "reports/stack_model.h"
 
 #include <gtest/gtest.h>
-#include <sqlite3.h>
 
 #include <cmath>
 
@@ -51,17 +50,6 @@ std::vector<std::string> Names(const StackMatrix& m) {
   std::vector<std::string> out;
   for (const auto& c : m.stacks) out.push_back(c.name);
   return out;
-}
-
-void Sql(const std::string& db_path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(db_path.c_str(), &db), SQLITE_OK);
-  char* msg = nullptr;
-  const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &msg);
-  const std::string error = msg != nullptr ? msg : "";
-  sqlite3_free(msg);
-  sqlite3_close(db);
-  ASSERT_EQ(rc, SQLITE_OK) << error;
 }
 
 class StackMatrixTest : public ::testing::Test {
@@ -225,8 +213,22 @@ TEST_F(StackMatrixTest, RegressionFindingsAreCountedForTheSelectedRunsOnly) {
 
 TEST(StackMatrixNoTagTest, AStoreWithoutStackTagsSaysHowToTagRuns) {
   spyre_test::TempDir dir;
-  BuildStackStore(dir.File("s.db"));
-  Sql(dir.File("s.db"), "UPDATE runs SET env_json = json_remove(env_json, '$.tags.stack')");
+  {
+    // A completed run tagged, but not with a stack.
+    auto store = harness::Store::Open(dir.File("s.db"));
+    ASSERT_TRUE(store.ok()) << store.status().message();
+    harness::NewRun info;
+    info.suite = "ops";
+    info.env_json = R"({"libtorch": "1.13.0", "tags": {"vllm": "0.6.3"}})";
+    auto id = (*store)->BeginRun(info);
+    ASSERT_TRUE(id.ok()) << id.status().message();
+    harness::CaseResult c;
+    c.suite = "ops";
+    c.case_id = "mm.64x64x64.fp16";
+    c.status = CaseStatus::kPassed;
+    ASSERT_TRUE((*store)->RecordResult(*id, c).ok());
+    ASSERT_TRUE((*store)->FinishRun(*id, harness::RunStatus::kCompleted).ok());
+  }
   auto store = OpenReadOnly(dir.File("s.db"));
   auto m = reports::BuildStackMatrix(*store, {});
   ASSERT_FALSE(m.ok());

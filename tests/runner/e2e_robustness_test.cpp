@@ -19,7 +19,7 @@ using spyre_test::TempDir;
 bool WaitForResults(const std::string& db, int n, int seconds) {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
   while (std::chrono::steady_clock::now() < deadline) {
-    auto rows = Query(db, "SELECT count(*) FROM results");
+    auto rows = Query(db, "SELECT count(*) FROM v_results");
     if (!rows.empty() && rows[0].find('<') == std::string::npos && std::stoi(rows[0]) >= n) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
@@ -45,7 +45,7 @@ TEST(RobustnessE2E, CrashingAbortingAndHangingOpsAreRecordedAndTheRunCompletes) 
     got[row.substr(0, row.find('|'))] = row.substr(row.find('|') + 1);
   }
   EXPECT_EQ(got, expected);
-  for (const auto& row : Query(db, "SELECT message FROM results r WHERE status = 'crashed'")) {
+  for (const auto& row : Query(db, "SELECT message FROM v_results WHERE status = 'crashed'")) {
     EXPECT_TRUE(row.find("SIGSEGV") != std::string::npos || row.find("SIGABRT") != std::string::npos) << row;
   }
   EXPECT_EQ(One(db, "SELECT json_extract(env_json, '$.faults') FROM v_runs"), "mm:segv;sum:abort;gelu:hang");

@@ -1,5 +1,6 @@
 // End-to-end tests of `spyre-regress run` and `merge` on the smoke suite,
 // running the built binary.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -40,8 +41,8 @@ TEST(RunE2E, CleanSmokeRunPassesAndRecordsEverything) {
   EXPECT_EQ(CaseNames(db), expected);
   // smoke is a parity suite: each case ran once, no wall sample, and both
   // the summary and every result say that its wall time was not judged.
-  EXPECT_EQ(One(db, "SELECT count(*) FROM wall_samples"), "0");
-  EXPECT_EQ(One(db, "SELECT count(*) FROM results WHERE json_extract(extra_json, '$.latency') = "
+  EXPECT_EQ(One(db, "SELECT count(*) FROM v_results WHERE wall_samples > 0"), "0");
+  EXPECT_EQ(One(db, "SELECT count(*) FROM v_results WHERE json_extract(extra_json, '$.latency') = "
                     "'not judged: parity only, run once'"),
             std::to_string(cases.size()));
   const std::string n = std::to_string(cases.size());
@@ -51,7 +52,7 @@ TEST(RunE2E, CleanSmokeRunPassesAndRecordsEverything) {
             std::string::npos)
       << r.out;
   EXPECT_EQ(One(db, "SELECT json_extract(options_json, '$.latency') || '|' || "
-                    "json_extract(options_json, '$.timed_cases') FROM runs"),
+                    "json_extract(options_json, '$.timed_cases') FROM v_runs"),
             "marked|0");
   EXPECT_EQ(One(db, "SELECT json_extract(env_json, '$.tags.ci') FROM v_runs"), "yes");
   EXPECT_EQ(One(db, "SELECT json_extract(env_json, '$.jobs') FROM v_runs"), "2");
@@ -70,7 +71,7 @@ TEST(RunE2E, JsonIsOneDocumentOnStdout) {
   for (const auto& c : j["results"]) EXPECT_EQ(c["case"].get<std::string>().rfind("mm.", 0), 0u) << c;
   EXPECT_TRUE(j["comparison"].is_null());
   EXPECT_NE(r.err.find("regressions: none (no baseline)"), std::string::npos);  // human text on stderr
-  EXPECT_EQ(One(dir.File("s.db"), "SELECT max(wall_samples) FROM results"), "2");
+  EXPECT_EQ(One(dir.File("s.db"), "SELECT max(wall_samples) FROM v_results"), "2");
   EXPECT_EQ(j["latency"]["mode"], "all");
   EXPECT_EQ(j["latency"]["timed"], j["results"].size());
   EXPECT_EQ(j["latency"]["not_judged"], 0);
@@ -166,7 +167,7 @@ TEST(RunE2E, OnlyCasesMarkedForLatencyAreTimed) {
   auto r = RunCli({"run", "--suite", "mine", "--suites", suites, "--golden", golden, "--db", db,
                    "--baseline", "none", "--jobs", "2"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_EQ(Query(db, "SELECT case_name || ':' || wall_samples FROM results ORDER BY case_name"),
+  EXPECT_EQ(Query(db, "SELECT case_name || ':' || wall_samples FROM v_results ORDER BY case_name"),
             (std::vector<std::string>{"a:0", "b:5"}));
   EXPECT_NE(r.out.find("wall time not judged for 1 of 2 case(s)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("1 worker(s)"), std::string::npos) << r.out;  // a timed case: one worker
@@ -174,7 +175,7 @@ TEST(RunE2E, OnlyCasesMarkedForLatencyAreTimed) {
   auto none = RunCli({"run", "--suite", "mine", "--suites", suites, "--golden", golden, "--db", db,
                       "--baseline", "none", "--jobs", "2", "--latency", "none"});
   ASSERT_EQ(none.exit_code, 0) << none.err;
-  EXPECT_EQ(One(db, "SELECT sum(wall_samples) FROM results WHERE run_id = 2"), "0");
+  EXPECT_EQ(One(db, "SELECT sum(wall_samples) FROM v_results WHERE run_id = 2"), "0");
   EXPECT_NE(none.out.find("--latency none"), std::string::npos) << none.out;
   EXPECT_NE(none.out.find("2 worker(s)"), std::string::npos) << none.out;
   // A latency suite with 3 repeats: refused, exit 2, one line naming the fix.
@@ -184,7 +185,7 @@ TEST(RunE2E, OnlyCasesMarkedForLatencyAreTimed) {
   EXPECT_EQ(spyre_test::LineCount(bad.err), 1) << bad.err;
   EXPECT_NE(bad.err.find("/defaults/repeat: 3 samples per case"), std::string::npos) << bad.err;
   EXPECT_NE(bad.err.find("set repeat to at least 5"), std::string::npos) << bad.err;
-  EXPECT_EQ(One(db, "SELECT count(*) FROM runs"), "2");  // nothing recorded
+  EXPECT_EQ(One(db, "SELECT count(*) FROM v_runs"), "2");  // nothing recorded
   // ... unless the rounds give the judge its values.
   auto rounds = RunCli({"run", "--suite", "mine", "--suites", suites, "--golden", golden, "--db", db,
                         "--rounds", "10", "--min-sample-us", "0", "--baseline", "none"});
@@ -198,15 +199,16 @@ TEST(RunE2E, RoundsTimeEveryCaseInFreshWorkersAndStoreOneValuePerRound) {
                    "--latency", "all", "--min-sample-us", "200", "--db", db, "--baseline", "none"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.err.find("timing round 2/3"), std::string::npos) << r.err;
-  const std::string cases = One(db, "SELECT count(*) FROM results");
+  const std::string cases = One(db, "SELECT count(*) FROM v_results");
   ASSERT_NE(cases, "0");
   // Every sample of every round, each case, with the rounds' sizes.
-  EXPECT_EQ(One(db, "SELECT count(*) FROM results WHERE wall_samples = 6"), cases);
-  EXPECT_EQ(One(db, "SELECT count(*) FROM results WHERE json_extract(extra_json, '$.rounds.count') = 3 "
-                    "AND json_extract(extra_json, '$.rounds.samples') = '[2,2,2]'"), cases);
-  EXPECT_EQ(One(db, "SELECT count(DISTINCT json_extract(extra_json, '$.harness.worker_pid')) FROM results"), "1");
+  EXPECT_EQ(One(db, "SELECT count(*) FROM v_results WHERE wall_samples = 6"), cases);
+  EXPECT_EQ(One(db, "SELECT count(*) FROM v_results WHERE json_extract(extra_json, '$.rounds.count')"
+                    " = 3 AND json_extract(extra_json, '$.rounds.samples') = '[2,2,2]'"), cases);
+  EXPECT_EQ(One(db, "SELECT count(DISTINCT json_extract(extra_json, '$.harness.worker_pid'))"
+                    " FROM v_results"), "1");
   EXPECT_EQ(One(db, "SELECT json_extract(options_json, '$.rounds') || '|' || "
-                    "json_extract(options_json, '$.min_sample_us') FROM runs"), "3|200.0");
+                    "json_extract(options_json, '$.min_sample_us') FROM v_runs"), "3|200.0");
   // A round count out of range is a usage error.
   auto bad = RunCli({"run", "--suite", "smoke", "--rounds", "0", "--db", db});
   EXPECT_EQ(bad.exit_code, 2) << bad.err;
@@ -226,17 +228,17 @@ TEST(RunE2E, RoundsStopWhereTheCaseIsPreciseAndTimingRoundsTakeFewerSamples) {
   loose.insert(loose.end(), {"--round-precision", "1", "--db", dir.File("loose.db")});
   auto r = RunCli(loose);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const std::string cases = One(dir.File("loose.db"), "SELECT count(*) FROM results");
+  const std::string cases = One(dir.File("loose.db"), "SELECT count(*) FROM v_results");
   ASSERT_NE(cases, "0");
   EXPECT_EQ(One(dir.File("loose.db"),
-                "SELECT count(*) FROM results WHERE json_extract(extra_json, '$.rounds.count') = 4 "
-                "AND json_extract(extra_json, '$.rounds.planned') = 6 "
+                "SELECT count(*) FROM v_results WHERE json_extract(extra_json, '$.rounds.count') = 4"
+                " AND json_extract(extra_json, '$.rounds.planned') = 6 "
                 "AND json_extract(extra_json, '$.rounds.samples') = '[2,2,2,4]'"),
             cases);
   EXPECT_EQ(One(dir.File("loose.db"),
                 "SELECT json_extract(options_json, '$.rounds') || '|' || "
                 "json_extract(options_json, '$.rounds_min') || '|' || "
-                "json_extract(options_json, '$.round_repeat') FROM runs"),
+                "json_extract(options_json, '$.round_repeat') FROM v_runs"),
             "6|4|2");
   // No measured spread is precise enough: every case gets MAX.
   std::vector<std::string> strict = args;
@@ -244,8 +246,8 @@ TEST(RunE2E, RoundsStopWhereTheCaseIsPreciseAndTimingRoundsTakeFewerSamples) {
   r = RunCli(strict);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(One(dir.File("strict.db"),
-                "SELECT count(*) FROM results WHERE json_extract(extra_json, '$.rounds.count') = 6 "
-                "AND json_extract(extra_json, '$.rounds.samples') = '[2,2,2,2,2,4]'"),
+                "SELECT count(*) FROM v_results WHERE json_extract(extra_json, '$.rounds.count') = 6"
+                " AND json_extract(extra_json, '$.rounds.samples') = '[2,2,2,2,2,4]'"),
             cases);
 }
 
@@ -271,15 +273,22 @@ TEST(RunE2E, TimingRoundsLeaveTheVerdictsToTheMainPass) {
       "ifnull(max_ulp, '-') || ':' || ifnull(cosine, '-') || ':' || ifnull(modeled_us, '-'), ',') "
       "FROM (SELECT * FROM v_results ORDER BY case_name)";
   EXPECT_EQ(One(dir.File("1.db"), verdicts), One(dir.File("3.db"), verdicts));
-  const std::string metric_rows =
-      "SELECT group_concat(x, ',') FROM (SELECT r.case_name || ':' || m.output || ':' || m.name || "
-      "':' || ifnull(m.value, '-') || ':' || ifnull(m.limit_value, '-') || ':' || m.failed AS x "
-      "FROM metrics m JOIN results r ON r.id = m.result_id ORDER BY x)";
-  EXPECT_EQ(One(dir.File("1.db"), metric_rows), One(dir.File("3.db"), metric_rows));
-  EXPECT_NE(One(dir.File("3.db"), "SELECT count(*) FROM results WHERE status = 'failed'"), "0");
-  const std::string cases = One(dir.File("3.db"), "SELECT count(*) FROM results");
+  // Every metric of every output, as `export` gives them; sorted, as the
+  // two runs may have recorded their cases in another order.
+  auto metric_rows = [&](const std::string& db) {
+    auto r = RunCli({"export", "--format", "csv", "--table", "metrics", "--db", db});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::vector<std::string> rows = Lines(r.out);
+    std::sort(rows.begin(), rows.end());
+    return rows;
+  };
+  const std::vector<std::string> metrics = metric_rows(dir.File("1.db"));
+  EXPECT_GT(metrics.size(), 1u);  // the header and at least one metric
+  EXPECT_EQ(metrics, metric_rows(dir.File("3.db")));
+  EXPECT_NE(One(dir.File("3.db"), "SELECT count(*) FROM v_results WHERE status = 'failed'"), "0");
+  const std::string cases = One(dir.File("3.db"), "SELECT count(*) FROM v_results");
   EXPECT_EQ(One(dir.File("3.db"),
-                "SELECT count(*) FROM results WHERE wall_samples = 6 AND "
+                "SELECT count(*) FROM v_results WHERE wall_samples = 6 AND "
                 "json_extract(extra_json, '$.rounds.samples') = '[2,2,2]'"),
             cases);
 }
@@ -314,7 +323,7 @@ TEST(RunE2E, SuspectsAreReTimedInFreshProcessesBesideTheBaselinesConfiguration) 
         std::string::npos)
         << r.out;
     const std::string run = std::to_string(attempt + 2);
-    cases = One(db, "SELECT count(*) FROM results WHERE run_id = " + run);
+    cases = One(db, "SELECT count(*) FROM v_results WHERE run_id = " + run);
     ASSERT_NE(cases, "0");
     // Faults are all that differs: every fresh process times both.
     if (r.out.find("fresh process(es) each, every process timing the baseline's configuration "
@@ -331,7 +340,7 @@ TEST(RunE2E, SuspectsAreReTimedInFreshProcessesBesideTheBaselinesConfiguration) 
     // --confirm-repeat.
     const std::string confirmed = One(
         db,
-        "SELECT count(*) FROM results WHERE run_id = " + run +
+        "SELECT count(*) FROM v_results WHERE run_id = " + run +
             " AND json_extract(extra_json, '$.confirm.baseline_run') = 1"
             " AND json_extract(extra_json, '$.confirm.paired') = 1"
             " AND json_extract(extra_json, '$.confirm.samples') BETWEEN 9 AND 12"
@@ -364,7 +373,7 @@ TEST(RunE2E, ConfirmReTimesARecordedRunsSuspectsAndJudgesItAgain) {
   auto cand = RunCli(slow);
   ASSERT_EQ(cand.exit_code, 0) << cand.out << cand.err;
   EXPECT_NE(cand.out.find("regressions: none (no baseline)"), std::string::npos) << cand.out;
-  const std::string cases = One(db, "SELECT count(*) FROM results WHERE run_id = 2");
+  const std::string cases = One(db, "SELECT count(*) FROM v_results WHERE run_id = 2");
   ASSERT_NE(cases, "0");
 
   // A tenfold slowdown: every case is a suspect, and every fresh process
@@ -379,7 +388,7 @@ TEST(RunE2E, ConfirmReTimesARecordedRunsSuspectsAndJudgesItAgain) {
         << c.out;
     EXPECT_NE(c.out.find("regressions: " + cases + " (baseline run 1"), std::string::npos) << c.out;
     EXPECT_EQ(One(db,
-                  "SELECT count(*) FROM results WHERE run_id = 2"
+                  "SELECT count(*) FROM v_results WHERE run_id = 2"
                   " AND json_extract(extra_json, '$.confirm.paired') = 1"
                   " AND json_extract(extra_json, '$.confirm.samples') BETWEEN 5 AND 11"
                   " AND json_array_length(json_extract(extra_json, '$.confirm.values')) >= 7"),
@@ -423,7 +432,7 @@ TEST(RunE2E, InjectNamesAreCheckedAndAFaultThatMatchedNoCallIsAWarning) {
   auto mapped = RunCli({"run", "--suite", "smoke", "--filter", "^smoke/softmax$", "--inject",
                         "softmax:slow=1.5", "--db", db, "--baseline", "none"});
   ASSERT_EQ(mapped.exit_code, 0) << mapped.out << mapped.err;
-  EXPECT_EQ(One(db, "SELECT json_extract(env_json, '$.faults') FROM runs WHERE id = 1"),
+  EXPECT_EQ(One(db, "SELECT json_extract(env_json, '$.faults') FROM v_runs WHERE run_id = 1"),
             "_softmax:slow=1.5");
   EXPECT_EQ(mapped.out.find("warning:"), std::string::npos) << mapped.out;
   auto unmatched =
@@ -433,7 +442,7 @@ TEST(RunE2E, InjectNamesAreCheckedAndAFaultThatMatchedNoCallIsAWarning) {
   EXPECT_NE(unmatched.out.find("warning: injected fault on 'mm' matched no call"),
             std::string::npos)
       << unmatched.out;
-  EXPECT_NE(One(db, "SELECT note FROM runs WHERE id = 2").find("'mm' matched no call"),
+  EXPECT_NE(One(db, "SELECT note FROM v_runs WHERE run_id = 2").find("'mm' matched no call"),
             std::string::npos);
   std::ifstream summary(dir.File("report") + "/summary.md");
   std::stringstream text;
@@ -460,9 +469,9 @@ TEST(RunE2E, ACaseThatGaveNoTimingInRoundOneIsLeftToTheMainPass) {
   // add cases, one worker each.
   EXPECT_EQ(j["workers_started"].get<int>(), 2 * per_pass + 2);
   EXPECT_EQ(j["counts"]["crashed"], nlohmann::json::parse(once.out)["counts"]["crashed"]);
-  EXPECT_EQ(One(dir.File("b.db"), "SELECT count(*) FROM results WHERE status = 'passed' AND "
+  EXPECT_EQ(One(dir.File("b.db"), "SELECT count(*) FROM v_results WHERE status = 'passed' AND "
                                   "json_extract(extra_json, '$.rounds.count') = 4"),
-            One(dir.File("b.db"), "SELECT count(*) FROM results WHERE status = 'passed'"));
+            One(dir.File("b.db"), "SELECT count(*) FROM v_results WHERE status = 'passed'"));
 }
 
 TEST(RunE2E, ReportFlagWritesTheReports) {
@@ -491,7 +500,7 @@ TEST(RunE2E, ShardsMergedEqualTheUnshardedRun) {
     auto names = CaseNames(shard_db);
     total += names.size();
     seen.insert(names.begin(), names.end());
-    EXPECT_EQ(One(shard_db, "SELECT shard FROM runs"), std::to_string(i) + "/3");
+    EXPECT_EQ(One(shard_db, "SELECT shard FROM v_runs"), std::to_string(i) + "/3");
     merge.push_back(shard_db);
   }
   EXPECT_EQ(total, seen.size()) << "shards overlap";

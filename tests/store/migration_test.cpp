@@ -38,6 +38,26 @@ std::vector<std::string> Columns(sqlite3* db, const std::string& view) {
   return names;
 }
 
+// v_results' extra JSON of one result.
+std::string ViewExtra(sqlite3* db, int64_t run_id, const std::string& suite,
+                      const std::string& case_name) {
+  std::string out = "null";
+  sqlite3_stmt* s = nullptr;
+  if (sqlite3_prepare_v2(db,
+                         "SELECT extra_json FROM v_results WHERE run_id = ?1 AND suite = ?2"
+                         " AND case_name = ?3",
+                         -1, &s, nullptr) == SQLITE_OK) {
+    sqlite3_bind_int64(s, 1, run_id);
+    sqlite3_bind_text(s, 2, suite.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(s, 3, case_name.c_str(), -1, SQLITE_TRANSIENT);
+    if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0) != nullptr) {
+      out = reinterpret_cast<const char*>(sqlite3_column_text(s, 0));
+    }
+  }
+  sqlite3_finalize(s);
+  return out;
+}
+
 const char* const kTables[] = {"runs",         "results",      "metrics",
                                "wall_samples", "op_summaries", "regressions"};
 
@@ -104,6 +124,38 @@ TEST(MigrationTest, EveryFixtureMigratesToTheLatestWithEveryRowAndComparesAcross
     EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM v_runs"), before.at("runs"));
     EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM v_results"), before.at("results"));
     EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM v_regressions"), before.at("regressions"));
+    // Every view has the columns of a store this build creates, in order.
+    {
+      TempDir fresh_dir;
+      auto fresh = Store::Open(fresh_dir.File("new.db"));
+      ASSERT_TRUE(fresh.ok()) << fresh.status().message();
+      sqlite3* fresh_db = store_internal::Access::Db(**fresh);
+      for (const char* view : {"v_runs", "v_results", "v_regressions", "v_attributions",
+                               "v_op_summaries", "v_run_parts"}) {
+        EXPECT_FALSE(Columns(fresh_db, view).empty()) << view;
+        EXPECT_EQ(Columns(db, view), Columns(fresh_db, view)) << view;
+      }
+    }
+    // The columns version 10 added read what the tables behind them hold.
+    EXPECT_EQ(QueryInt(db,
+                       "SELECT count(*) FROM v_results v JOIN results r ON r.run_id = v.run_id"
+                       " AND r.suite = v.suite AND r.case_name = v.case_name"
+                       " WHERE v.message = r.message AND v.wall_samples = r.wall_samples"
+                       " AND v.wall_us_mad IS r.wall_us_mad AND v.recorded_at = r.recorded_at"
+                       " AND v.extra_json = r.extra_json AND json_valid(v.extra_json)"),
+              before.at("results"));
+    EXPECT_EQ(QueryInt(db, "SELECT sum(wall_samples) FROM v_results"), before.at("wall_samples"));
+    EXPECT_EQ(QueryInt(db,
+                       "SELECT count(*) FROM v_runs v JOIN runs r ON r.id = v.run_id"
+                       " WHERE v.uuid = r.uuid AND v.shard = r.shard AND v.shard_group = ''"
+                       " AND v.note = r.note AND v.options_json = r.options_json"
+                       " AND json_extract(v.options_json, '$.repeat') = 2"),
+              before.at("runs"));
+    EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM v_op_summaries o JOIN v_results r"
+                           " ON r.run_id = o.run_id AND r.case_name = o.case_name"
+                           " WHERE o.calls > 0"),
+              before.at("op_summaries"));
+    EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM v_run_parts"), 0);  // no shard group
     // Nothing is shared before a prune under this build.
     EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM extra_sets"), 0);
     EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM results WHERE extra_set IS NOT NULL"), 0);
@@ -203,6 +255,30 @@ TEST(MigrationTest, EveryFixtureMigratesToTheLatestWithEveryRowAndComparesAcross
         }
         EXPECT_EQ(WallRoundValues(run->cases[i]), rounds[id][i]) << "run " << id;
         EXPECT_EQ(described(run->cases[i].extra), extras[id][i]) << "run " << id;
+      }
+    }
+    // v_results shows a pruned result's extra JSON as the store reads it:
+    // its own members joined with its shared set. The round sizes and the
+    // per-op times of each round are packed beside the samples, which no
+    // view shows.
+    EXPECT_GT(QueryInt(db, "SELECT count(*) FROM v_results v JOIN results r ON r.run_id = v.run_id"
+                           " AND r.suite = v.suite AND r.case_name = v.case_name"
+                           " WHERE r.extra_set IS NOT NULL AND v.extra_json != r.extra_json"),
+              0);
+    auto unpacked = [](nlohmann::json extra) {
+      auto rounds = extra.find("rounds");
+      if (rounds != extra.end() && rounds->is_object()) {
+        for (const char* key : {"samples", "op_wall_us"}) rounds->erase(key);
+      }
+      return extra;
+    };
+    for (int64_t id : ids) {
+      StatusOr<RunRecord> run = LoadRunRecord(store, id);
+      ASSERT_TRUE(run.ok());
+      for (const CaseResult& c : run->cases) {
+        EXPECT_EQ(unpacked(nlohmann::json::parse(ViewExtra(db, id, c.suite, c.case_id))),
+                  unpacked(c.extra))
+            << "run " << id << " " << c.case_id;
       }
     }
     StatusOr<RunRecord> old_pruned = LoadRunRecord(store, ids.back());

@@ -143,6 +143,10 @@ TEST(StoreGroupTest, ShardsOfOneNightBecomeOneCompletedRun) {
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM v_runs"), 1);
   EXPECT_EQ(QueryText(db, "SELECT status || ' ' || label FROM v_runs"), "completed nightly");
   EXPECT_EQ(QueryText(db, "SELECT shard_group FROM runs"), "night-1");
+  EXPECT_EQ(QueryText(db, "SELECT shard_group FROM v_runs"), "night-1");
+  EXPECT_EQ(QueryText(db, "SELECT group_concat(shard || ' ' || status, ',') FROM"
+                          " (SELECT * FROM v_run_parts WHERE run_id = 1 ORDER BY shard)"),
+            "1/3 completed,2/3 completed,3/3 completed");
   EXPECT_EQ(QueryText(db,
                       "SELECT group_concat(case_name, ',') FROM (SELECT case_name FROM v_results"
                       " WHERE run_id = 1 ORDER BY case_name)"),

@@ -49,14 +49,24 @@ TEST(StoreTest, ViewsHaveTheContractColumns) {
       ColumnNames(harness::store_internal::Access::Db(*store), "v_runs"),
       (std::vector<std::string>{"run_id", "suite", "label", "status", "started_at", "finished_at",
                                 "fingerprint", "env_json", "device", "device_name",
-                                "device_version", "device_path", "device_sha256"}));
+                                "device_version", "device_path", "device_sha256", "uuid", "shard",
+                                "shard_group", "jobs", "threads", "host", "note",
+                                "options_json"}));
   EXPECT_EQ(ColumnNames(harness::store_internal::Access::Db(*store), "v_results"),
             (std::vector<std::string>{"run_id", "suite", "case_name", "status", "max_abs_err",
                                       "rel_l2", "max_ulp", "cosine", "wall_us_median", "modeled_us",
-                                      "fallback_ops", "peak_device_bytes"}));
+                                      "fallback_ops", "peak_device_bytes", "message",
+                                      "max_rel_err", "wall_us_mad", "wall_samples",
+                                      "unqueued_us_median", "recorded_at", "extra_json"}));
   EXPECT_EQ(ColumnNames(harness::store_internal::Access::Db(*store), "v_regressions"),
             (std::vector<std::string>{"run_id", "baseline_run_id", "suite", "case_name", "kind",
                                       "metric", "baseline_value", "candidate_value", "ratio"}));
+  EXPECT_EQ(ColumnNames(harness::store_internal::Access::Db(*store), "v_op_summaries"),
+            (std::vector<std::string>{"run_id", "suite", "case_name", "op", "calls", "modeled_us",
+                                      "wall_us", "fallbacks"}));
+  EXPECT_EQ(ColumnNames(harness::store_internal::Access::Db(*store), "v_run_parts"),
+            (std::vector<std::string>{"run_id", "uuid", "shard", "status", "started_at",
+                                      "finished_at", "host", "fingerprint", "note"}));
 }
 
 TEST(StoreTest, NewerSchemaIsRefusedAndLeftAlone) {
@@ -109,6 +119,17 @@ TEST(StoreTest, RunAndResultRoundTrip) {
                 "SELECT o.calls || '|' || o.modeled_us || '|' || o.fallbacks FROM op_summaries o"
                 " JOIN results r ON r.id = o.result_id WHERE r.case_name = 'twice' AND op = 'mm'"),
       "5|10.0|1");
+  // The views show the same.
+  EXPECT_EQ(QueryText(db, "SELECT wall_us_mad || '|' || wall_samples || '|' ||"
+                          " ifnull(max_rel_err, '-') || '|' || message FROM v_results"
+                          " WHERE case_name = 'mm.f16'"),
+            "10.0|3|-|");
+  EXPECT_EQ(QueryText(db, "SELECT group_concat(case_name || ':' || op || ':' || calls, ',') FROM"
+                          " (SELECT * FROM v_op_summaries ORDER BY case_name, op)"),
+            "mm.f16:add:1,mm.f16:mm:2,twice:add:1,twice:mm:5");
+  EXPECT_EQ(QueryText(db, "SELECT jobs || '|' || threads || '|' || note || '|' ||"
+                          " json_valid(options_json) || '|' || (length(uuid) > 0) FROM v_runs"),
+            "1|1||1|1");
   // A second result for the same case is refused.
   EXPECT_FALSE(store->RecordResult(*id, r).ok());
   EXPECT_EQ(QueryInt(db, "SELECT count(*) FROM results"), 2);
