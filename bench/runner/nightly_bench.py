@@ -105,7 +105,7 @@ def op_shares(store, run_id, op):
 
 
 def power_summary(report):
-    p = [x["detectable"] for x in report["comparison"].get("power", []) if x["detectable"]]
+    p = [x["detectable"] for x in (report.get("comparison") or {}).get("power", []) if x["detectable"]]
     if not p:
         return "-"
     p.sort()
