@@ -308,16 +308,57 @@ std::vector<HistoryShift> FindShifts(const std::string& suite, const std::string
   return out;
 }
 
-// The level's own change points: the whole suite moved together (the host,
-// or a change every case felt), said once with the cases that moved with it
-// rather than as a change point of each. With `case_name`, only those it moved
-// with.
-void AddLevelShifts(const std::string& suite, const std::string& case_name,
-                    const std::map<std::string, std::vector<SeriesPoint>>& picked,
-                    const std::map<int64_t, double>& levels, std::vector<HistoryShift>* out) {
-  if (levels.empty()) return;
+const char* LevelCauseName(LevelCause cause) {
+  switch (cause) {
+    case LevelCause::kHost: return "host";
+    case LevelCause::kNotHost: return "not_host";
+    case LevelCause::kUnknown: break;
+  }
+  return "unknown";
+}
+
+std::map<int64_t, double> HostProbeLogLevels(
+    const std::map<std::string, std::vector<SeriesPoint>>& probes, size_t min_cases) {
+  std::map<int64_t, std::vector<double>> by_run;  // run id -> the probe times of its cases
+  for (const auto& [name, series] : probes) {
+    for (const SeriesPoint& p : series) {
+      if (p.value > 0 && std::isfinite(p.value)) by_run[p.run_id].push_back(p.value);
+    }
+  }
+  std::map<int64_t, double> out;
+  std::vector<double> logs;
+  for (const auto& [run, values] : by_run) {
+    if (values.size() < std::max<size_t>(min_cases, 1)) continue;
+    out[run] = std::log(Median(values));
+    logs.push_back(out[run]);
+  }
+  if (logs.empty()) return out;
+  const double usual = Median(logs);
+  for (auto& [run, level] : out) level -= usual;
+  return out;
+}
+
+LevelCause AttributeLevelShift(double level_log_shift, const std::vector<double>& probe_before,
+                               const std::vector<double>& probe_after, double* probe_relative) {
+  *probe_relative = std::nan("");
+  if (probe_before.size() < kMinProbeRuns || probe_after.size() < kMinProbeRuns ||
+      level_log_shift == 0) {
+    return LevelCause::kUnknown;
+  }
+  const double probe_shift = Median(probe_after) - Median(probe_before);
+  *probe_relative = std::expm1(probe_shift);
+  return probe_shift / level_log_shift >= kHostProbeShare ? LevelCause::kHost : LevelCause::kNotHost;
+}
+
+SuiteLevelSplit SplitSuiteLevel(const std::string& suite,
+                                const std::map<std::string, std::vector<SeriesPoint>>& cases,
+                                const std::map<int64_t, double>& levels,
+                                const std::map<int64_t, double>& probe_levels) {
+  SuiteLevelSplit split;
+  split.divided = levels;
+  if (levels.empty()) return split;
   std::map<int64_t, const SeriesPoint*> run_points;  // a point of each run, for its environment
-  for (const auto& [name, series] : picked) {
+  for (const auto& [name, series] : cases) {
     for (const SeriesPoint& p : series) run_points.emplace(p.run_id, &p);
   }
   std::vector<SeriesPoint> level_series;
@@ -332,17 +373,17 @@ void AddLevelShifts(const std::string& suite, const std::string& case_name,
   });
   std::map<int64_t, size_t> position;  // run id -> index in level_series
   for (size_t i = 0; i < level_series.size(); ++i) position[level_series[i].run_id] = i;
-  std::vector<HistoryShift> level_shifts = FindShifts(suite, "", "wall_us_median", level_series);
-  for (size_t k = 0; k < level_shifts.size(); ++k) {
-    HistoryShift& s = level_shifts[k];
+  split.shifts = FindShifts(suite, "", "wall_us_median", level_series);
+  for (size_t k = 0; k < split.shifts.size(); ++k) {
+    HistoryShift& s = split.shifts[k];
     s.metric = "wall_level";
     s.suite_level = true;
     // The runs of the segments on both sides of this change point.
     const size_t at = position.at(s.first_run_id);
-    const size_t lo = k == 0 ? 0 : position.at(level_shifts[k - 1].first_run_id);
-    const size_t hi = k + 1 == level_shifts.size() ? level_series.size()
-                                                    : position.at(level_shifts[k + 1].first_run_id);
-    for (const auto& [name, series] : picked) {
+    const size_t lo = k == 0 ? 0 : position.at(split.shifts[k - 1].first_run_id);
+    const size_t hi = k + 1 == split.shifts.size() ? level_series.size()
+                                                   : position.at(split.shifts[k + 1].first_run_id);
+    for (const auto& [name, series] : cases) {
       std::vector<double> before, after;
       for (const SeriesPoint& p : series) {
         auto it = position.find(p.run_id);
@@ -355,6 +396,31 @@ void AddLevelShifts(const std::string& suite, const std::string& case_name,
       ++s.level_cases;
       if (MovesWith(before, after, s.point.relative)) s.moved_with.push_back(name);
     }
+    // Whether the host probe moved with it over the same runs.
+    std::vector<double> probe_before, probe_after;
+    for (size_t i = lo; i < hi; ++i) {
+      auto p = probe_levels.find(level_series[i].run_id);
+      if (p != probe_levels.end()) (i < at ? probe_before : probe_after).push_back(p->second);
+    }
+    const double step = std::log(s.point.after) - std::log(s.point.before);
+    s.level_cause = AttributeLevelShift(step, probe_before, probe_after, &s.probe_relative);
+    // A shift the host did not make stays in the cases: from its first run
+    // on, the level divided out is lower by its step.
+    if (s.level_cause == LevelCause::kNotHost) {
+      for (size_t i = at; i < level_series.size(); ++i) split.divided[level_series[i].run_id] -= step;
+    }
+  }
+  return split;
+}
+
+namespace {
+
+// The level's own change points, said once for the suite with the cases
+// that moved with them rather than as a change point of each. With
+// `case_name`, only those it moved with.
+void AddSuiteLevelShifts(const std::string& case_name, std::vector<HistoryShift> shifts,
+                         std::vector<HistoryShift>* out) {
+  for (HistoryShift& s : shifts) {
     if (!case_name.empty() &&
         std::find(s.moved_with.begin(), s.moved_with.end(), case_name) == s.moved_with.end()) {
       continue;
@@ -363,25 +429,72 @@ void AddLevelShifts(const std::string& suite, const std::string& case_name,
   }
 }
 
+// Wall time of every case of `all` (only `case_name` when not empty), each
+// searched with the suite's level divided out but for the shifts of it the
+// host probe did not share, then the level's own change points.
+void SearchWallSeries(const std::string& suite, const std::string& case_name,
+                      const std::map<std::string, std::vector<SeriesPoint>>& all,
+                      const std::map<std::string, std::string>& metric_of,
+                      const std::map<int64_t, double>& probe_levels, std::vector<HistoryShift>* out,
+                      std::vector<SuiteLevelPoint>* levels_out) {
+  const std::map<int64_t, double> levels = SuiteLogLevels(all);
+  SuiteLevelSplit split = SplitSuiteLevel(suite, all, levels, probe_levels);
+  for (const auto& [name, series] : all) {
+    if (!case_name.empty() && name != case_name) continue;
+    for (HistoryShift& s : FindShifts(suite, name, metric_of.at(name), series, &split.divided)) {
+      out->push_back(std::move(s));
+    }
+  }
+  AddSuiteLevelShifts(case_name, std::move(split.shifts), out);
+  if (levels_out == nullptr) return;
+  levels_out->clear();
+  for (const auto& [run, level] : levels) {
+    SuiteLevelPoint p;
+    p.run_id = run;
+    p.level = std::exp(level);
+    p.divided = std::exp(split.divided.at(run));
+    auto probe = probe_levels.find(run);
+    if (probe != probe_levels.end()) p.probe = std::exp(probe->second);
+    levels_out->push_back(p);
+  }
+}
+
+}  // namespace
+
 StatusOr<std::vector<HistoryShift>> SuiteHistory(Store& store, const std::string& suite,
                                                  const std::string& case_name,
-                                                 const std::vector<std::string>& metrics) {
+                                                 const std::vector<std::string>& metrics,
+                                                 std::vector<SuiteLevelPoint>* levels) {
   const bool defaults = metrics.empty();
   std::vector<std::string> wanted = metrics;
   if (defaults) {
     wanted = {"modeled_us", "max_ulp", "rel_l2", "fallback_ops", "peak_device_bytes"};
   }
+  // The host probe's level per run, read once for any wall series.
+  std::map<int64_t, double> probe_levels;
+  bool probes_read = false;
+  auto read_probes = [&]() -> Status {
+    if (probes_read) return Status::Ok();
+    SPYRE_ASSIGN_OR_RETURN(auto probes, LoadSuiteSeries(store, suite, "", "host_probe_us"));
+    probe_levels = HostProbeLogLevels(probes);
+    probes_read = true;
+    return Status::Ok();
+  };
   std::vector<HistoryShift> out;
   for (const std::string& metric : wanted) {
-    // A wall metric's level is the whole suite's, whichever case is asked for.
-    SPYRE_ASSIGN_OR_RETURN(auto all, LoadSuiteSeries(store, suite, IsWallMetric(metric) ? "" : case_name, metric));
-    std::map<int64_t, double> levels;
-    if (IsWallMetric(metric)) levels = SuiteLogLevels(all);
-    for (const auto& [name, series] : all) {
-      if (!case_name.empty() && name != case_name) continue;
-      for (HistoryShift& s : FindShifts(suite, name, metric, series, &levels)) out.push_back(std::move(s));
+    if (!IsWallMetric(metric)) {
+      SPYRE_ASSIGN_OR_RETURN(auto all, LoadSuiteSeries(store, suite, case_name, metric));
+      for (const auto& [name, series] : all) {
+        for (HistoryShift& s : FindShifts(suite, name, metric, series)) out.push_back(std::move(s));
+      }
+      continue;
     }
-    AddLevelShifts(suite, case_name, all, levels, &out);
+    // A wall metric's level is the whole suite's, whichever case is asked for.
+    SPYRE_ASSIGN_OR_RETURN(auto all, LoadSuiteSeries(store, suite, "", metric));
+    SPYRE_RETURN_IF_ERROR(read_probes());
+    std::map<std::string, std::string> metric_of;
+    for (const auto& [name, series] : all) metric_of[name] = metric;
+    SearchWallSeries(suite, case_name, all, metric_of, probe_levels, &out, levels);
   }
   if (!defaults) return out;
   // By default one wall-time series per case: the one that covers the most
@@ -399,14 +512,8 @@ StatusOr<std::vector<HistoryShift>> SuiteHistory(Store& store, const std::string
       }
     }
   }
-  const std::map<int64_t, double> levels = SuiteLogLevels(picked);
-  for (const auto& [name, series] : picked) {
-    if (!case_name.empty() && name != case_name) continue;
-    for (HistoryShift& s : FindShifts(suite, name, metric_of[name], series, &levels)) {
-      out.push_back(std::move(s));
-    }
-  }
-  AddLevelShifts(suite, case_name, picked, levels, &out);
+  SPYRE_RETURN_IF_ERROR(read_probes());
+  SearchWallSeries(suite, case_name, picked, metric_of, probe_levels, &out, levels);
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <random>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -332,6 +333,160 @@ TEST_F(SuiteLevelTest, AFourRunPulseOfEveryCaseIsFoundAtBothEdgesForTheSuiteAndE
     for (const auto& s : *own) case_edges.insert(s.first_run_id);
     EXPECT_EQ(case_edges, (std::set<int64_t>{ids[8], ids[12]})) << "c" << c;
   }
+}
+
+// Runs of twelve cases as recorded by `run` on a shared host: each case's
+// wall time less run-queue wait (unqueued_us_median, the default wall series)
+// and the host probe beside it. host[r] moves every case and the probe
+// (`probe_follows` of its log move), build[r] every case only; each case and
+// each probe has a few percent of its own jitter, in a cycle that holds no
+// step of its own (the search's chance findings in random noise are
+// changepoint_test's and pulse_rates' subject, not this one's).
+class ProbedLevelTest : public HistoryTest {
+ protected:
+  static constexpr int kCases = 12;
+  std::vector<int64_t> AddRuns(const std::vector<double>& host, const std::vector<double>& build,
+                               double probe_follows = 1.0) {
+    const double jitter[] = {1.0, 1.03, 0.98, 1.01, 0.97, 1.02, 0.99, 1.04, 0.96, 1.0, 1.02, 0.98, 1.01};
+    std::vector<int64_t> ids;
+    for (size_t r = 0; r < host.size(); ++r) {
+      std::vector<CaseResult> cases;
+      for (size_t c = 0; c < kCases; ++c) {
+        const double own = 100.0 * static_cast<double>(c + 1) * jitter[(r + 3 * c) % 13];
+        CaseResult res = Result("c" + std::to_string(c), 10, own * host[r] * build[r]);
+        res.queue_us.assign(res.wall_us.size(), 0.0);
+        res.extra["host_probe_us"] = 12.0 * std::pow(host[r], probe_follows) * jitter[(5 * r + c) % 13];
+        cases.push_back(std::move(res));
+      }
+      ids.push_back(AddRun("inductor", "cpu-a", cases));
+    }
+    return ids;
+  }
+  std::vector<harness::HistoryShift> History(const std::string& case_name = "",
+                                             std::vector<harness::SuiteLevelPoint>* levels = nullptr) {
+    auto shifts = harness::SuiteHistory(*store_, "smoke", case_name, {}, levels);
+    EXPECT_TRUE(shifts.ok()) << shifts.status().message();
+    return shifts.ok() ? *shifts : std::vector<harness::HistoryShift>{};
+  }
+};
+
+// Runs 9-12 of 20.
+std::vector<double> FourRunPulse(double factor) {
+  std::vector<double> v(20, 1.0);
+  for (size_t r = 8; r < 12; ++r) v[r] = factor;
+  return v;
+}
+
+TEST_F(ProbedLevelTest, EveryCaseSlowerWithTheProbeSteadyIsABuildChangeOfEachCase) {
+  // A slower build for four nights: every case 2x, the host as fast as ever.
+  auto ids = AddRuns(std::vector<double>(20, 1.0), FourRunPulse(2.0));
+  const std::set<int64_t> edges = {ids[8], ids[12]};
+  std::map<std::string, std::set<int64_t>> per_case;
+  std::set<int64_t> suite_edges;
+  std::vector<harness::SuiteLevelPoint> levels;
+  for (const auto& s : History("", &levels)) {
+    if (s.suite_level) {
+      suite_edges.insert(s.first_run_id);
+      EXPECT_EQ(s.level_cause, harness::LevelCause::kNotHost) << "run " << s.first_run_id;
+      ASSERT_TRUE(std::isfinite(s.probe_relative));
+      EXPECT_LT(std::fabs(s.probe_relative), 0.05) << "the probe did not move";
+      EXPECT_EQ(s.moved_with.size(), 12u);
+      continue;
+    }
+    EXPECT_EQ(s.metric, "unqueued_us_median") << s.case_name;
+    EXPECT_TRUE(s.level_removed) << s.case_name;
+    EXPECT_NEAR(std::fabs(s.point.relative), s.first_run_id == ids[8] ? 1.0 : 0.5, 0.15) << s.case_name;
+    per_case[s.case_name].insert(s.first_run_id);
+  }
+  EXPECT_EQ(suite_edges, edges) << "the suite's own change points stay";
+  ASSERT_EQ(per_case.size(), 12u) << "every case has change points of its own";
+  for (const auto& [name, runs] : per_case) EXPECT_EQ(runs, edges) << name;
+  // What was divided out: the level but for the build's pulse.
+  ASSERT_EQ(levels.size(), ids.size());
+  for (size_t r = 0; r < ids.size(); ++r) {
+    EXPECT_EQ(levels[r].run_id, ids[r]);
+    EXPECT_NEAR(levels[r].level, r >= 8 && r < 12 ? 2.0 : 1.0, 0.1) << "run " << r + 1;
+    EXPECT_NEAR(levels[r].divided, 1.0, 0.1) << "run " << r + 1;
+    EXPECT_NEAR(levels[r].probe, 1.0, 0.05) << "run " << r + 1;
+  }
+  // Asked for one case: its own two change points and the suite's two.
+  const auto own = History("c5");
+  size_t case_points = 0, suite_points = 0;
+  for (const auto& s : own) {
+    (s.suite_level ? suite_points : case_points) += 1;
+    EXPECT_TRUE(edges.count(s.first_run_id)) << s.first_run_id;
+  }
+  EXPECT_EQ(case_points, 2u);
+  EXPECT_EQ(suite_points, 2u);
+}
+
+TEST_F(ProbedLevelTest, EveryCaseSlowerWithTheProbeSlowerTooIsTheHost) {
+  // The host at half speed for four runs: the cases and the probe slow alike
+  // (the probe a little less: it is not the cases' arithmetic).
+  auto ids = AddRuns(FourRunPulse(2.0), std::vector<double>(20, 1.0), 0.85);
+  std::set<int64_t> suite_edges;
+  for (const auto& s : History()) {
+    if (!s.suite_level) {
+      ADD_FAILURE() << s.case_name << " at run " << s.first_run_id << " " << s.point.relative;
+      continue;
+    }
+    suite_edges.insert(s.first_run_id);
+    EXPECT_EQ(s.level_cause, harness::LevelCause::kHost) << "run " << s.first_run_id;
+    EXPECT_NEAR(s.probe_relative, s.first_run_id == ids[8] ? 0.8 : -0.45, 0.1);
+    EXPECT_EQ(s.moved_with.size(), 12u);
+  }
+  EXPECT_EQ(suite_edges, (std::set<int64_t>{ids[8], ids[12]}));
+}
+
+TEST_F(ProbedLevelTest, UnchangedRunsOnANoisyHostHaveNoChangePoint) {
+  // Twenty unchanged runs; the host's speed wanders by up to +-25% from run
+  // to run (log-uniform; mt19937's output is fixed by the standard) and the
+  // probe follows it only in part.
+  std::mt19937 gen(7);
+  std::vector<double> host;
+  for (int r = 0; r < 20; ++r) host.push_back(std::exp(0.25 * (2.0 * (gen() >> 8) / 16777216.0 - 1.0)));
+  AddRuns(host, std::vector<double>(20, 1.0), 0.5);
+  for (const auto& s : History()) {
+    ADD_FAILURE() << (s.suite_level ? "suite level" : s.case_name) << " at run " << s.first_run_id;
+  }
+}
+
+TEST(LevelAttributionTest, TheProbeMustMoveAtLeastHalfAsFarTheSameWay) {
+  using harness::AttributeLevelShift;
+  using harness::LevelCause;
+  const double level = std::log(2.0);
+  const std::vector<double> steady = {0, 0.01, -0.01, 0};
+  auto at = [](double shift) { return std::vector<double>{shift, shift + 0.01, shift - 0.01}; };
+  double probe = 0;
+  EXPECT_EQ(AttributeLevelShift(level, steady, at(0.0), &probe), LevelCause::kNotHost);
+  EXPECT_NEAR(probe, 0.0, 1e-12);
+  EXPECT_EQ(AttributeLevelShift(level, steady, at(0.49 * level), &probe), LevelCause::kNotHost);
+  EXPECT_EQ(AttributeLevelShift(level, steady, at(0.51 * level), &probe), LevelCause::kHost);
+  EXPECT_NEAR(probe, std::expm1(0.51 * level), 1e-9);
+  EXPECT_EQ(AttributeLevelShift(level, steady, at(-level), &probe), LevelCause::kNotHost)
+      << "a probe that went the other way did not make the level rise";
+  EXPECT_EQ(AttributeLevelShift(-level, steady, at(-0.6 * level), &probe), LevelCause::kHost);
+  EXPECT_EQ(AttributeLevelShift(level, steady, {0.0, 0.0}, &probe), LevelCause::kUnknown)
+      << "two runs with a probe are too few";
+  EXPECT_TRUE(std::isnan(probe));
+}
+
+TEST(LevelAttributionTest, TheProbeLevelIsTheRunsMedianProbeRelativeToTheUsual) {
+  std::map<std::string, std::vector<harness::SeriesPoint>> probes;
+  for (int c = 0; c < 9; ++c) {
+    for (int r = 1; r <= 5; ++r) {
+      harness::SeriesPoint p;
+      p.run_id = r;
+      // One case's probe is wild in every run: the median does not see it.
+      p.value = c == 0 ? 1000.0 : (r == 4 ? 15.0 : 10.0) * (1 + 0.001 * c);
+      probes["c" + std::to_string(c)].push_back(p);
+    }
+  }
+  auto levels = harness::HostProbeLogLevels(probes);
+  ASSERT_EQ(levels.size(), 5u);
+  EXPECT_NEAR(levels[1], 0.0, 1e-9);
+  EXPECT_NEAR(std::exp(levels[4]), 1.5, 1e-9);
+  EXPECT_TRUE(harness::HostProbeLogLevels(probes, 10).empty()) << "nine cases are too few for ten";
 }
 
 TEST_F(SuiteLevelTest, AFewCasesAreNotASuiteLevel) {

@@ -5,6 +5,7 @@
 //
 //   auto base = LoadRunRecord(*store, 3);
 //   SPYRE_RETURN_IF_ERROR(AttachWallNoise(*store, &*base));
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -37,6 +38,17 @@ StatusOr<std::vector<SeriesPoint>> LoadSuiteGeomeanSeries(Store& store, const st
                                                           const std::string& metric,
                                                           int64_t through_run_id = 0);
 
+// What a shift of the suite's level is put down to, by the host probe
+// (base/host_probe.h) over the same runs: the probe times the harness's own
+// arithmetic beside every case and depends on nothing upstream, so a slower
+// host moves it with the cases and a slower build or device does not.
+enum class LevelCause {
+  kUnknown,  // too few runs with a probe on either side to tell
+  kHost,     // the probe moved with the level: divided out of the cases
+  kNotHost,  // the probe did not: kept in the cases, which get change points of their own
+};
+const char* LevelCauseName(LevelCause cause);  // "unknown", "host", "not_host"
+
 // A change point of a series, attributed to the environment change at it.
 struct HistoryShift {
   std::string suite, case_name, metric;
@@ -54,6 +66,11 @@ struct HistoryShift {
   bool suite_level = false;
   std::vector<std::string> moved_with;
   size_t level_cases = 0;
+  // Suite-level shifts only: what the shift is put down to, and the host
+  // probe's own change over the same runs (after / before - 1; NaN when
+  // kUnknown).
+  LevelCause level_cause = LevelCause::kUnknown;
+  double probe_relative = std::nan("");
 };
 
 // Cases a run needs for its suite level to be taken.
@@ -68,6 +85,48 @@ inline constexpr size_t kMinLevelCases = 8;
 // level; runs with fewer cases have none.
 std::map<int64_t, double> SuiteLogLevels(const std::map<std::string, std::vector<SeriesPoint>>& cases,
                                          size_t min_cases = kMinLevelCases);
+
+// The host probe's level in each run: the log of the median over the run's
+// cases of their recorded probe times (LoadSeries' host_probe_us), less the
+// median of that over the runs. Runs with fewer than `min_cases` probed
+// cases have none.
+std::map<int64_t, double> HostProbeLogLevels(
+    const std::map<std::string, std::vector<SeriesPoint>>& probes, size_t min_cases = kMinLevelCases);
+
+// A shift of the suite's level is the host's when the probe moved the same
+// way over the same runs by at least this share of the level's shift (both in
+// logs; the medians of the two segments); otherwise it is not the host's.
+// Each side needs kMinProbeRuns runs with a probe level.
+inline constexpr double kHostProbeShare = 0.5;
+inline constexpr size_t kMinProbeRuns = 3;
+
+// LevelCause of a level shift of `level_log_shift` (log after / before) from
+// the probe's log levels in the runs before and after it; *probe_relative is
+// set to the probe's own change (NaN when unknown).
+LevelCause AttributeLevelShift(double level_log_shift, const std::vector<double>& probe_before,
+                               const std::vector<double>& probe_after, double* probe_relative);
+
+// The suite's level split for the search: the level's change points (each
+// with moved_with, level_cases and its cause) and, per run, the log level
+// that is divided out of the cases: the level less the steps of its change
+// points that were not the host's, so that a change every case felt stays in
+// each case's series while the host's phases are still taken out.
+struct SuiteLevelSplit {
+  std::vector<HistoryShift> shifts;           // in run order, suite_level set
+  std::map<int64_t, double> divided;          // run id -> log level divided out
+};
+SuiteLevelSplit SplitSuiteLevel(const std::string& suite,
+                                const std::map<std::string, std::vector<SeriesPoint>>& cases,
+                                const std::map<int64_t, double>& levels,
+                                const std::map<int64_t, double>& probe_levels);
+
+// One run's suite level as `history --json` lists it: the level, the part
+// of it divided out of the cases and the host probe's level, each relative
+// to the usual (1 = a usual run; probe NaN where the run has none).
+struct SuiteLevelPoint {
+  int64_t run_id = 0;
+  double level = 1, divided = 1, probe = std::nan("");
+};
 
 // Change points of one series (see changepoint.h), each with the environment
 // change at its first run. Deterministic metrics (modeled_us, accuracy,
@@ -86,11 +145,14 @@ std::vector<HistoryShift> FindShifts(const std::string& suite, const std::string
 // unqueued_us_median (wall time less run-queue wait), wall_us_normalized and
 // wall_us_median whose series covers the most runs, in that order on ties.
 // Wall time is searched with the suite's level divided out (SuiteLogLevels,
-// over all of the suite's cases even with `case_name`), and the level's own
-// change points are shifts with suite_level set (with `case_name`, those the
-// case moved with).
+// over all of the suite's cases even with `case_name`) less the shifts of it
+// the host probe did not share (SplitSuiteLevel), and the level's own change
+// points are shifts with suite_level set (with `case_name`, those the case
+// moved with). `levels`, when given, receives the level of each run of the
+// last wall series searched (the default one when `metrics` is empty).
 StatusOr<std::vector<HistoryShift>> SuiteHistory(Store& store, const std::string& suite,
                                                  const std::string& case_name,
-                                                 const std::vector<std::string>& metrics);
+                                                 const std::vector<std::string>& metrics,
+                                                 std::vector<SuiteLevelPoint>* levels = nullptr);
 
 }  // namespace harness
