@@ -44,24 +44,28 @@ nlohmann::json ShiftJson(const HistoryShift& s) {
           {"level_cases", s.level_cases},
           {"level_cause", s.suite_level ? nlohmann::json(LevelCauseName(s.level_cause)) : nlohmann::json()},
           {"probe_relative", NumberOrNull(s.probe_relative)},
+          {"queue_relative", NumberOrNull(s.queue_relative)},
           {"env_change", env}};
 }
 
 // Why a suite-level shift was or was not divided out of the cases.
 std::string LevelCauseText(const HistoryShift& s) {
-  const std::string probe = std::isfinite(s.probe_relative)
-                                ? " (" + HumanChange(1 + s.probe_relative) + ")"
-                                : std::string();
+  auto change = [](double relative) {
+    return std::isfinite(relative) ? HumanChange(1 + relative) : std::string("not recorded");
+  };
+  const std::string witnesses = "host probe " + change(s.probe_relative) + ", run-queue wait " +
+                                change(s.queue_relative);
   switch (s.level_cause) {
     case LevelCause::kHost:
-      return "; the host probe moved with it" + probe + ": the host, divided out of the cases";
+      return "; the host moved with it (" + witnesses + "): divided out of the cases";
     case LevelCause::kNotHost:
-      return "; the host probe did not move with it" + probe +
-             ": not the host, kept in each case's series";
+      return "; not the host: neither the host probe nor the run-queue wait moved with it (" +
+             witnesses + "), so it stays in each case's series";
     case LevelCause::kUnknown:
       break;
   }
-  return "; too few runs with a host probe to tell the host from a change of the build";
+  return "; too few runs with the host's witnesses (" + witnesses +
+         ") to tell the host from a change of the build";
 }
 
 const std::vector<std::string>& ResultMetrics() {
@@ -131,7 +135,8 @@ StatusOr<int> RunHistory(const HistoryOptions& o, const GlobalOptions& global) {
       j["levels"].push_back({{"run_id", p.run_id},
                              {"level", p.level},
                              {"divided", p.divided},
-                             {"probe", NumberOrNull(p.probe)}});
+                             {"probe", NumberOrNull(p.probe)},
+                             {"queue", NumberOrNull(p.queue)}});
     }
     std::cout << j.dump(2) << "\n";
     return 0;

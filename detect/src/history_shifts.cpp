@@ -317,43 +317,80 @@ const char* LevelCauseName(LevelCause cause) {
   return "unknown";
 }
 
-std::map<int64_t, double> HostProbeLogLevels(
-    const std::map<std::string, std::vector<SeriesPoint>>& probes, size_t min_cases) {
-  std::map<int64_t, std::vector<double>> by_run;  // run id -> the probe times of its cases
-  for (const auto& [name, series] : probes) {
-    for (const SeriesPoint& p : series) {
-      if (p.value > 0 && std::isfinite(p.value)) by_run[p.run_id].push_back(p.value);
-    }
-  }
+namespace {
+
+// Per run, the median of its cases' values (at least `min_cases` of them)
+// as a log level less the median of those over the runs.
+std::map<int64_t, double> CentredRunMedians(const std::map<int64_t, std::vector<double>>& by_run,
+                                            size_t min_cases) {
   std::map<int64_t, double> out;
-  std::vector<double> logs;
+  std::vector<double> all;
   for (const auto& [run, values] : by_run) {
     if (values.size() < std::max<size_t>(min_cases, 1)) continue;
-    out[run] = std::log(Median(values));
-    logs.push_back(out[run]);
+    out[run] = Median(values);
+    all.push_back(out[run]);
   }
-  if (logs.empty()) return out;
-  const double usual = Median(logs);
+  if (all.empty()) return out;
+  const double usual = Median(all);
   for (auto& [run, level] : out) level -= usual;
   return out;
 }
 
-LevelCause AttributeLevelShift(double level_log_shift, const std::vector<double>& probe_before,
-                               const std::vector<double>& probe_after, double* probe_relative) {
-  *probe_relative = std::nan("");
-  if (probe_before.size() < kMinProbeRuns || probe_after.size() < kMinProbeRuns ||
-      level_log_shift == 0) {
-    return LevelCause::kUnknown;
+// A witness's change over a level shift as a share of the level's (logs);
+// NaN, and *relative NaN, with fewer than kMinWitnessRuns runs on a side.
+double WitnessShare(double level_log_shift, const WitnessRuns& w, double* relative) {
+  *relative = std::nan("");
+  if (w.before.size() < kMinWitnessRuns || w.after.size() < kMinWitnessRuns || level_log_shift == 0) {
+    return std::nan("");
   }
-  const double probe_shift = Median(probe_after) - Median(probe_before);
-  *probe_relative = std::expm1(probe_shift);
-  return probe_shift / level_log_shift >= kHostProbeShare ? LevelCause::kHost : LevelCause::kNotHost;
+  const double shift = Median(w.after) - Median(w.before);
+  *relative = std::expm1(shift);
+  return shift / level_log_shift;
+}
+
+}  // namespace
+
+std::map<int64_t, double> HostProbeLogLevels(const SeriesTable& probes, size_t min_cases) {
+  std::map<int64_t, std::vector<double>> by_run;  // run id -> the log probe times of its cases
+  for (const auto& [name, values] : probes.cases) {
+    for (const auto& [at, v] : values) {
+      if (v > 0 && std::isfinite(v)) by_run[probes.runs[at].run_id].push_back(std::log(v));
+    }
+  }
+  return CentredRunMedians(by_run, min_cases);
+}
+
+std::map<int64_t, double> RunQueueLogLevels(const SeriesTable& wall, const SeriesTable& unqueued,
+                                            size_t min_cases) {
+  std::map<int64_t, std::vector<double>> by_run;  // run id -> log(wall / unqueued) of its cases
+  for (const auto& [name, values] : unqueued.cases) {
+    auto w = wall.cases.find(name);
+    if (w == wall.cases.end()) continue;
+    std::map<int64_t, double> wall_of;
+    for (const auto& [at, v] : w->second) wall_of[wall.runs[at].run_id] = v;
+    for (const auto& [at, v] : values) {
+      auto it = wall_of.find(unqueued.runs[at].run_id);
+      if (it == wall_of.end() || !(v > 0) || !(it->second > 0)) continue;
+      by_run[it->first].push_back(std::log(it->second / v));
+    }
+  }
+  return CentredRunMedians(by_run, min_cases);
+}
+
+LevelCause AttributeLevelShift(double level_log_shift, const WitnessRuns& probe,
+                               const WitnessRuns& queue, double* probe_relative,
+                               double* queue_relative) {
+  const double by_probe = WitnessShare(level_log_shift, probe, probe_relative);
+  const double by_queue = WitnessShare(level_log_shift, queue, queue_relative);
+  // NaN compares false: a witness without runs cannot say "host".
+  if (by_probe >= kHostWitnessShare || by_queue >= kHostWitnessShare) return LevelCause::kHost;
+  if (std::isnan(by_probe) || std::isnan(by_queue)) return LevelCause::kUnknown;
+  return LevelCause::kNotHost;
 }
 
 SuiteLevelSplit SplitSuiteLevel(const std::string& suite,
                                 const std::map<std::string, std::vector<SeriesPoint>>& cases,
-                                const std::map<int64_t, double>& levels,
-                                const std::map<int64_t, double>& probe_levels) {
+                                const std::map<int64_t, double>& levels, const HostSignals& host) {
   SuiteLevelSplit split;
   split.divided = levels;
   if (levels.empty()) return split;
@@ -396,14 +433,19 @@ SuiteLevelSplit SplitSuiteLevel(const std::string& suite,
       ++s.level_cases;
       if (MovesWith(before, after, s.point.relative)) s.moved_with.push_back(name);
     }
-    // Whether the host probe moved with it over the same runs.
-    std::vector<double> probe_before, probe_after;
+    // Whether the host's witnesses moved with it over the same runs.
+    WitnessRuns probe, queue;
     for (size_t i = lo; i < hi; ++i) {
-      auto p = probe_levels.find(level_series[i].run_id);
-      if (p != probe_levels.end()) (i < at ? probe_before : probe_after).push_back(p->second);
+      const int64_t run = level_series[i].run_id;
+      if (auto p = host.probe.find(run); p != host.probe.end()) {
+        (i < at ? probe.before : probe.after).push_back(p->second);
+      }
+      if (auto q = host.queue.find(run); q != host.queue.end()) {
+        (i < at ? queue.before : queue.after).push_back(q->second);
+      }
     }
     const double step = std::log(s.point.after) - std::log(s.point.before);
-    s.level_cause = AttributeLevelShift(step, probe_before, probe_after, &s.probe_relative);
+    s.level_cause = AttributeLevelShift(step, probe, queue, &s.probe_relative, &s.queue_relative);
     // A shift the host did not make stays in the cases: from its first run
     // on, the level divided out is lower by its step.
     if (s.level_cause == LevelCause::kNotHost) {
@@ -431,14 +473,13 @@ void AddSuiteLevelShifts(const std::string& case_name, std::vector<HistoryShift>
 
 // Wall time of every case of `all` (only `case_name` when not empty), each
 // searched with the suite's level divided out but for the shifts of it the
-// host probe did not share, then the level's own change points.
+// host's witnesses did not share, then the level's own change points.
 void SearchWallSeries(const std::string& suite, const std::string& case_name,
                       const std::map<std::string, std::vector<SeriesPoint>>& all,
-                      const std::map<std::string, std::string>& metric_of,
-                      const std::map<int64_t, double>& probe_levels, std::vector<HistoryShift>* out,
-                      std::vector<SuiteLevelPoint>* levels_out) {
+                      const std::map<std::string, std::string>& metric_of, const HostSignals& host,
+                      std::vector<HistoryShift>* out, std::vector<SuiteLevelPoint>* levels_out) {
   const std::map<int64_t, double> levels = SuiteLogLevels(all);
-  SuiteLevelSplit split = SplitSuiteLevel(suite, all, levels, probe_levels);
+  SuiteLevelSplit split = SplitSuiteLevel(suite, all, levels, host);
   for (const auto& [name, series] : all) {
     if (!case_name.empty() && name != case_name) continue;
     for (HistoryShift& s : FindShifts(suite, name, metric_of.at(name), series, &split.divided)) {
@@ -453,8 +494,8 @@ void SearchWallSeries(const std::string& suite, const std::string& case_name,
     p.run_id = run;
     p.level = std::exp(level);
     p.divided = std::exp(split.divided.at(run));
-    auto probe = probe_levels.find(run);
-    if (probe != probe_levels.end()) p.probe = std::exp(probe->second);
+    if (auto probe = host.probe.find(run); probe != host.probe.end()) p.probe = std::exp(probe->second);
+    if (auto queue = host.queue.find(run); queue != host.queue.end()) p.queue = std::exp(queue->second);
     levels_out->push_back(p);
   }
 }
@@ -470,14 +511,18 @@ StatusOr<std::vector<HistoryShift>> SuiteHistory(Store& store, const std::string
   if (defaults) {
     wanted = {"modeled_us", "max_ulp", "rel_l2", "fallback_ops", "peak_device_bytes"};
   }
-  // The host probe's level per run, read once for any wall series.
-  std::map<int64_t, double> probe_levels;
-  bool probes_read = false;
-  auto read_probes = [&]() -> Status {
-    if (probes_read) return Status::Ok();
-    SPYRE_ASSIGN_OR_RETURN(auto probes, LoadSuiteSeries(store, suite, "", "host_probe_us"));
-    probe_levels = HostProbeLogLevels(probes);
-    probes_read = true;
+  // The host's witnesses per run, read once for any wall series.
+  HostSignals host;
+  bool host_read = false;
+  auto read_host = [&]() -> Status {
+    if (host_read) return Status::Ok();
+    SPYRE_ASSIGN_OR_RETURN(SeriesTable probes, LoadSeriesTable(store, suite, "", "host_probe_us"));
+    host.probe = HostProbeLogLevels(probes);
+    SPYRE_ASSIGN_OR_RETURN(SeriesTable wall, LoadSeriesTable(store, suite, "", "wall_us_median"));
+    SPYRE_ASSIGN_OR_RETURN(SeriesTable unqueued,
+                           LoadSeriesTable(store, suite, "", "unqueued_us_median"));
+    host.queue = RunQueueLogLevels(wall, unqueued);
+    host_read = true;
     return Status::Ok();
   };
   std::vector<HistoryShift> out;
@@ -491,10 +536,10 @@ StatusOr<std::vector<HistoryShift>> SuiteHistory(Store& store, const std::string
     }
     // A wall metric's level is the whole suite's, whichever case is asked for.
     SPYRE_ASSIGN_OR_RETURN(auto all, LoadSuiteSeries(store, suite, "", metric));
-    SPYRE_RETURN_IF_ERROR(read_probes());
+    SPYRE_RETURN_IF_ERROR(read_host());
     std::map<std::string, std::string> metric_of;
     for (const auto& [name, series] : all) metric_of[name] = metric;
-    SearchWallSeries(suite, case_name, all, metric_of, probe_levels, &out, levels);
+    SearchWallSeries(suite, case_name, all, metric_of, host, &out, levels);
   }
   if (!defaults) return out;
   // By default one wall-time series per case: the one that covers the most
@@ -512,8 +557,8 @@ StatusOr<std::vector<HistoryShift>> SuiteHistory(Store& store, const std::string
       }
     }
   }
-  SPYRE_RETURN_IF_ERROR(read_probes());
-  SearchWallSeries(suite, case_name, picked, metric_of, probe_levels, &out, levels);
+  SPYRE_RETURN_IF_ERROR(read_host());
+  SearchWallSeries(suite, case_name, picked, metric_of, host, &out, levels);
   return out;
 }
 

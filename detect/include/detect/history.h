@@ -38,14 +38,16 @@ StatusOr<std::vector<SeriesPoint>> LoadSuiteGeomeanSeries(Store& store, const st
                                                           const std::string& metric,
                                                           int64_t through_run_id = 0);
 
-// What a shift of the suite's level is put down to, by the host probe
-// (base/host_probe.h) over the same runs: the probe times the harness's own
-// arithmetic beside every case and depends on nothing upstream, so a slower
-// host moves it with the cases and a slower build or device does not.
+// What a shift of the suite's level is put down to. Two witnesses of the
+// host's speed are recorded beside every timed case: the host probe
+// (base/host_probe.h: the harness's own arithmetic, which depends on nothing
+// upstream, so a slower CPU moves it and a slower build does not) and the
+// run-queue wait (the share of the wall time the case spent waiting for a
+// CPU: a busier host raises it, a slower build does not).
 enum class LevelCause {
-  kUnknown,  // too few runs with a probe on either side to tell
-  kHost,     // the probe moved with the level: divided out of the cases
-  kNotHost,  // the probe did not: kept in the cases, which get change points of their own
+  kUnknown,  // a witness has too few runs on a side to tell
+  kHost,     // a witness moved with the level: divided out of the cases
+  kNotHost,  // neither did: kept in the cases, which get change points of their own
 };
 const char* LevelCauseName(LevelCause cause);  // "unknown", "host", "not_host"
 
@@ -66,11 +68,13 @@ struct HistoryShift {
   bool suite_level = false;
   std::vector<std::string> moved_with;
   size_t level_cases = 0;
-  // Suite-level shifts only: what the shift is put down to, and the host
-  // probe's own change over the same runs (after / before - 1; NaN when
-  // kUnknown).
+  // Suite-level shifts only: what the shift is put down to, and each
+  // witness's own change over the same runs (after / before - 1, of the
+  // probe's time and of wall time over wall time less run-queue wait; NaN
+  // where it has too few runs).
   LevelCause level_cause = LevelCause::kUnknown;
   double probe_relative = std::nan("");
+  double queue_relative = std::nan("");
 };
 
 // Cases a run needs for its suite level to be taken.
@@ -86,25 +90,38 @@ inline constexpr size_t kMinLevelCases = 8;
 std::map<int64_t, double> SuiteLogLevels(const std::map<std::string, std::vector<SeriesPoint>>& cases,
                                          size_t min_cases = kMinLevelCases);
 
-// The host probe's level in each run: the log of the median over the run's
-// cases of their recorded probe times (LoadSeries' host_probe_us), less the
-// median of that over the runs. Runs with fewer than `min_cases` probed
-// cases have none.
-std::map<int64_t, double> HostProbeLogLevels(
-    const std::map<std::string, std::vector<SeriesPoint>>& probes, size_t min_cases = kMinLevelCases);
+// The witnesses' levels in each run, run id -> log level less its median
+// over the runs (runs with fewer than `min_cases` cases that have the
+// values get none):
+//   probe  the log of the median over the run's cases of their recorded
+//          probe times (LoadSeriesTable's host_probe_us);
+//   queue  the median over the run's cases of the log of the wall median over
+//          the median of wall time less run-queue wait.
+std::map<int64_t, double> HostProbeLogLevels(const SeriesTable& probes,
+                                             size_t min_cases = kMinLevelCases);
+std::map<int64_t, double> RunQueueLogLevels(const SeriesTable& wall, const SeriesTable& unqueued,
+                                            size_t min_cases = kMinLevelCases);
+struct HostSignals {
+  std::map<int64_t, double> probe, queue;
+};
 
-// A shift of the suite's level is the host's when the probe moved the same
-// way over the same runs by at least this share of the level's shift (both in
-// logs; the medians of the two segments); otherwise it is not the host's.
-// Each side needs kMinProbeRuns runs with a probe level.
-inline constexpr double kHostProbeShare = 0.5;
-inline constexpr size_t kMinProbeRuns = 3;
+// A shift of the suite's level is the host's when a witness moved the same
+// way over the same runs by at least this share of the level's shift (in
+// logs, the medians of the two segments); it is not the host's when both
+// witnesses have at least kMinWitnessRuns runs on each side and neither did.
+inline constexpr double kHostWitnessShare = 0.5;
+inline constexpr size_t kMinWitnessRuns = 3;
 
-// LevelCause of a level shift of `level_log_shift` (log after / before) from
-// the probe's log levels in the runs before and after it; *probe_relative is
-// set to the probe's own change (NaN when unknown).
-LevelCause AttributeLevelShift(double level_log_shift, const std::vector<double>& probe_before,
-                               const std::vector<double>& probe_after, double* probe_relative);
+// One witness's log levels in the runs before and after a level shift.
+struct WitnessRuns {
+  std::vector<double> before, after;
+};
+// LevelCause of a level shift of `level_log_shift` (log after / before);
+// *probe_relative and *queue_relative are set to each witness's own change
+// (NaN where it has too few runs).
+LevelCause AttributeLevelShift(double level_log_shift, const WitnessRuns& probe,
+                               const WitnessRuns& queue, double* probe_relative,
+                               double* queue_relative);
 
 // The suite's level split for the search: the level's change points (each
 // with moved_with, level_cases and its cause) and, per run, the log level
@@ -117,15 +134,14 @@ struct SuiteLevelSplit {
 };
 SuiteLevelSplit SplitSuiteLevel(const std::string& suite,
                                 const std::map<std::string, std::vector<SeriesPoint>>& cases,
-                                const std::map<int64_t, double>& levels,
-                                const std::map<int64_t, double>& probe_levels);
+                                const std::map<int64_t, double>& levels, const HostSignals& host);
 
 // One run's suite level as `history --json` lists it: the level, the part
-// of it divided out of the cases and the host probe's level, each relative
-// to the usual (1 = a usual run; probe NaN where the run has none).
+// of it divided out of the cases and the witnesses' levels, each relative to
+// the usual (1 = a usual run; a witness NaN where the run has none).
 struct SuiteLevelPoint {
   int64_t run_id = 0;
-  double level = 1, divided = 1, probe = std::nan("");
+  double level = 1, divided = 1, probe = std::nan(""), queue = std::nan("");
 };
 
 // Change points of one series (see changepoint.h), each with the environment
@@ -146,7 +162,7 @@ std::vector<HistoryShift> FindShifts(const std::string& suite, const std::string
 // wall_us_median whose series covers the most runs, in that order on ties.
 // Wall time is searched with the suite's level divided out (SuiteLogLevels,
 // over all of the suite's cases even with `case_name`) less the shifts of it
-// the host probe did not share (SplitSuiteLevel), and the level's own change
+// the host's witnesses did not share (SplitSuiteLevel), and the level's own change
 // points are shifts with suite_level set (with `case_name`, those the case
 // moved with). `levels`, when given, receives the level of each run of the
 // last wall series searched (the default one when `metrics` is empty).
