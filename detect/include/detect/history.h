@@ -42,8 +42,8 @@ StatusOr<std::vector<SeriesPoint>> LoadSuiteGeomeanSeries(Store& store, const st
 // host's speed are recorded beside every timed case: the host probe
 // (base/host_probe.h: the harness's own arithmetic, which depends on nothing
 // upstream, so a slower CPU moves it and a slower build does not) and the
-// run-queue wait (the share of the wall time the case spent waiting for a
-// CPU: a busier host raises it, a slower build does not).
+// run-queue wait (the ratio of wall time to wall time less the time the case
+// waited for a CPU: a busier host raises it, a slower build does not).
 enum class LevelCause {
   kUnknown,  // a witness has too few runs on a side to tell
   kHost,     // a witness moved with the level: divided out of the cases
@@ -58,8 +58,9 @@ struct HistoryShift {
   int64_t first_run_id = 0;          // the first run of the new regime
   int64_t previous_run_id = 0;       // the last run before it
   std::vector<EnvChange> env_change; // between those two runs
-  // Found with the suite's level in each run divided out (SuiteLogLevels);
-  // `point`'s before and after are still the series' own medians.
+  // Found with the suite's level in each run divided out (SuiteLogLevels),
+  // less its shifts that were not the host's (SplitSuiteLevel); `point`'s
+  // before and after are still the series' own medians.
   bool level_removed = false;
   // A shift of the suite's level itself (every case together): case_name is
   // empty and before / after are levels relative to the cases' usual ones;
