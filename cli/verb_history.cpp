@@ -1,6 +1,7 @@
 // `spyre-regress history --suite S [--case C] [--metric M] [--json]`: change
 // points over every recorded run, each with the environment change at it.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -25,6 +26,9 @@ struct HistoryOptions {
   bool json = false;
 };
 
+// NaN (no probe) as null.
+nlohmann::json NumberOrNull(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
+
 nlohmann::json ShiftJson(const HistoryShift& s) {
   nlohmann::json env = nlohmann::json::array();
   for (const EnvChange& e : s.env_change) {
@@ -37,7 +41,31 @@ nlohmann::json ShiftJson(const HistoryShift& s) {
           {"after", s.point.after},     {"relative", s.point.relative},
           {"p_value", s.point.p_value}, {"level_removed", s.level_removed},
           {"suite_level", s.suite_level}, {"moved_with", s.moved_with},
-          {"level_cases", s.level_cases}, {"env_change", env}};
+          {"level_cases", s.level_cases},
+          {"level_cause", s.suite_level ? nlohmann::json(LevelCauseName(s.level_cause)) : nlohmann::json()},
+          {"probe_relative", NumberOrNull(s.probe_relative)},
+          {"queue_relative", NumberOrNull(s.queue_relative)},
+          {"env_change", env}};
+}
+
+// Why a suite-level shift was or was not divided out of the cases.
+std::string LevelCauseText(const HistoryShift& s) {
+  auto change = [](double relative) {
+    return std::isfinite(relative) ? HumanChange(1 + relative) : std::string("not recorded");
+  };
+  const std::string witnesses = "host probe " + change(s.probe_relative) + ", run-queue wait " +
+                                change(s.queue_relative);
+  switch (s.level_cause) {
+    case LevelCause::kHost:
+      return "; the host moved with it (" + witnesses + "): divided out of the cases";
+    case LevelCause::kNotHost:
+      return "; not the host: neither the host probe nor the run-queue wait moved with it (" +
+             witnesses + "), so it stays in each case's series";
+    case LevelCause::kUnknown:
+      break;
+  }
+  return "; too few runs with the host's witnesses (" + witnesses +
+         ") to tell the host from a change of the build";
 }
 
 const std::vector<std::string>& ResultMetrics() {
@@ -96,10 +124,20 @@ StatusOr<int> RunHistory(const HistoryOptions& o, const GlobalOptions& global) {
                         DidYouMean(o.metric, known) + " (known: " + list + ")");
     }
   }
-  SPYRE_ASSIGN_OR_RETURN(auto shifts, SuiteHistory(reader, o.suite, o.case_name, metrics));
+  std::vector<SuiteLevelPoint> levels;
+  SPYRE_ASSIGN_OR_RETURN(auto shifts, SuiteHistory(reader, o.suite, o.case_name, metrics, &levels));
   if (o.json) {
-    nlohmann::json j = {{"suite", o.suite}, {"change_points", nlohmann::json::array()}};
+    nlohmann::json j = {{"suite", o.suite},
+                        {"change_points", nlohmann::json::array()},
+                        {"levels", nlohmann::json::array()}};
     for (const HistoryShift& s : shifts) j["change_points"].push_back(ShiftJson(s));
+    for (const SuiteLevelPoint& p : levels) {
+      j["levels"].push_back({{"run_id", p.run_id},
+                             {"level", p.level},
+                             {"divided", p.divided},
+                             {"probe", NumberOrNull(p.probe)},
+                             {"queue", NumberOrNull(p.queue)}});
+    }
     std::cout << j.dump(2) << "\n";
     return 0;
   }
@@ -111,7 +149,7 @@ StatusOr<int> RunHistory(const HistoryOptions& o, const GlobalOptions& global) {
                 << HumanChange(1 + s.point.relative) << ", " << HumanPValue(s.point.p_value) << "; "
                 << s.moved_with.size() << " of " << Plural(static_cast<int64_t>(s.level_cases), "case")
                 << " moved with it" << (o.case_name.empty() ? "" : ", " + o.case_name + " among them")
-                << ")";
+                << LevelCauseText(s) << ")";
     } else {
       std::cout << s.suite << "/" << s.case_name << " " << s.metric << ": shift at run "
                 << s.first_run_id << " " << HumanMetric(s.metric, s.point.before) << " -> "

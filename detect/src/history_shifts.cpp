@@ -308,16 +308,94 @@ std::vector<HistoryShift> FindShifts(const std::string& suite, const std::string
   return out;
 }
 
-// The level's own change points: the whole suite moved together (the host,
-// or a change every case felt), said once with the cases that moved with it
-// rather than as a change point of each. With `case_name`, only those it moved
-// with.
-void AddLevelShifts(const std::string& suite, const std::string& case_name,
-                    const std::map<std::string, std::vector<SeriesPoint>>& picked,
-                    const std::map<int64_t, double>& levels, std::vector<HistoryShift>* out) {
-  if (levels.empty()) return;
+const char* LevelCauseName(LevelCause cause) {
+  switch (cause) {
+    case LevelCause::kHost: return "host";
+    case LevelCause::kNotHost: return "not_host";
+    case LevelCause::kUnknown: break;
+  }
+  return "unknown";
+}
+
+namespace {
+
+// Per run, the median of its cases' values (at least `min_cases` of them)
+// as a log level less the median of those over the runs.
+std::map<int64_t, double> CentredRunMedians(const std::map<int64_t, std::vector<double>>& by_run,
+                                            size_t min_cases) {
+  std::map<int64_t, double> out;
+  std::vector<double> all;
+  for (const auto& [run, values] : by_run) {
+    if (values.size() < std::max<size_t>(min_cases, 1)) continue;
+    out[run] = Median(values);
+    all.push_back(out[run]);
+  }
+  if (all.empty()) return out;
+  const double usual = Median(all);
+  for (auto& [run, level] : out) level -= usual;
+  return out;
+}
+
+// A witness's change over a level shift as a share of the level's (logs);
+// NaN, and *relative NaN, with fewer than kMinWitnessRuns runs on a side.
+double WitnessShare(double level_log_shift, const WitnessRuns& w, double* relative) {
+  *relative = std::nan("");
+  if (w.before.size() < kMinWitnessRuns || w.after.size() < kMinWitnessRuns || level_log_shift == 0) {
+    return std::nan("");
+  }
+  const double shift = Median(w.after) - Median(w.before);
+  *relative = std::expm1(shift);
+  return shift / level_log_shift;
+}
+
+}  // namespace
+
+std::map<int64_t, double> HostProbeLogLevels(const SeriesTable& probes, size_t min_cases) {
+  std::map<int64_t, std::vector<double>> by_run;  // run id -> the log probe times of its cases
+  for (const auto& [name, values] : probes.cases) {
+    for (const auto& [at, v] : values) {
+      if (v > 0 && std::isfinite(v)) by_run[probes.runs[at].run_id].push_back(std::log(v));
+    }
+  }
+  return CentredRunMedians(by_run, min_cases);
+}
+
+std::map<int64_t, double> RunQueueLogLevels(const SeriesTable& wall, const SeriesTable& unqueued,
+                                            size_t min_cases) {
+  std::map<int64_t, std::vector<double>> by_run;  // run id -> log(wall / unqueued) of its cases
+  for (const auto& [name, values] : unqueued.cases) {
+    auto w = wall.cases.find(name);
+    if (w == wall.cases.end()) continue;
+    std::map<int64_t, double> wall_of;
+    for (const auto& [at, v] : w->second) wall_of[wall.runs[at].run_id] = v;
+    for (const auto& [at, v] : values) {
+      auto it = wall_of.find(unqueued.runs[at].run_id);
+      if (it == wall_of.end() || !(v > 0) || !(it->second > 0)) continue;
+      by_run[it->first].push_back(std::log(it->second / v));
+    }
+  }
+  return CentredRunMedians(by_run, min_cases);
+}
+
+LevelCause AttributeLevelShift(double level_log_shift, const WitnessRuns& probe,
+                               const WitnessRuns& queue, double* probe_relative,
+                               double* queue_relative) {
+  const double by_probe = WitnessShare(level_log_shift, probe, probe_relative);
+  const double by_queue = WitnessShare(level_log_shift, queue, queue_relative);
+  // NaN compares false: a witness without runs cannot say "host".
+  if (by_probe >= kHostWitnessShare || by_queue >= kHostWitnessShare) return LevelCause::kHost;
+  if (std::isnan(by_probe) || std::isnan(by_queue)) return LevelCause::kUnknown;
+  return LevelCause::kNotHost;
+}
+
+SuiteLevelSplit SplitSuiteLevel(const std::string& suite,
+                                const std::map<std::string, std::vector<SeriesPoint>>& cases,
+                                const std::map<int64_t, double>& levels, const HostSignals& host) {
+  SuiteLevelSplit split;
+  split.divided = levels;
+  if (levels.empty()) return split;
   std::map<int64_t, const SeriesPoint*> run_points;  // a point of each run, for its environment
-  for (const auto& [name, series] : picked) {
+  for (const auto& [name, series] : cases) {
     for (const SeriesPoint& p : series) run_points.emplace(p.run_id, &p);
   }
   std::vector<SeriesPoint> level_series;
@@ -332,17 +410,17 @@ void AddLevelShifts(const std::string& suite, const std::string& case_name,
   });
   std::map<int64_t, size_t> position;  // run id -> index in level_series
   for (size_t i = 0; i < level_series.size(); ++i) position[level_series[i].run_id] = i;
-  std::vector<HistoryShift> level_shifts = FindShifts(suite, "", "wall_us_median", level_series);
-  for (size_t k = 0; k < level_shifts.size(); ++k) {
-    HistoryShift& s = level_shifts[k];
+  split.shifts = FindShifts(suite, "", "wall_us_median", level_series);
+  for (size_t k = 0; k < split.shifts.size(); ++k) {
+    HistoryShift& s = split.shifts[k];
     s.metric = "wall_level";
     s.suite_level = true;
     // The runs of the segments on both sides of this change point.
     const size_t at = position.at(s.first_run_id);
-    const size_t lo = k == 0 ? 0 : position.at(level_shifts[k - 1].first_run_id);
-    const size_t hi = k + 1 == level_shifts.size() ? level_series.size()
-                                                    : position.at(level_shifts[k + 1].first_run_id);
-    for (const auto& [name, series] : picked) {
+    const size_t lo = k == 0 ? 0 : position.at(split.shifts[k - 1].first_run_id);
+    const size_t hi = k + 1 == split.shifts.size() ? level_series.size()
+                                                   : position.at(split.shifts[k + 1].first_run_id);
+    for (const auto& [name, series] : cases) {
       std::vector<double> before, after;
       for (const SeriesPoint& p : series) {
         auto it = position.find(p.run_id);
@@ -355,6 +433,36 @@ void AddLevelShifts(const std::string& suite, const std::string& case_name,
       ++s.level_cases;
       if (MovesWith(before, after, s.point.relative)) s.moved_with.push_back(name);
     }
+    // Whether the host's witnesses moved with it over the same runs.
+    WitnessRuns probe, queue;
+    for (size_t i = lo; i < hi; ++i) {
+      const int64_t run = level_series[i].run_id;
+      if (auto p = host.probe.find(run); p != host.probe.end()) {
+        (i < at ? probe.before : probe.after).push_back(p->second);
+      }
+      if (auto q = host.queue.find(run); q != host.queue.end()) {
+        (i < at ? queue.before : queue.after).push_back(q->second);
+      }
+    }
+    const double step = std::log(s.point.after) - std::log(s.point.before);
+    s.level_cause = AttributeLevelShift(step, probe, queue, &s.probe_relative, &s.queue_relative);
+    // A shift the host did not make stays in the cases: from its first run
+    // on, the level divided out is lower by its step.
+    if (s.level_cause == LevelCause::kNotHost) {
+      for (size_t i = at; i < level_series.size(); ++i) split.divided[level_series[i].run_id] -= step;
+    }
+  }
+  return split;
+}
+
+namespace {
+
+// The level's own change points, said once for the suite with the cases
+// that moved with them rather than as a change point of each. With
+// `case_name`, only those it moved with.
+void AddSuiteLevelShifts(const std::string& case_name, std::vector<HistoryShift> shifts,
+                         std::vector<HistoryShift>* out) {
+  for (HistoryShift& s : shifts) {
     if (!case_name.empty() &&
         std::find(s.moved_with.begin(), s.moved_with.end(), case_name) == s.moved_with.end()) {
       continue;
@@ -363,25 +471,75 @@ void AddLevelShifts(const std::string& suite, const std::string& case_name,
   }
 }
 
+// Wall time of every case of `all` (only `case_name` when not empty), each
+// searched with the suite's level divided out but for the shifts of it the
+// host's witnesses did not share, then the level's own change points.
+void SearchWallSeries(const std::string& suite, const std::string& case_name,
+                      const std::map<std::string, std::vector<SeriesPoint>>& all,
+                      const std::map<std::string, std::string>& metric_of, const HostSignals& host,
+                      std::vector<HistoryShift>* out, std::vector<SuiteLevelPoint>* levels_out) {
+  const std::map<int64_t, double> levels = SuiteLogLevels(all);
+  SuiteLevelSplit split = SplitSuiteLevel(suite, all, levels, host);
+  for (const auto& [name, series] : all) {
+    if (!case_name.empty() && name != case_name) continue;
+    for (HistoryShift& s : FindShifts(suite, name, metric_of.at(name), series, &split.divided)) {
+      out->push_back(std::move(s));
+    }
+  }
+  AddSuiteLevelShifts(case_name, std::move(split.shifts), out);
+  if (levels_out == nullptr) return;
+  levels_out->clear();
+  for (const auto& [run, level] : levels) {
+    SuiteLevelPoint p;
+    p.run_id = run;
+    p.level = std::exp(level);
+    p.divided = std::exp(split.divided.at(run));
+    if (auto probe = host.probe.find(run); probe != host.probe.end()) p.probe = std::exp(probe->second);
+    if (auto queue = host.queue.find(run); queue != host.queue.end()) p.queue = std::exp(queue->second);
+    levels_out->push_back(p);
+  }
+}
+
+}  // namespace
+
 StatusOr<std::vector<HistoryShift>> SuiteHistory(Store& store, const std::string& suite,
                                                  const std::string& case_name,
-                                                 const std::vector<std::string>& metrics) {
+                                                 const std::vector<std::string>& metrics,
+                                                 std::vector<SuiteLevelPoint>* levels) {
   const bool defaults = metrics.empty();
   std::vector<std::string> wanted = metrics;
   if (defaults) {
     wanted = {"modeled_us", "max_ulp", "rel_l2", "fallback_ops", "peak_device_bytes"};
   }
+  // The host's witnesses per run, read once for any wall series.
+  HostSignals host;
+  bool host_read = false;
+  auto read_host = [&]() -> Status {
+    if (host_read) return Status::Ok();
+    SPYRE_ASSIGN_OR_RETURN(SeriesTable probes, LoadSeriesTable(store, suite, "", "host_probe_us"));
+    host.probe = HostProbeLogLevels(probes);
+    SPYRE_ASSIGN_OR_RETURN(SeriesTable wall, LoadSeriesTable(store, suite, "", "wall_us_median"));
+    SPYRE_ASSIGN_OR_RETURN(SeriesTable unqueued,
+                           LoadSeriesTable(store, suite, "", "unqueued_us_median"));
+    host.queue = RunQueueLogLevels(wall, unqueued);
+    host_read = true;
+    return Status::Ok();
+  };
   std::vector<HistoryShift> out;
   for (const std::string& metric : wanted) {
-    // A wall metric's level is the whole suite's, whichever case is asked for.
-    SPYRE_ASSIGN_OR_RETURN(auto all, LoadSuiteSeries(store, suite, IsWallMetric(metric) ? "" : case_name, metric));
-    std::map<int64_t, double> levels;
-    if (IsWallMetric(metric)) levels = SuiteLogLevels(all);
-    for (const auto& [name, series] : all) {
-      if (!case_name.empty() && name != case_name) continue;
-      for (HistoryShift& s : FindShifts(suite, name, metric, series, &levels)) out.push_back(std::move(s));
+    if (!IsWallMetric(metric)) {
+      SPYRE_ASSIGN_OR_RETURN(auto all, LoadSuiteSeries(store, suite, case_name, metric));
+      for (const auto& [name, series] : all) {
+        for (HistoryShift& s : FindShifts(suite, name, metric, series)) out.push_back(std::move(s));
+      }
+      continue;
     }
-    AddLevelShifts(suite, case_name, all, levels, &out);
+    // A wall metric's level is the whole suite's, whichever case is asked for.
+    SPYRE_ASSIGN_OR_RETURN(auto all, LoadSuiteSeries(store, suite, "", metric));
+    SPYRE_RETURN_IF_ERROR(read_host());
+    std::map<std::string, std::string> metric_of;
+    for (const auto& [name, series] : all) metric_of[name] = metric;
+    SearchWallSeries(suite, case_name, all, metric_of, host, &out, levels);
   }
   if (!defaults) return out;
   // By default one wall-time series per case: the one that covers the most
@@ -399,14 +557,8 @@ StatusOr<std::vector<HistoryShift>> SuiteHistory(Store& store, const std::string
       }
     }
   }
-  const std::map<int64_t, double> levels = SuiteLogLevels(picked);
-  for (const auto& [name, series] : picked) {
-    if (!case_name.empty() && name != case_name) continue;
-    for (HistoryShift& s : FindShifts(suite, name, metric_of[name], series, &levels)) {
-      out.push_back(std::move(s));
-    }
-  }
-  AddLevelShifts(suite, case_name, picked, levels, &out);
+  SPYRE_RETURN_IF_ERROR(read_host());
+  SearchWallSeries(suite, case_name, picked, metric_of, host, &out, levels);
   return out;
 }
 

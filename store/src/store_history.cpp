@@ -44,6 +44,10 @@ constexpr const char* kNormalizedWall = "wall_us_normalized";
 // shared extra set: store/extra_sets.h.)
 constexpr const char* kNormalizedWallSql =
     "r.wall_us_median * ?4 / json_extract(r.extra_json, '$.host_probe_us')";
+// The probe's own time, for the judges' host-speed series (not a history
+// metric of its own: a case's change points are never the probe's).
+constexpr const char* kHostProbe = "host_probe_us";
+constexpr const char* kHostProbeSql = "json_extract(r.extra_json, '$.host_probe_us')";
 
 
 
@@ -247,6 +251,8 @@ StatusOr<SeriesTable> LoadSeriesTable(Store& store, const std::string& suite,
     value_sql = std::string("r.") + col;
   } else if (metric == kNormalizedWall) {
     value_sql = kNormalizedWallSql;
+  } else if (metric == kHostProbe) {
+    value_sql = kHostProbeSql;
   } else {
     // A result's metrics are its rows in `metrics` or, pruned, its shared set.
     const std::string agg = HigherIsBetter(metric) ? "MIN" : "MAX";
@@ -263,7 +269,7 @@ StatusOr<SeriesTable> LoadSeriesTable(Store& store, const std::string& suite,
   if (!case_name.empty()) s.Bind(2, case_name);
   if (metric == kNormalizedWall) {
     s.Bind(4, kHostProbeReferenceUs);
-  } else if (!ResultColumn(metric)) {
+  } else if (!ResultColumn(metric) && metric != kHostProbe) {
     s.Bind(3, metric);
   }
   std::vector<std::pair<size_t, double>>* values = nullptr;

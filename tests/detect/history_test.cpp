@@ -5,6 +5,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <random>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -332,6 +333,210 @@ TEST_F(SuiteLevelTest, AFourRunPulseOfEveryCaseIsFoundAtBothEdgesForTheSuiteAndE
     for (const auto& s : *own) case_edges.insert(s.first_run_id);
     EXPECT_EQ(case_edges, (std::set<int64_t>{ids[8], ids[12]})) << "c" << c;
   }
+}
+
+// Runs of twelve cases as recorded by `run` on a shared host: each case's
+// wall time less run-queue wait (unqueued_us_median, the default wall series),
+// its wall time and the host probe beside it. host[r] moves every case and
+// the probe (`probe_follows` of its log move), build[r] every case only, and
+// queue[r] (when given) is the run's wall time over its wall time less
+// run-queue wait; each case and each probe has a few percent of its own
+// jitter, in a cycle that holds no step of its own (the search's chance
+// findings in random noise are changepoint_test's and pulse_rates' subject,
+// not this one's).
+class ProbedLevelTest : public HistoryTest {
+ protected:
+  static constexpr int kCases = 12;
+  std::vector<int64_t> AddRuns(const std::vector<double>& host, const std::vector<double>& build,
+                               double probe_follows = 1.0, const std::vector<double>& queue = {}) {
+    const double jitter[] = {1.0, 1.03, 0.98, 1.01, 0.97, 1.02, 0.99, 1.04, 0.96, 1.0, 1.02, 0.98, 1.01};
+    std::vector<int64_t> ids;
+    for (size_t r = 0; r < host.size(); ++r) {
+      std::vector<CaseResult> cases;
+      const double waited = queue.empty() ? 1.0 : queue[r];
+      for (size_t c = 0; c < kCases; ++c) {
+        const double own = 100.0 * static_cast<double>(c + 1) * jitter[(r + 3 * c) % 13];
+        CaseResult res = Result("c" + std::to_string(c), 10, own * host[r] * build[r] * waited);
+        for (double w : res.wall_us) res.queue_us.push_back(w * (1 - 1 / waited));
+        res.extra["host_probe_us"] = 12.0 * std::pow(host[r], probe_follows) * jitter[(5 * r + c) % 13];
+        cases.push_back(std::move(res));
+      }
+      ids.push_back(AddRun("inductor", "cpu-a", cases));
+    }
+    return ids;
+  }
+  std::vector<harness::HistoryShift> History(const std::string& case_name = "",
+                                             std::vector<harness::SuiteLevelPoint>* levels = nullptr) {
+    auto shifts = harness::SuiteHistory(*store_, "smoke", case_name, {}, levels);
+    EXPECT_TRUE(shifts.ok()) << shifts.status().message();
+    return shifts.ok() ? *shifts : std::vector<harness::HistoryShift>{};
+  }
+};
+
+// Runs 9-12 of 20.
+std::vector<double> FourRunPulse(double factor) {
+  std::vector<double> v(20, 1.0);
+  for (size_t r = 8; r < 12; ++r) v[r] = factor;
+  return v;
+}
+
+TEST_F(ProbedLevelTest, EveryCaseSlowerWithTheProbeSteadyIsABuildChangeOfEachCase) {
+  // A slower build for four nights: every case 2x, the host as fast as ever.
+  auto ids = AddRuns(std::vector<double>(20, 1.0), FourRunPulse(2.0));
+  const std::set<int64_t> edges = {ids[8], ids[12]};
+  std::map<std::string, std::set<int64_t>> per_case;
+  std::set<int64_t> suite_edges;
+  std::vector<harness::SuiteLevelPoint> levels;
+  for (const auto& s : History("", &levels)) {
+    if (s.suite_level) {
+      suite_edges.insert(s.first_run_id);
+      EXPECT_EQ(s.level_cause, harness::LevelCause::kNotHost) << "run " << s.first_run_id;
+      ASSERT_TRUE(std::isfinite(s.probe_relative));
+      EXPECT_LT(std::fabs(s.probe_relative), 0.05) << "the probe did not move";
+      EXPECT_NEAR(s.queue_relative, 0.0, 1e-9) << "nor did the run-queue wait";
+      EXPECT_EQ(s.moved_with.size(), 12u);
+      continue;
+    }
+    EXPECT_EQ(s.metric, "unqueued_us_median") << s.case_name;
+    EXPECT_TRUE(s.level_removed) << s.case_name;
+    EXPECT_NEAR(std::fabs(s.point.relative), s.first_run_id == ids[8] ? 1.0 : 0.5, 0.15) << s.case_name;
+    per_case[s.case_name].insert(s.first_run_id);
+  }
+  EXPECT_EQ(suite_edges, edges) << "the suite's own change points stay";
+  ASSERT_EQ(per_case.size(), 12u) << "every case has change points of its own";
+  for (const auto& [name, runs] : per_case) EXPECT_EQ(runs, edges) << name;
+  // What was divided out: the level but for the build's pulse.
+  ASSERT_EQ(levels.size(), ids.size());
+  for (size_t r = 0; r < ids.size(); ++r) {
+    EXPECT_EQ(levels[r].run_id, ids[r]);
+    EXPECT_NEAR(levels[r].level, r >= 8 && r < 12 ? 2.0 : 1.0, 0.1) << "run " << r + 1;
+    EXPECT_NEAR(levels[r].divided, 1.0, 0.1) << "run " << r + 1;
+    EXPECT_NEAR(levels[r].probe, 1.0, 0.05) << "run " << r + 1;
+    EXPECT_NEAR(levels[r].queue, 1.0, 1e-9) << "run " << r + 1;
+  }
+  // Asked for one case: its own two change points and the suite's two.
+  const auto own = History("c5");
+  size_t case_points = 0, suite_points = 0;
+  for (const auto& s : own) {
+    (s.suite_level ? suite_points : case_points) += 1;
+    EXPECT_TRUE(edges.count(s.first_run_id)) << s.first_run_id;
+  }
+  EXPECT_EQ(case_points, 2u);
+  EXPECT_EQ(suite_points, 2u);
+}
+
+TEST_F(ProbedLevelTest, EveryCaseSlowerWithTheProbeSlowerTooIsTheHost) {
+  // The host at half speed for four runs: the cases and the probe slow alike
+  // (the probe a little less: it is not the cases' arithmetic).
+  auto ids = AddRuns(FourRunPulse(2.0), std::vector<double>(20, 1.0), 0.85);
+  std::set<int64_t> suite_edges;
+  for (const auto& s : History()) {
+    if (!s.suite_level) {
+      ADD_FAILURE() << s.case_name << " at run " << s.first_run_id << " " << s.point.relative;
+      continue;
+    }
+    suite_edges.insert(s.first_run_id);
+    EXPECT_EQ(s.level_cause, harness::LevelCause::kHost) << "run " << s.first_run_id;
+    EXPECT_NEAR(s.probe_relative, s.first_run_id == ids[8] ? 0.8 : -0.45, 0.1);
+    EXPECT_EQ(s.moved_with.size(), 12u);
+  }
+  EXPECT_EQ(suite_edges, (std::set<int64_t>{ids[8], ids[12]}));
+}
+
+TEST_F(ProbedLevelTest, EveryCaseSlowerWithRunQueueWaitsRisingIsTheHost) {
+  // Busy processes beside four runs: the cases waited for a CPU three times
+  // as long as they ran, and even without the waits they ran 12% slower
+  // (caches refilled after each preemption); the probe, a short loop whose
+  // median leaves the preempted ones out, did not move.
+  std::vector<double> busy = FourRunPulse(1.12), waits = FourRunPulse(3.0);
+  auto ids = AddRuns(busy, std::vector<double>(20, 1.0), 0.0, waits);
+  std::set<int64_t> suite_edges;
+  for (const auto& s : History()) {
+    if (!s.suite_level) {
+      ADD_FAILURE() << s.case_name << " at run " << s.first_run_id << " " << s.point.relative;
+      continue;
+    }
+    suite_edges.insert(s.first_run_id);
+    EXPECT_EQ(s.level_cause, harness::LevelCause::kHost) << "run " << s.first_run_id;
+    EXPECT_NEAR(s.probe_relative, 0.0, 0.05) << "the probe did not move";
+    EXPECT_NEAR(s.queue_relative, s.first_run_id == ids[8] ? 2.0 : -2.0 / 3, 0.1);
+  }
+  EXPECT_EQ(suite_edges, (std::set<int64_t>{ids[8], ids[12]}));
+}
+
+TEST_F(ProbedLevelTest, UnchangedRunsOnANoisyHostHaveNoChangePoint) {
+  // Twenty unchanged runs; the host's speed wanders by up to +-25% from run
+  // to run (log-uniform; mt19937's output is fixed by the standard), the
+  // probe follows it only in part, and the run-queue waits add 0-100%.
+  std::mt19937 gen(7);
+  auto uniform = [&gen] { return (gen() >> 8) / 16777216.0; };
+  std::vector<double> host, waits;
+  for (int r = 0; r < 20; ++r) {
+    host.push_back(std::exp(0.25 * (2.0 * uniform() - 1.0)));
+    waits.push_back(1.0 + uniform());
+  }
+  AddRuns(host, std::vector<double>(20, 1.0), 0.5, waits);
+  for (const auto& s : History()) {
+    ADD_FAILURE() << (s.suite_level ? "suite level" : s.case_name) << " at run " << s.first_run_id;
+  }
+}
+
+TEST(LevelAttributionTest, AWitnessMustMoveAtLeastHalfAsFarTheSameWay) {
+  using harness::AttributeLevelShift;
+  using harness::LevelCause;
+  using harness::WitnessRuns;
+  const double level = std::log(2.0);
+  auto moved = [](double shift) {
+    return WitnessRuns{{0, 0.01, -0.01, 0}, {shift, shift + 0.01, shift - 0.01}};
+  };
+  const WitnessRuns still = moved(0.0);
+  double probe = 0, queue = 0;
+  EXPECT_EQ(AttributeLevelShift(level, still, still, &probe, &queue), LevelCause::kNotHost);
+  EXPECT_NEAR(probe, 0.0, 1e-12);
+  EXPECT_NEAR(queue, 0.0, 1e-12);
+  EXPECT_EQ(AttributeLevelShift(level, moved(0.49 * level), still, &probe, &queue), LevelCause::kNotHost);
+  EXPECT_EQ(AttributeLevelShift(level, moved(0.51 * level), still, &probe, &queue), LevelCause::kHost);
+  EXPECT_NEAR(probe, std::expm1(0.51 * level), 1e-9);
+  EXPECT_EQ(AttributeLevelShift(level, still, moved(0.49 * level), &probe, &queue), LevelCause::kNotHost);
+  EXPECT_EQ(AttributeLevelShift(level, still, moved(0.51 * level), &probe, &queue), LevelCause::kHost)
+      << "a busier host: the waits rose, the probe did not";
+  EXPECT_NEAR(queue, std::expm1(0.51 * level), 1e-9);
+  EXPECT_EQ(AttributeLevelShift(level, moved(-level), still, &probe, &queue), LevelCause::kNotHost)
+      << "a probe that went the other way did not make the level rise";
+  EXPECT_EQ(AttributeLevelShift(-level, moved(-0.6 * level), still, &probe, &queue), LevelCause::kHost);
+  // Too few runs with a witness: unknown, unless the other one saw the host.
+  const WitnessRuns few{{0.0, 0.0}, {0.0, 0.0, 0.0}};
+  EXPECT_EQ(AttributeLevelShift(level, few, still, &probe, &queue), LevelCause::kUnknown);
+  EXPECT_TRUE(std::isnan(probe));
+  EXPECT_EQ(AttributeLevelShift(level, still, few, &probe, &queue), LevelCause::kUnknown);
+  EXPECT_TRUE(std::isnan(queue));
+  EXPECT_EQ(AttributeLevelShift(level, few, moved(level), &probe, &queue), LevelCause::kHost);
+}
+
+TEST(LevelAttributionTest, TheWitnessesAreTheRunsMediansRelativeToTheUsual) {
+  harness::SeriesTable probes, wall, unqueued;
+  for (int r = 1; r <= 5; ++r) {
+    for (auto* t : {&probes, &wall, &unqueued}) t->runs.push_back({r, "", "", {}});
+  }
+  for (size_t c = 0; c < 9; ++c) {
+    const std::string name = "c" + std::to_string(c);
+    for (size_t r = 0; r < 5; ++r) {
+      // One case's probe is wild in every run: the median does not see it.
+      probes.cases[name].emplace_back(r, c == 0 ? 1000.0 : (r == 3 ? 15.0 : 10.0) * (1 + 0.001 * c));
+      // Wall time is 1.1x the time less waits, twice that in the fifth run.
+      unqueued.cases[name].emplace_back(r, 100.0 * (c + 1));
+      wall.cases[name].emplace_back(r, 100.0 * (c + 1) * (r == 4 ? 2.2 : 1.1));
+    }
+  }
+  auto levels = harness::HostProbeLogLevels(probes);
+  ASSERT_EQ(levels.size(), 5u);
+  EXPECT_NEAR(levels[1], 0.0, 1e-9);
+  EXPECT_NEAR(std::exp(levels[4]), 1.5, 1e-9);
+  EXPECT_TRUE(harness::HostProbeLogLevels(probes, 10).empty()) << "nine cases are too few for ten";
+  auto queue = harness::RunQueueLogLevels(wall, unqueued);
+  ASSERT_EQ(queue.size(), 5u);
+  EXPECT_NEAR(queue[1], 0.0, 1e-9);
+  EXPECT_NEAR(std::exp(queue[5]), 2.0, 1e-9);
 }
 
 TEST_F(SuiteLevelTest, AFewCasesAreNotASuiteLevel) {

@@ -5,6 +5,7 @@
 //
 //   auto base = LoadRunRecord(*store, 3);
 //   SPYRE_RETURN_IF_ERROR(AttachWallNoise(*store, &*base));
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -37,6 +38,19 @@ StatusOr<std::vector<SeriesPoint>> LoadSuiteGeomeanSeries(Store& store, const st
                                                           const std::string& metric,
                                                           int64_t through_run_id = 0);
 
+// What a shift of the suite's level is put down to. Two witnesses of the
+// host's speed are recorded beside every timed case: the host probe
+// (base/host_probe.h: the harness's own arithmetic, which depends on nothing
+// upstream, so a slower CPU moves it and a slower build does not) and the
+// run-queue wait (the ratio of wall time to wall time less the time the case
+// waited for a CPU: a busier host raises it, a slower build does not).
+enum class LevelCause {
+  kUnknown,  // a witness has too few runs on a side to tell
+  kHost,     // a witness moved with the level: divided out of the cases
+  kNotHost,  // neither did: kept in the cases, which get change points of their own
+};
+const char* LevelCauseName(LevelCause cause);  // "unknown", "host", "not_host"
+
 // A change point of a series, attributed to the environment change at it.
 struct HistoryShift {
   std::string suite, case_name, metric;
@@ -44,8 +58,9 @@ struct HistoryShift {
   int64_t first_run_id = 0;          // the first run of the new regime
   int64_t previous_run_id = 0;       // the last run before it
   std::vector<EnvChange> env_change; // between those two runs
-  // Found with the suite's level in each run divided out (SuiteLogLevels);
-  // `point`'s before and after are still the series' own medians.
+  // Found with the suite's level in each run divided out (SuiteLogLevels),
+  // less its shifts that were not the host's (SplitSuiteLevel); `point`'s
+  // before and after are still the series' own medians.
   bool level_removed = false;
   // A shift of the suite's level itself (every case together): case_name is
   // empty and before / after are levels relative to the cases' usual ones;
@@ -54,6 +69,13 @@ struct HistoryShift {
   bool suite_level = false;
   std::vector<std::string> moved_with;
   size_t level_cases = 0;
+  // Suite-level shifts only: what the shift is put down to, and each
+  // witness's own change over the same runs (after / before - 1, of the
+  // probe's time and of wall time over wall time less run-queue wait; NaN
+  // where it has too few runs).
+  LevelCause level_cause = LevelCause::kUnknown;
+  double probe_relative = std::nan("");
+  double queue_relative = std::nan("");
 };
 
 // Cases a run needs for its suite level to be taken.
@@ -68,6 +90,60 @@ inline constexpr size_t kMinLevelCases = 8;
 // level; runs with fewer cases have none.
 std::map<int64_t, double> SuiteLogLevels(const std::map<std::string, std::vector<SeriesPoint>>& cases,
                                          size_t min_cases = kMinLevelCases);
+
+// The witnesses' levels in each run, run id -> log level less its median
+// over the runs (runs with fewer than `min_cases` cases that have the
+// values get none):
+//   probe  the log of the median over the run's cases of their recorded
+//          probe times (LoadSeriesTable's host_probe_us);
+//   queue  the median over the run's cases of the log of the wall median over
+//          the median of wall time less run-queue wait.
+std::map<int64_t, double> HostProbeLogLevels(const SeriesTable& probes,
+                                             size_t min_cases = kMinLevelCases);
+std::map<int64_t, double> RunQueueLogLevels(const SeriesTable& wall, const SeriesTable& unqueued,
+                                            size_t min_cases = kMinLevelCases);
+struct HostSignals {
+  std::map<int64_t, double> probe, queue;
+};
+
+// A shift of the suite's level is the host's when a witness moved the same
+// way over the same runs by at least this share of the level's shift (in
+// logs, the medians of the two segments); it is not the host's when both
+// witnesses have at least kMinWitnessRuns runs on each side and neither did.
+inline constexpr double kHostWitnessShare = 0.5;
+inline constexpr size_t kMinWitnessRuns = 3;
+
+// One witness's log levels in the runs before and after a level shift.
+struct WitnessRuns {
+  std::vector<double> before, after;
+};
+// LevelCause of a level shift of `level_log_shift` (log after / before);
+// *probe_relative and *queue_relative are set to each witness's own change
+// (NaN where it has too few runs).
+LevelCause AttributeLevelShift(double level_log_shift, const WitnessRuns& probe,
+                               const WitnessRuns& queue, double* probe_relative,
+                               double* queue_relative);
+
+// The suite's level split for the search: the level's change points (each
+// with moved_with, level_cases and its cause) and, per run, the log level
+// that is divided out of the cases: the level less the steps of its change
+// points that were not the host's, so that a change every case felt stays in
+// each case's series while the host's phases are still taken out.
+struct SuiteLevelSplit {
+  std::vector<HistoryShift> shifts;           // in run order, suite_level set
+  std::map<int64_t, double> divided;          // run id -> log level divided out
+};
+SuiteLevelSplit SplitSuiteLevel(const std::string& suite,
+                                const std::map<std::string, std::vector<SeriesPoint>>& cases,
+                                const std::map<int64_t, double>& levels, const HostSignals& host);
+
+// One run's suite level as `history --json` lists it: the level, the part
+// of it divided out of the cases and the witnesses' levels, each relative to
+// the usual (1 = a usual run; a witness NaN where the run has none).
+struct SuiteLevelPoint {
+  int64_t run_id = 0;
+  double level = 1, divided = 1, probe = std::nan(""), queue = std::nan("");
+};
 
 // Change points of one series (see changepoint.h), each with the environment
 // change at its first run. Deterministic metrics (modeled_us, accuracy,
@@ -86,11 +162,14 @@ std::vector<HistoryShift> FindShifts(const std::string& suite, const std::string
 // unqueued_us_median (wall time less run-queue wait), wall_us_normalized and
 // wall_us_median whose series covers the most runs, in that order on ties.
 // Wall time is searched with the suite's level divided out (SuiteLogLevels,
-// over all of the suite's cases even with `case_name`), and the level's own
-// change points are shifts with suite_level set (with `case_name`, those the
-// case moved with).
+// over all of the suite's cases even with `case_name`) less the shifts of it
+// the host's witnesses did not share (SplitSuiteLevel), and the level's own change
+// points are shifts with suite_level set (with `case_name`, those the case
+// moved with). `levels`, when given, receives the level of each run of the
+// last wall series searched (the default one when `metrics` is empty).
 StatusOr<std::vector<HistoryShift>> SuiteHistory(Store& store, const std::string& suite,
                                                  const std::string& case_name,
-                                                 const std::vector<std::string>& metrics);
+                                                 const std::vector<std::string>& metrics,
+                                                 std::vector<SuiteLevelPoint>* levels = nullptr);
 
 }  // namespace harness

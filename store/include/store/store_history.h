@@ -70,7 +70,10 @@ struct SeriesPoint {
 };
 
 // The value of (suite, case, metric) in every completed run that has it, in
-// run order. Runs where the value is NULL/NaN are left out.
+// run order. Runs where the value is NULL/NaN are left out. Besides the
+// history metrics, `metric` may be host_probe_us: the host probe's median
+// time recorded beside each timed case (base/host_probe.h), for the judges
+// that tell the host's speed from the case's.
 // `through_run_id` > 0: only runs up to that one in run order (what was
 // known when it ran); 0: all.
 StatusOr<std::vector<SeriesPoint>> LoadSeries(Store& store, const std::string& suite,
