@@ -45,8 +45,12 @@ StatusOr<int> ReportRun(const ReportVerbOptions& opts, const GlobalOptions& glob
   SPYRE_ASSIGN_OR_RETURN(auto store, Store::Open(global.db, Store::Mode::kReadOnly));
   SPYRE_RETURN_IF_ERROR(CheckReportDir(opts.out, global, "report --out", false));
   SPYRE_ASSIGN_OR_RETURN(auto run, ResolveRunRef(*store, opts.run, "--run"));
+  // Judged with the thresholds in force, as `run`, `confirm` and `compare`
+  // judge: improvements, notes and the detection power are computed here.
+  reports::ReportOptions options;
+  SPYRE_ASSIGN_OR_RETURN(options.thresholds, Thresholds::Configured());
   SPYRE_ASSIGN_OR_RETURN_CTX(reports::ReportModel model,
-                             reports::BuildReportModel(*store, run, reports::ReportOptions{}),
+                             reports::BuildReportModel(*store, run, options),
                              "store '" + global.db + "'");
   SPYRE_RETURN_IF_ERROR(reports::WriteReportFiles(model, opts.out));
   std::cout << "run " << run << " " << reports::VerdictName(model.verdict) << ": wrote "

@@ -102,7 +102,9 @@ nlohmann::json SummaryJson(const RunSummary& s, const std::string& db) {
 // The run's reports (reports/), read back from the store like `report` does.
 Status WriteRunReports(const std::string& db, int64_t run_id, const std::string& dir) {
   SPYRE_ASSIGN_OR_RETURN(auto store, Store::Open(db, Store::Mode::kReadOnly));
-  return reports::WriteReports(*store, run_id, dir);
+  reports::ReportOptions options;
+  SPYRE_ASSIGN_OR_RETURN(options.thresholds, Thresholds::Configured());
+  return reports::WriteReports(*store, run_id, dir, options);
 }
 
 StatusOr<int> Run(const RunFlags& f, const GlobalOptions& g) {

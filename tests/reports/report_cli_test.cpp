@@ -206,6 +206,12 @@ TEST(ReportCliTest, TheReportShowsTheRecordedFindingsWhateverTheThresholdsSayTod
   const auto b = nlohmann::json::parse(spyre_test::ReadFile(dir.File("b/report.json")));
   EXPECT_EQ(b["comparison"]["regressions"], a["comparison"]["regressions"]);
   EXPECT_EQ(b["verdict"], a["verdict"]);
+  // What the report judges afresh (improvements, notes, detection power)
+  // it judges with the thresholds in force, as `compare` does.
+  ASSERT_FALSE(c["power"].empty()) << compared.out;
+  EXPECT_EQ(b["comparison"]["power"], c["power"]);
+  EXPECT_NE(b["comparison"]["power"], a["comparison"]["power"]);
+  EXPECT_EQ(b["comparison"]["improvements"], c["improvements"]);
 }
 
 // A store on read-only media: WAL mode, its directory not writable, so no
