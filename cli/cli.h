@@ -45,7 +45,7 @@ struct GlobalOptions {
 using VerbAction = std::function<StatusOr<int>()>;
 
 // The four options of a wall-time confirmation (--confirm-rounds,
-// --confirm-max-rounds, --confirm-repeat, --confirm-budget, --confirm-jobs), bound to
+// --confirm-max-rounds, --confirm-repeat, --confirm-budget, --confirm-jobs, --confirm-all), bound to
 // `settings`, whose defaults they show; `run` and `confirm` both take them.
 void AddConfirmOptions(CLI::App* cmd, ConfirmSettings* settings);
 

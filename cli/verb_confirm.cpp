@@ -72,6 +72,9 @@ void AddConfirmOptions(CLI::App* cmd, ConfirmSettings* settings) {
                   "(both sides in turn, so a busy neighbour moves both alike; against history "
                   "always one) (default " + DefaultText(defaults.jobs) + ")")
       ->check(InRange(1, 64));
+  cmd->add_flag("--confirm-all", settings->every_case,
+                "beside the baseline's configuration, re-time every timed case, not only the "
+                "suspects of the main pass (a plainly unchanged case stops after four pairs)");
 }
 
 void AddConfirmVerb(CLI::App& app, GlobalOptions& global, VerbAction* action) {

@@ -41,7 +41,8 @@ nlohmann::json RequestOptionsJson(const RunRequest& r) {
           {"confirm_max_rounds", std::max(r.confirm.rounds, r.confirm.max_rounds)},
           {"confirm_budget_s", r.confirm.budget_s},
           {"confirm_repeat", r.confirm.repeat},
-          {"confirm_jobs", r.confirm.jobs}};
+          {"confirm_jobs", r.confirm.jobs},
+          {"confirm_all", r.confirm.every_case}};
 }
 
 void ApplyRecordedOptions(const nlohmann::json& options, RunRequest* request) {

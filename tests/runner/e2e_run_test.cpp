@@ -293,6 +293,52 @@ TEST(RunE2E, TimingRoundsLeaveTheVerdictsToTheMainPass) {
             cases);
 }
 
+// --confirm-all re-times every timed case beside the baseline's
+// configuration, suspect or not, with two processes at once
+// (--confirm-jobs): an unchanged case stops early, and each stored
+// confirmation says how far its sequential design would have gone.
+TEST(RunE2E, ConfirmAllReTimesEveryTimedCaseOnTwoCores) {
+  TempDir dir;
+  const std::string db = dir.File("s.db");
+  const std::vector<std::string> common = {"run", "--suite", "smoke", "--filter",
+                                           "^smoke/(mm|add)\\.", "--db", db, "--latency", "all",
+                                           "--repeat", "5"};
+  auto base = RunCli(common);
+  ASSERT_EQ(base.exit_code, 0) << base.out << base.err;
+  const std::string timed =
+      One(db, "SELECT count(*) FROM v_results WHERE run_id = 1 AND wall_samples > 0");
+  ASSERT_NE(timed, "0");
+  std::vector<std::string> again = common;
+  again.insert(again.end(), {"--inject", "mm:delay=1", "--confirm-all", "--confirm-jobs", "2",
+                             "--confirm-max-rounds", "9"});
+  auto r = RunCli(again);
+  ASSERT_LE(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.err.find("confirming " + timed + " wall-time suspect(s) (every timed case: "
+                       "--confirm-all) in fresh processes, each timing baseline run 1's "
+                       "configuration and this run's in turn"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(One(db, "SELECT count(*) FROM v_results WHERE run_id = 2 AND "
+                    "json_extract(extra_json, '$.confirm.paired') = 1 AND "
+                    "json_extract(extra_json, '$.confirm.max_rounds') = 9"),
+            timed);
+  EXPECT_EQ(One(db, "SELECT json_extract(options_json, '$.confirm_jobs') || ' ' || "
+                    "json_extract(options_json, '$.confirm_all') FROM v_runs WHERE run_id = 2"),
+            "2 1");
+}
+
+// The timing kind's cases are the cost model's figures: --latency all
+// takes no wall samples of them and warns of nothing.
+TEST(RunE2E, CostModelFiguresAreNotHostTimed) {
+  TempDir dir;
+  const std::string db = dir.File("s.db");
+  auto r = RunCli({"run", "--suite", "calibration", "--db", db, "--latency", "all"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.err.find("wall-time judge needs"), std::string::npos) << r.err;
+  EXPECT_NE(One(db, "SELECT count(*) FROM v_results"), "0");
+  EXPECT_EQ(One(db, "SELECT count(*) FROM v_results WHERE wall_samples > 0"), "0");
+}
+
 TEST(RunE2E, SuspectsAreReTimedInFreshProcessesBesideTheBaselinesConfiguration) {
   TempDir dir;
   const std::string db = dir.File("s.db");

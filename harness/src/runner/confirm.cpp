@@ -212,10 +212,13 @@ struct ConfirmSuspects {
 
 // `confirm_rounds`: the baseline's configuration can be timed beside this
 // one, so cases whose rounds do not rule out a change are re-timed too.
+// `every_case` (with it): every timed case is, suspect or not.
 ConfirmSuspects PickConfirmSuspects(const std::vector<WorkItem>& plan_items,
                                     const std::map<CaseKey, const CaseResult*>& base_cases,
                                     const std::map<CaseKey, CaseResult*>& cand_cases,
-                                    const Thresholds& thresholds, bool confirm_rounds) {
+                                    const Thresholds& thresholds, bool confirm_rounds,
+                                    bool every_case) {
+  every_case = every_case && confirm_rounds;
   ConfirmSuspects suspects;
   for (WorkItem item : plan_items) {
     auto cand = cand_cases.find({item.suite, item.case_id});
@@ -228,7 +231,7 @@ ConfirmSuspects PickConfirmSuspects(const std::vector<WorkItem>& plan_items,
                               base_rounds = WallRoundValues(*b->second);
     if (static_cast<int>(cand_rounds.size()) >= v.wall_min_rounds &&
         static_cast<int>(base_rounds.size()) >= v.wall_min_rounds) {
-      if (confirm_rounds && RoundsSuspect(base_rounds, cand_rounds, v)) {
+      if (confirm_rounds && (every_case || RoundsSuspect(base_rounds, cand_rounds, v))) {
         item.judged = false;
         suspects.items.push_back(item);
       }
@@ -240,7 +243,8 @@ ConfirmSuspects PickConfirmSuspects(const std::vector<WorkItem>& plan_items,
     }
     item.judged = false;  // re-timed only: the verdicts stand
     suspects.timed.push_back(item);
-    if (WallSuspect(*b->second, *cand->second, v) || ModeledMoved(*b->second, *cand->second, v)) {
+    if (every_case || WallSuspect(*b->second, *cand->second, v) ||
+        ModeledMoved(*b->second, *cand->second, v)) {
       suspects.items.push_back(item);
     }
   }
@@ -570,9 +574,12 @@ StatusOr<ConfirmOutcome> ConfirmWallSuspects(const RunPlan& plan, const Supervis
   std::map<CaseKey, CaseResult*> cand_cases;
   for (CaseResult& c : *results) cand_cases[{c.suite, c.case_id}] = &c;
   ConfirmSuspects suspects =
-      PickConfirmSuspects(plan.items, base_cases, cand_cases, thresholds, settings.has_value());
+      PickConfirmSuspects(plan.items, base_cases, cand_cases, thresholds, settings.has_value(),
+                          r.confirm.every_case);
   std::string screen;
-  if (ConfirmFlaggedTooManyToScreen(suspects)) {
+  if (r.confirm.every_case && settings.has_value()) {
+    screen = " (every timed case: --confirm-all)";
+  } else if (ConfirmFlaggedTooManyToScreen(suspects)) {
     screen = ConfirmScreenNote(suspects);
     suspects.items = suspects.timed;
   }

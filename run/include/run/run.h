@@ -29,7 +29,7 @@ std::optional<LatencyMode> ParseLatencyMode(const std::string& name);
 
 // Confirmation of wall-time suspects (runner/confirm.h), as `run` and
 // `confirm` take it (--confirm-rounds, --confirm-max-rounds,
-// --confirm-repeat, --confirm-budget, --confirm-jobs): the one place its
+// --confirm-repeat, --confirm-budget, --confirm-jobs, --confirm-all): the one place its
 // defaults live.
 struct ConfirmSettings {
   // At least this many fresh processes per side (0: off; 7 is the fewest
@@ -47,6 +47,11 @@ struct ConfirmSettings {
   // so a neighbour on the other core moves both alike). Re-timing against
   // history stays at one, as the history was timed.
   int jobs = 1;
+  // Beside the baseline's configuration, re-time every timed case rather
+  // than the main pass's suspects: the screen of a few rounds misses some
+  // real changes, and the sequential rounds stop a plainly unchanged case
+  // after four pairs.
+  bool every_case = false;
 };
 
 struct RunRequest {
