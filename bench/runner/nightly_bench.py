@@ -48,19 +48,7 @@ def loadavg():
 
 def night(checkout, binary, env, workdir, tag):
     store = os.path.join(workdir, tag + ".db")
-    report = os.path.join(workdir, tag + "-report")
-    full_env = dict(os.environ, SPYRE_REGRESS=binary)
-    full_env.update(env)
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    load0 = loadavg()
-    t0 = time.monotonic()
-    r = subprocess.run([os.path.join(checkout, "ci", "nightly"), store, report], env=full_env,
-                       capture_output=True, text=True)
-    wall = time.monotonic() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if r.returncode not in (0, 1):
-        raise SystemExit("%s: ci/nightly exited %d:\n%s" % (tag, r.returncode, r.stderr[-2000:]))
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    got = run_night(checkout, binary, env, store, os.path.join(workdir, tag + "-report"))
     # Wall samples per case (the timing rounds before the main pass take
     # --round-repeat samples each, the main pass the suite's repeat).
     counts = collections.Counter()
@@ -68,7 +56,7 @@ def night(checkout, binary, env, workdir, tag):
                               capture_output=True, text=True, check=True).stdout
     for line in exported.splitlines():
         counts[json.loads(line).get("wall_samples") or 0] += 1
-    return {"wall": wall, "cpu": cpu, "load": (load0, loadavg()), "samples": dict(counts)}
+    return {"wall": got["wall"], "cpu": got["cpu"], "load": got["load"], "samples": dict(counts)}
 
 
 def run_night(checkout, binary, env, store, report):
@@ -82,7 +70,7 @@ def run_night(checkout, binary, env, store, report):
     wall = time.monotonic() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if r.returncode not in (0, 1):
-        raise SystemExit("ci/nightly exited %d:\n%s" % (r.returncode, r.stderr[-2000:]))
+        raise SystemExit("%s: ci/nightly exited %d:\n%s" % (store, r.returncode, r.stderr[-2000:]))
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return {"wall": wall, "cpu": cpu, "load": (load0, loadavg()), "rc": r.returncode,
             "report": json.load(open(os.path.join(report, "report.json")))}
