@@ -4,7 +4,7 @@ Debian's reference BLAS, judged by `run` at its defaults.
 
     bench/detect/blas_drill.py [--suites ops,prefill] [--filter REGEX] [--pairs 10]
                                [--drills 1] [--reference-dir DIR] [--keep DIR]
-                               [RUN OPTIONS...]
+                               [--nightly] [RUN OPTIONS...]
 
 The truth first: --pairs pairs of single-round runs (`--latency all
 --confirm-rounds 0 --baseline none`), one with each BLAS, the order
@@ -18,7 +18,9 @@ should be found), 5-20%, and under 5% either way (any finding there is
 false), with the modeled-latency findings (the model does not see the BLAS:
 there should be none). The reference BLAS is reached by pointing the loader
 at its directory (LD_LIBRARY_PATH), as the nightly drill does; its load
-average is printed beside every run.
+average is printed beside every run. With --nightly each drill is two
+whole nights of `ci/nightly` (NIGHTLY_SUITES=SUITES) into one store instead,
+judged as the night judges (the filter then applies to the truth only).
 """
 import argparse
 import json
@@ -82,10 +84,32 @@ def truth(binary, suites, pairs, ref_dir, workdir, select):
     return {k: math.expm1(statistics.median(v)) for k, v in ratios.items()}
 
 
-def drill(binary, suites, ref_dir, extra, workdir, n, true_change):
+def night(binary, store, report, suites, reference, ref_dir):
+    """One `ci/nightly` night into `store`; its report's run and comparison."""
+    env = dict(os.environ, SPYRE_REGRESS=binary, NIGHTLY_SUITES=suites)
+    if reference:
+        env["LD_LIBRARY_PATH"] = ref_dir
+    load = loadavg()
+    t0 = time.monotonic()
+    r = subprocess.run([os.path.join(ROOT, "ci", "nightly"), store, report], env=env,
+                       capture_output=True, text=True)
+    if r.returncode not in (0, 1):
+        raise SystemExit("ci/nightly exited %d:\n%s" % (r.returncode, r.stderr[-2000:]))
+    j = json.load(open(os.path.join(report, "report.json")))
+    j["exit"] = r.returncode
+    return j, time.monotonic() - t0, load
+
+
+def drill(binary, suites, ref_dir, extra, workdir, n, true_change, nightly=False):
     store = os.path.join(workdir, "drill-%d.db" % n)
-    _, secs0, load0 = run(binary, store, suites, False, ref_dir, extra)
-    j, secs, load = run(binary, store, suites, True, ref_dir, extra)
+    if nightly:
+        _, secs0, load0 = night(binary, store, os.path.join(workdir, "night-%d-a" % n), suites,
+                                False, ref_dir)
+        j, secs, load = night(binary, store, os.path.join(workdir, "night-%d-b" % n), suites,
+                              True, ref_dir)
+    else:
+        _, secs0, load0 = run(binary, store, suites, False, ref_dir, extra)
+        j, secs, load = run(binary, store, suites, True, ref_dir, extra)
     c = j.get("comparison") or {}
     lat = {(f["suite"], f["case"]) for f in c.get("regressions", []) if f["kind"] == "latency"}
     lat_imp = {(f["suite"], f["case"]) for f in c.get("improvements", [])
@@ -116,6 +140,8 @@ def main():
     ap.add_argument("--bin", default=os.path.join(ROOT, "build", "spyre-regress"))
     ap.add_argument("--reference-dir", default="/usr/lib/x86_64-linux-gnu/blas")
     ap.add_argument("--filter", help="only the cases whose suite/case matches (run --filter)")
+    ap.add_argument("--nightly", action="store_true",
+                    help="judge with two ci/nightly nights (its settings) instead of two runs")
     ap.add_argument("--keep", help="keep the stores in this directory")
     a, extra = ap.parse_known_args()
     select = ["--filter", a.filter] if a.filter else []
@@ -134,7 +160,8 @@ def main():
               "%d faster by 5%% or more" % (a.pairs, *buckets), flush=True)
         found = total = false = 0
         for n in range(1, a.drills + 1):
-            t, f, x = drill(a.bin, a.suites, a.reference_dir, extra, workdir, n, change)
+            t, f, x = drill(a.bin, a.suites, a.reference_dir, extra, workdir, n, change,
+                            a.nightly)
             total, found, false = total + t, found + f, false + x
         print("all drills: moved >=20%%: %d of %d found; false %d" % (found, total, false))
 
