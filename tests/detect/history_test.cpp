@@ -371,6 +371,24 @@ class ProbedLevelTest : public HistoryTest {
     EXPECT_TRUE(shifts.ok()) << shifts.status().message();
     return shifts.ok() ? *shifts : std::vector<harness::HistoryShift>{};
   }
+  // The history of a host that slowed for runs ids[8]-ids[11]: only the
+  // suite's level moves, at both edges, each put down to the host; no case
+  // has a change point of its own. Returns the level's change points.
+  std::vector<harness::HistoryShift> HostOnlyShifts(const std::vector<int64_t>& ids) {
+    std::vector<harness::HistoryShift> level;
+    std::set<int64_t> edges;
+    for (const auto& s : History()) {
+      if (!s.suite_level) {
+        ADD_FAILURE() << s.case_name << " at run " << s.first_run_id << " " << s.point.relative;
+        continue;
+      }
+      edges.insert(s.first_run_id);
+      EXPECT_EQ(s.level_cause, harness::LevelCause::kHost) << "run " << s.first_run_id;
+      level.push_back(s);
+    }
+    EXPECT_EQ(edges, (std::set<int64_t>{ids[8], ids[12]}));
+    return level;
+  }
 };
 
 // Runs 9-12 of 20.
@@ -429,18 +447,10 @@ TEST_F(ProbedLevelTest, EveryCaseSlowerWithTheProbeSlowerTooIsTheHost) {
   // The host at half speed for four runs: the cases and the probe slow alike
   // (the probe a little less: it is not the cases' arithmetic).
   auto ids = AddRuns(FourRunPulse(2.0), std::vector<double>(20, 1.0), 0.85);
-  std::set<int64_t> suite_edges;
-  for (const auto& s : History()) {
-    if (!s.suite_level) {
-      ADD_FAILURE() << s.case_name << " at run " << s.first_run_id << " " << s.point.relative;
-      continue;
-    }
-    suite_edges.insert(s.first_run_id);
-    EXPECT_EQ(s.level_cause, harness::LevelCause::kHost) << "run " << s.first_run_id;
+  for (const auto& s : HostOnlyShifts(ids)) {
     EXPECT_NEAR(s.probe_relative, s.first_run_id == ids[8] ? 0.8 : -0.45, 0.1);
     EXPECT_EQ(s.moved_with.size(), 12u);
   }
-  EXPECT_EQ(suite_edges, (std::set<int64_t>{ids[8], ids[12]}));
 }
 
 TEST_F(ProbedLevelTest, EveryCaseSlowerWithRunQueueWaitsRisingIsTheHost) {
@@ -450,18 +460,10 @@ TEST_F(ProbedLevelTest, EveryCaseSlowerWithRunQueueWaitsRisingIsTheHost) {
   // median leaves the preempted ones out, did not move.
   std::vector<double> busy = FourRunPulse(1.12), waits = FourRunPulse(3.0);
   auto ids = AddRuns(busy, std::vector<double>(20, 1.0), 0.0, waits);
-  std::set<int64_t> suite_edges;
-  for (const auto& s : History()) {
-    if (!s.suite_level) {
-      ADD_FAILURE() << s.case_name << " at run " << s.first_run_id << " " << s.point.relative;
-      continue;
-    }
-    suite_edges.insert(s.first_run_id);
-    EXPECT_EQ(s.level_cause, harness::LevelCause::kHost) << "run " << s.first_run_id;
+  for (const auto& s : HostOnlyShifts(ids)) {
     EXPECT_NEAR(s.probe_relative, 0.0, 0.05) << "the probe did not move";
     EXPECT_NEAR(s.queue_relative, s.first_run_id == ids[8] ? 2.0 : -2.0 / 3, 0.1);
   }
-  EXPECT_EQ(suite_edges, (std::set<int64_t>{ids[8], ids[12]}));
 }
 
 TEST_F(ProbedLevelTest, UnchangedRunsOnANoisyHostHaveNoChangePoint) {
