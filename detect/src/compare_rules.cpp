@@ -771,7 +771,7 @@ void RoundsPower(const CaseResult& cand, const ThresholdValues& v, const CaseHis
   const std::vector<double> a = Logs(s.base_rounds), b = Logs(s.cand_rounds);
   const BetweenRuns between = BetweenRunBound(s.unq ? h.unqueued_sigma : h.run_sigma,
                                               s.unq ? h.unqueued_count : h.run_count, v);
-  RecordWallPower(cand, PowerBasis::kRounds, IndependentShiftError(a, b, true), v.wall_alpha,
+  RecordWallPower(cand, PowerBasis::kRounds, IndependentShiftError(a, b), v.wall_alpha,
                   std::fmax(ReportedFloor(v, a), between.bound), b.size(), out);
 }
 
@@ -783,7 +783,7 @@ void ScreenPower(const CaseResult& cand, const ThresholdValues& v, const WallSid
   const bool rounds = s.base_rounds.size() >= 2 && s.cand_rounds.size() >= 2;
   const std::vector<double> a = Logs(rounds ? s.base_rounds : s.base_s),
                             b = Logs(rounds ? s.cand_rounds : s.cand_s);
-  RecordWallPower(cand, PowerBasis::kScreen, IndependentShiftError(a, b, true),
+  RecordWallPower(cand, PowerBasis::kScreen, IndependentShiftError(a, b),
                   kWallSuspectAlpha, ReportedFloor(v, a), b.size(), out);
 }
 
@@ -811,7 +811,7 @@ void ProcessPower(const CaseResult& cand, const ThresholdValues& v, const Proces
                     ReportedFloor(v, a), std::max<size_t>(b.size(), design), out);
   } else if (e.interleaved) {
     RecordWallPower(cand, PowerBasis::kInterleaved,
-                    AtDesignSize(IndependentShiftError(a, b, true), b.size(), design, false),
+                    AtDesignSize(IndependentShiftError(a, b), b.size(), design, false),
                     confirm_level, ReportedFloor(v, a), std::max<size_t>(b.size(), design), out);
   } else if (a.size() >= 2) {
     const double n = static_cast<double>(a.size());

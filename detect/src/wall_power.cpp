@@ -37,7 +37,7 @@ ShiftError PairedShiftError(const std::vector<double>& base_logs,
 }
 
 ShiftError IndependentShiftError(const std::vector<double>& base_logs,
-                                 const std::vector<double>& cand_logs, bool rank_test) {
+                                 const std::vector<double>& cand_logs) {
   ShiftError out;
   const double na = static_cast<double>(base_logs.size()), nb = static_cast<double>(cand_logs.size());
   if (na < 2 || nb < 2) return out;
@@ -45,7 +45,7 @@ ShiftError IndependentShiftError(const std::vector<double>& base_logs,
       ((na - 1) * Variance(base_logs) + (nb - 1) * Variance(cand_logs)) / (na + nb - 2);
   // A rank test needs pi/3 times the samples a t-test does for the same
   // power under normal noise: its standard error is sqrt(pi/3) wider.
-  const double efficiency = rank_test ? std::sqrt(M_PI / 3) : 1.0;
+  const double efficiency = std::sqrt(M_PI / 3);
   out.se = std::sqrt(pooled * (1 / na + 1 / nb)) * efficiency;
   out.df = na + nb - 2;
   return out;

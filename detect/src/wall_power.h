@@ -39,6 +39,6 @@ struct ShiftError {
 ShiftError PairedShiftError(const std::vector<double>& base_logs,
                             const std::vector<double>& cand_logs);
 ShiftError IndependentShiftError(const std::vector<double>& base_logs,
-                                 const std::vector<double>& cand_logs, bool rank_test);
+                                 const std::vector<double>& cand_logs);
 
 }  // namespace harness::detect_rules
