@@ -56,6 +56,15 @@ std::string CpuOf(const std::string& env_json) {
   return j.is_object() ? j.value("cpu", "") : "";
 }
 
+// The compiler-stack profile a run's device was emulating ("" when not
+// recorded): its modeled times are another stack's.
+std::string ProfileOf(const std::string& env_json) {
+  nlohmann::json j = nlohmann::json::parse(env_json, nullptr, false);
+  return j.is_object() && j.contains("profile") && j["profile"].is_string()
+             ? j["profile"].get<std::string>()
+             : "";
+}
+
 std::string FaultsOf(const std::string& env_json) {
   nlohmann::json j = nlohmann::json::parse(env_json, nullptr, false);
   if (!j.is_object() || !j.contains("faults") || !j["faults"].is_string()) return "";
@@ -384,9 +393,11 @@ StatusOr<BaselineChoice> ChooseBaseline(Store& store, const std::string& spec, i
   // sharing a case, with no injected faults and no harness errors (a case that errored, crashed or
   // timed out, or no case passing): a slowed or broken baseline would make
   // a healthy candidate look fine or an unchanged one look better. Among
-  // those, the same latency mode is preferred (a parity run times nothing,
-  // so a timed candidate judged against it has no latency verdict), then
-  // the same CPU model, then the newest.
+  // those, the same compiler-stack profile is preferred (another profile's
+  // modeled times are another stack's, so every case would look changed),
+  // then the same latency mode (a parity run times nothing, so a timed
+  // candidate judged against it has no latency verdict), then the same CPU
+  // model, then the newest.
   Stmt cand(db, "SELECT suite, started_at, env_json, options_json FROM runs WHERE id = ?");
   cand.Bind(1, candidate);
   int rc = cand.Step();
@@ -396,6 +407,7 @@ StatusOr<BaselineChoice> ChooseBaseline(Store& store, const std::string& spec, i
   std::string suite = cand.Text(0), started = cand.Text(1), cpu = CpuOf(cand.Text(2));
   const std::string own_faults = FaultsOf(cand.Text(2));
   const std::string own_mode = LatencyModeOf(cand.Text(3));
+  const std::string own_profile = ProfileOf(cand.Text(2));
   Stmt s(db,
          "SELECT b.id, b.env_json,"
          " (SELECT count(*) FROM results e WHERE e.run_id = b.id AND e.status IN ('error', "
@@ -411,8 +423,12 @@ StatusOr<BaselineChoice> ChooseBaseline(Store& store, const std::string& spec, i
   s.Bind(1, suite).Bind(2, candidate).Bind(3, started);
   struct Eligible {
     int64_t id;
-    std::string faults, mode;
+    std::string faults, mode, profile;
     bool same_cpu;
+    // Profile, then latency mode, then CPU model: higher is preferred.
+    int Preference(const std::string& own_profile, const std::string& own_mode) const {
+      return (profile == own_profile ? 4 : 0) + (mode == own_mode ? 2 : 0) + (same_cpu ? 1 : 0);
+    }
   };
   std::vector<Eligible> eligible;
   std::vector<std::string> skipped;
@@ -435,19 +451,16 @@ StatusOr<BaselineChoice> ChooseBaseline(Store& store, const std::string& spec, i
       if (skipped.size() < 3) skipped.push_back("run " + std::to_string(id) + ": " + why);
       continue;
     }
-    eligible.push_back({id, faults, LatencyModeOf(s.Text(4)), CpuOf(s.Text(1)) == cpu});
+    eligible.push_back(
+        {id, faults, LatencyModeOf(s.Text(4)), ProfileOf(s.Text(1)), CpuOf(s.Text(1)) == cpu});
   }
   if (rc != SQLITE_DONE) return QueryError(db, rc, "choosing a baseline");
-  // Newest first within each preference: same mode and CPU, same mode,
-  // same CPU, any.
+  // The newest of the most preferred (eligible is newest first).
   const Eligible* chosen = nullptr;
-  for (int want = 0; want < 4 && chosen == nullptr; ++want) {
-    for (const Eligible& e : eligible) {
-      const bool mode = e.mode == own_mode, cpu_ok = e.same_cpu;
-      if ((want == 0 && mode && cpu_ok) || (want == 1 && mode) || (want == 2 && cpu_ok) || want == 3) {
-        chosen = &e;
-        break;
-      }
+  for (const Eligible& e : eligible) {
+    if (chosen == nullptr || e.Preference(own_profile, own_mode) >
+                                 chosen->Preference(own_profile, own_mode)) {
+      chosen = &e;
     }
   }
   std::string skipped_text;
@@ -462,9 +475,15 @@ StatusOr<BaselineChoice> ChooseBaseline(Store& store, const std::string& spec, i
                                             : "the same injected faults '" + chosen->faults + "'") +
                     " and no harness errors";
     const bool newest = chosen == &eligible.front();
+    if (chosen->profile != own_profile) {
+      choice.reason += ", under profile '" + chosen->profile + "' (none was run under '" +
+                       own_profile + "')";
+    } else if (!newest && eligible.front().profile != own_profile) {
+      choice.reason += ", under the same profile";
+    }
     if (chosen->mode != own_mode) {
       choice.reason += ", in latency mode '" + chosen->mode + "' (none was run with '" + own_mode + "')";
-    } else if (!newest) {
+    } else if (!newest && eligible.front().mode != own_mode) {
       choice.reason += ", with the same latency mode";
     }
     if (!newest && chosen->same_cpu && !eligible.front().same_cpu) choice.reason += ", on the same CPU model";

@@ -136,6 +136,33 @@ TEST_F(HistoryTest, AutoBaselineSkipsRunsWithInjectedFaultsOrHarnessErrorsAndSay
   EXPECT_EQ(*harness::ResolveBaseline(*store_, std::to_string(faulted), cand), faulted);
 }
 
+// A store that records both compiler-stack profiles compares each run with
+// its own profile's; the first run of a profile falls back to the other,
+// and the reason says so.
+TEST_F(HistoryTest, AutoBaselinePrefersTheCandidatesOwnProfile) {
+  const int64_t first = AddRun("inductor", "cpu-a", {Result("a", 10, 100)});
+  const int64_t other_first = AddRun("sendnn", "cpu-a", {Result("a", 10, 100)});
+  auto choice = harness::ChooseBaseline(*store_, "auto", other_first);
+  ASSERT_TRUE(choice.ok()) << choice.status().message();
+  EXPECT_EQ(choice->run_id, first);
+  EXPECT_NE(choice->reason.find("under profile 'inductor' (none was run under 'sendnn')"),
+            std::string::npos)
+      << choice->reason;
+
+  const int64_t second = AddRun("inductor", "cpu-a", {Result("a", 10, 100)});
+  const int64_t other_second = AddRun("sendnn", "cpu-b", {Result("a", 10, 100)});
+  // The newest earlier run is another profile's: passed over for the own
+  // profile's, even on another CPU model.
+  choice = harness::ChooseBaseline(*store_, "auto", second);
+  ASSERT_TRUE(choice.ok()) << choice.status().message();
+  EXPECT_EQ(choice->run_id, first);
+  EXPECT_NE(choice->reason.find(", under the same profile"), std::string::npos) << choice->reason;
+  choice = harness::ChooseBaseline(*store_, "auto", other_second);
+  ASSERT_TRUE(choice.ok()) << choice.status().message();
+  EXPECT_EQ(choice->run_id, other_first);
+  EXPECT_EQ(choice->reason.find("under profile"), std::string::npos) << choice->reason;
+}
+
 // A run with faults is compared with the latest run with the very same
 // faults, and the reason says so rather than "no injected faults".
 TEST_F(HistoryTest, AFaultedCandidateNamesTheSameFaultsOfItsBaseline) {
