@@ -135,10 +135,41 @@ TEST(ConfirmStepTest, PairedProcessesAreDecidedOnTheirRatios) {
   EXPECT_EQ(NextConfirmStep(base, slowed, 7, 7, v), ConfirmStep::kMore);
   // As pairs the change is plain.
   EXPECT_EQ(NextConfirmStep(base, slowed, 7, 7, v, /*paired=*/true), ConfirmStep::kDecided);
-  // Below the minimum it goes on even so.
-  EXPECT_EQ(NextConfirmStep(base, slowed, 6, 7, v, true), ConfirmStep::kMore);
+  // The t-test of the pairs reaches the level from four pairs, so a plain
+  // change stops there, below the minimum a rank test needs; three pairs
+  // are too few to stop for anything.
+  const std::vector<double> b3(base.begin(), base.begin() + 3),
+      slowed3(slowed.begin(), slowed.begin() + 3),
+      slowed4(slowed.begin(), slowed.begin() + 4);
+  const std::vector<double> b4(base.begin(), base.begin() + 4);
+  ASSERT_LT(TestConfirmation(b4, slowed4, true).p, v.wall_confirm_alpha);
+  EXPECT_EQ(NextConfirmStep(b4, slowed4, 4, 7, v, true), ConfirmStep::kDecided);
+  EXPECT_EQ(NextConfirmStep(b3, slowed3, 3, 7, v, true), ConfirmStep::kMore);
+  // Four pairs of the same +30% whose ratios scatter by +-10%: p is about
+  // 0.01, above the level, so more pairs, up to the minimum and past it.
+  std::vector<double> scattered;
+  for (size_t i = 0; i < 4; ++i) scattered.push_back(b4[i] * (1.30 + (i % 2 == 0 ? 0.1 : -0.1)));
+  ASSERT_GT(TestConfirmation(b4, scattered, true).p, v.wall_confirm_alpha);
+  EXPECT_EQ(NextConfirmStep(b4, scattered, 4, 7, v, true), ConfirmStep::kMore);
+  // Unpaired, the same four values a side go on: a rank test cannot reach
+  // the level below seven a side.
+  EXPECT_EQ(NextConfirmStep(b4, slowed4, 4, 7, v), ConfirmStep::kMore);
+  // Four steady pairs 1% apart: p is far below 0.5, but the change is
+  // bounded inside the 5% minimum, so nothing more could come of it.
+  std::vector<double> steady;
+  const double small[] = {1.010, 1.012, 1.008, 1.011};
+  for (size_t i = 0; i < 4; ++i) steady.push_back(b4[i] * small[i]);
+  ASSERT_LT(TestConfirmation(b4, steady, true).p, 0.5);
+  EXPECT_EQ(NextConfirmStep(b4, steady, 4, 7, v, true), ConfirmStep::kFutile);
+  // Four pairs that scatter +-7% around +4%: neither clear nor bounded
+  // inside the minimum (a 5% change would look like this): more pairs.
+  std::vector<double> loose;
+  const double wide[] = {1.12, 0.97, 1.10, 0.99};
+  for (size_t i = 0; i < 4; ++i) loose.push_back(b4[i] * wide[i]);
+  ASSERT_LT(TestConfirmation(b4, loose, true).p, 0.5);
+  EXPECT_EQ(NextConfirmStep(b4, loose, 4, 7, v, true), ConfirmStep::kMore);
   // Unchanged pairs are futile after four rounds.
-  const std::vector<double> b4(base.begin(), base.begin() + 4), s4(same.begin(), same.begin() + 4);
+  const std::vector<double> s4(same.begin(), same.begin() + 4);
   EXPECT_EQ(NextConfirmStep(b4, s4, 4, 7, v, true), ConfirmStep::kFutile);
   // Sides of different lengths are not pairs.
   EXPECT_EQ(NextConfirmStep(base, std::vector<double>(slowed.begin(), slowed.end() - 1), 7, 7, v,
@@ -150,7 +181,8 @@ TEST(ConfirmStepTest, PairedProcessesAreDecidedOnTheirRatios) {
   std::vector<double> gap = slowed;
   gap[1] = 0;
   EXPECT_EQ(NextConfirmStep(base, gap, 7, 7, v, true), ConfirmStep::kDecided);
-  EXPECT_EQ(NextConfirmStep(base, gap, 6, 7, v, true), ConfirmStep::kMore);
+  EXPECT_EQ(NextConfirmStep(b3, std::vector<double>(gap.begin(), gap.begin() + 3), 3, 7, v, true),
+            ConfirmStep::kMore);
   // Three whole pairs of an unchanged case are judged (futile), not taken
   // for sides that cannot be paired.
   std::vector<double> s4_gap = s4;
