@@ -2,12 +2,13 @@
 """`history` on a slower build that moves every case of a suite at once.
 
     bench/detect/history_pulse_drill.py [--bin BINARY] [--before BINARY]
-                                        [--runs 20] [--pulse 5-8]
+                                        [--runs 20] [--pulse 5-8] [--rounds 1]
                                         [--inject SPEC] [--keep DIR] [--reuse]
 
 Builds two stores of real runs of the prefill suite (19 cases, one thread,
 `--latency all --confirm-rounds 0 --baseline none`: history reads the main
-pass), their runs interleaved so that both see the same host:
+pass; `--rounds 3` times each case in three fresh processes as the nightly
+does), their runs interleaved so that both see the same host:
 
   pulse  runs 5-8 of 20 with a wall-only fault that slows every prefill
          case about 2x (`delay=2` on every op the suite calls: the host
@@ -68,9 +69,9 @@ def stop_hogs(hogs):
         h.wait()
 
 
-def record_run(binary, db, inject, threads):
+def record_run(binary, db, inject, threads, rounds):
     cmd = [binary, "--db", db, "run", "--suite", "prefill", "--latency", "all", "--confirm-rounds",
-           "0", "--baseline", "none", "--threads", str(threads), "--quiet"]
+           "0", "--baseline", "none", "--threads", str(threads), "--rounds", str(rounds), "--quiet"]
     if inject:
         cmd += ["--inject", inject]
     load = loadavg()
@@ -156,6 +157,8 @@ def main():
     p.add_argument("--pulse", default="5-8", help="first-last run (1-based) with the fault")
     p.add_argument("--inject", default=DEFAULT_INJECT)
     p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--rounds", type=int, default=1,
+                   help="timing rounds (fresh processes) a run takes of each case; the nightly's 3")
     p.add_argument("--hogs", type=int, default=2,
                    help="busy loops beside the host store's runs 5-8 (0: no host store)")
     p.add_argument("--keep", help="keep the stores in this directory")
@@ -184,7 +187,7 @@ def main():
                 inject = o.inject if name == "pulse" and pulsed else ""
                 hogs = start_hogs(o.hogs) if name == "host" and pulsed else []
                 try:
-                    load, secs = record_run(binary, stores[name], inject, o.threads)
+                    load, secs = record_run(binary, stores[name], inject, o.threads, o.rounds)
                 finally:
                     stop_hogs(hogs)
                 loads[name].append(load)
