@@ -380,7 +380,8 @@ TEST(RunE2E, SuspectsAreReTimedInFreshProcessesBesideTheBaselinesConfiguration) 
               std::string::npos)
         << r.err;
     // Every suspect's fresh processes are stored, for `compare` and the
-    // reports. Samples past the repeat are taken only while the samples so
+    // reports: at least four pairs (a paired case clearly changed is
+    // decided there), as many values a side. Samples past the repeat are taken only while the samples so
     // far are short, which a busy or slow host decides (the rule itself is
     // tested in WallSamplerTest): the bounds are the run's repeat and
     // --confirm-repeat.
@@ -390,8 +391,9 @@ TEST(RunE2E, SuspectsAreReTimedInFreshProcessesBesideTheBaselinesConfiguration) 
             " AND json_extract(extra_json, '$.confirm.baseline_run') = 1"
             " AND json_extract(extra_json, '$.confirm.paired') = 1"
             " AND json_extract(extra_json, '$.confirm.samples') BETWEEN 9 AND 12"
-            " AND json_array_length(json_extract(extra_json, '$.confirm.values')) >= 7"
-            " AND json_array_length(json_extract(extra_json, '$.confirm.baseline_values')) >= 7");
+            " AND json_array_length(json_extract(extra_json, '$.confirm.values')) >= 4"
+            " AND json_array_length(json_extract(extra_json, '$.confirm.values')) ="
+            "     json_array_length(json_extract(extra_json, '$.confirm.baseline_values'))");
     EXPECT_NE(confirmed, "0");
     flagged = One(db, "SELECT count(*) FROM v_regressions WHERE run_id = " + run +
                           " AND kind = 'latency'");
@@ -437,9 +439,10 @@ TEST(RunE2E, ConfirmReTimesARecordedRunsSuspectsAndJudgesItAgain) {
                   "SELECT count(*) FROM v_results WHERE run_id = 2"
                   " AND json_extract(extra_json, '$.confirm.paired') = 1"
                   " AND json_extract(extra_json, '$.confirm.samples') BETWEEN 5 AND 11"
-                  " AND json_array_length(json_extract(extra_json, '$.confirm.values')) >= 7"),
+                  " AND json_array_length(json_extract(extra_json, '$.confirm.values')) >= 4"),
               cases)
-        << "each process takes at least smoke's 5 samples a side, at most confirm's default of 11";
+        << "each process takes at least smoke's 5 samples a side, at most confirm's default of "
+           "11, and a paired case is decided from four pairs";
     flagged = One(db, "SELECT count(*) FROM v_regressions WHERE run_id = 2 AND kind = 'latency'");
   }
   EXPECT_EQ(flagged, cases) << "a tenfold mm slowdown was not confirmed in 2 attempts";

@@ -33,8 +33,9 @@ std::optional<LatencyMode> ParseLatencyMode(const std::string& name);
 // defaults live.
 struct ConfirmSettings {
   // At least this many fresh processes per side (0: off; 7 is the fewest
-  // that can reach wall_confirm_alpha 0.001), up to max_rounds while a
-  // verdict is undecided and the budget (seconds) lasts.
+  // that can reach wall_confirm_alpha 0.001 by a rank test; paired cases
+  // clearly changed or bounded unchanged stop from four), up to max_rounds
+  // while a verdict is undecided and the budget (seconds) lasts.
   int rounds = 7;
   int max_rounds = 11;
   double budget_s = 120;
