@@ -16,8 +16,10 @@ does), their runs interleaved so that both see the same host:
          harness's own host probe do not change), as a slower build would;
   A/A    20 unchanged runs;
   host   runs 5-8 of 20 with busy-loop processes beside them (`--hogs`, 2:
-         one a core), no fault: a slower host, which moves the harness's
-         probe as well as the cases (`--hogs 0` leaves this store out).
+         one a core; `--hog-kind memory`: processes that copy buffers far
+         larger than the caches instead), no fault: a slower host, which
+         moves the harness's probe as well as the cases (`--hogs 0` leaves
+         this store out).
 
 Then `history --suite prefill --json` of each binary on each store
 (interleaved) and counts: cases with a change point of their own at both
@@ -58,9 +60,17 @@ def span(values):
     return "%.1f-%.1f" % (min(values), max(values)) if values else "-"
 
 
-def start_hogs(n):
-    """n busy-loop processes (a slower host); stop_hogs ends exactly these."""
-    return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(n)]
+# A neighbour that works the memory system rather than a core: it copies a
+# buffer far larger than the last-level cache, over and over.
+MEMORY_HOG = ("a = bytearray(256 << 20)\nb = bytearray(256 << 20)\n"
+              "while True:\n    b[:] = a\n    a[:] = b\n")
+
+
+def start_hogs(n, kind="cpu"):
+    """n busy processes (a slower host): busy loops, or memory copies with
+    kind "memory"; stop_hogs ends exactly these."""
+    code = MEMORY_HOG if kind == "memory" else "while True: pass"
+    return [subprocess.Popen([sys.executable, "-c", code]) for _ in range(n)]
 
 
 def stop_hogs(hogs):
@@ -159,6 +169,8 @@ def main():
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--rounds", type=int, default=1,
                    help="timing rounds (fresh processes) a run takes of each case; the nightly's 3")
+    p.add_argument("--hog-kind", choices=["cpu", "memory"], default="cpu",
+                   help="busy loops, or processes copying buffers larger than the caches")
     p.add_argument("--hogs", type=int, default=2,
                    help="busy loops beside the host store's runs 5-8 (0: no host store)")
     p.add_argument("--keep", help="keep the stores in this directory")
@@ -185,7 +197,7 @@ def main():
             for name in order:
                 pulsed = first <= i <= last
                 inject = o.inject if name == "pulse" and pulsed else ""
-                hogs = start_hogs(o.hogs) if name == "host" and pulsed else []
+                hogs = start_hogs(o.hogs, o.hog_kind) if name == "host" and pulsed else []
                 try:
                     load, secs = record_run(binary, stores[name], inject, o.threads, o.rounds)
                 finally:
