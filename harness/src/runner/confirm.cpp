@@ -160,23 +160,6 @@ double ConfirmBudget(double budget_s, double first_round_s, int rounds) {
   return std::min(std::max(budget_s, needed), budget_s * kMaxFactor);
 }
 
-// Futile: after kFutilityRounds pairs the two sets overlap so much (p >= 0.5)
-// and the estimate is so far inside the minimum effect that no reachable
-// number of processes would confirm the case; most unchanged suspects stop
-// there. Paired processes: a clear change (p below the level, an estimate
-// of at least the minimum effect) stops there too, since the t-test of the
-// pairs' log ratios can reach the level from four pairs, where a rank test
-// between two sets needs seven a side. And a paired case whose change is
-// bounded inside the minimum effect (the pairs' 90% interval, Student t,
-// lies within it either way) stops there as plainly unchanged: a change of
-// the minimum would show such an interval one time in twenty at most, and a
-// change large enough to be found (its detectable size, docs/detection.md)
-// far less often. Below min_rounds every other case goes on. From there a case stops
-// when the evidence is clear (p < wall_confirm_alpha) or its estimated change
-// is smaller than wall_min_effect (no finding could come of it); a case whose
-// estimate is a finding's size but whose sets still overlap goes on, however
-// high its p-value: on a loaded host seven processes a side of a case slowed
-// by 40% can overlap at p = 0.2 and separate at eleven.
 namespace {
 
 // The pairs' log ratios put the change inside wall_min_effect either way:
@@ -194,6 +177,23 @@ bool PairsBoundedInside(const std::vector<double>& base_values,
 
 }  // namespace
 
+// Futile: after kFutilityRounds pairs the two sets overlap so much (p >= 0.5)
+// and the estimate is so far inside the minimum effect that no reachable
+// number of processes would confirm the case; most unchanged suspects stop
+// there. Paired processes: a clear change (p below the level, an estimate
+// of at least the minimum effect) stops there too, since the t-test of the
+// pairs' log ratios can reach the level from four pairs, where a rank test
+// between two sets needs seven a side. And a paired case whose change is
+// bounded inside the minimum effect (the pairs' 90% interval, Student t,
+// lies within it either way) stops there as plainly unchanged: a change of
+// the minimum would show such an interval one time in twenty at most, and a
+// change large enough to be found (its detectable size, docs/detection.md)
+// far less often. Below min_rounds every other case goes on. From there a case stops
+// when the evidence is clear (p < wall_confirm_alpha) or its estimated change
+// is smaller than wall_min_effect (no finding could come of it); a case whose
+// estimate is a finding's size but whose sets still overlap goes on, however
+// high its p-value: on a loaded host seven processes a side of a case slowed
+// by 40% can overlap at p = 0.2 and separate at eleven.
 ConfirmStep NextConfirmStep(const std::vector<double>& base_values,
                             const std::vector<double>& cand_values, int round, int min_rounds,
                             const ThresholdValues& v, bool paired) {
