@@ -1,7 +1,7 @@
 // The "serving" case kind: its trace validated when the suite loads, a
 // small trace served on the device end to end (every request against its
-// solo reference, the peak KV blocks at the hand count), and the scheduler
-// faults caught and named.
+// solo reference, the peak KV blocks at the hand count), the scheduler
+// faults caught and named, and the committed serving traces passing.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -251,6 +251,23 @@ TEST(ServingCliTest, InjectedServingFaultsFailTheRunNamingRequestAndStep) {
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_NE((bad.out + bad.err).find("'serving_drop' needs request=R"), std::string::npos)
       << bad.out << bad.err;
+}
+
+TEST(ServingCaseTest, CommittedServingTracesPassEveryRequest) {
+  auto suite = harness::LoadSuite(SPYRE_SOURCE_DIR "/suites", "decode");
+  ASSERT_TRUE(suite.ok()) << suite.status().message();
+  const auto options =
+      spyre_test::QuickOptions(SPYRE_SOURCE_DIR "/suites", SPYRE_SOURCE_DIR "/golden");
+  int ran = 0;
+  for (const auto& c : suite->cases) {
+    if (c.kind != "serving") continue;
+    ++ran;
+    const harness::CaseResult r = harness::ExecuteCase(*suite, c, options);
+    EXPECT_EQ(r.status, harness::CaseStatus::kPassed) << c.id << ": " << r.message;
+    EXPECT_EQ(r.extra["requests"].size(), 16u) << c.id;
+    EXPECT_GT(MetricOf(r, "kv", "kv_blocks_peak"), 0) << c.id;
+  }
+  EXPECT_EQ(ran, 4);
 }
 
 }  // namespace
