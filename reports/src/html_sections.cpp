@@ -216,6 +216,28 @@ std::vector<Column> ColumnsFor(const std::string& kind) {
             modeled,
             fallbacks};
   }
+  if (kind == "serving") {
+    return {
+        {"failed requests", "requests whose tokens or logits depart from the request decoded alone",
+         [](const CaseRow& row, const CaseFindings* cf) {
+           const MetricValue v = FindMetric(row.result.metrics, "failed_requests");
+           return Cell("failed", v.value, v.found ? Number(v.value) : "-",
+                       FindingClass(cf, ColumnKey{FindingKind::kAccuracy, "failed_requests"}));
+         }},
+        Latency("peak KV blocks", "most KV cache blocks held at once, beside the baseline's", "kv",
+                "kv_blocks_peak", Number),
+        Latency("tokens/s", "generated tokens per second over the trace (median of the repeats)",
+                "tps", "tokens_per_s", Number),
+        Latency("time to first token", "mean over requests, from arrival to first token", "ttft",
+                "ttft_us", Duration),
+        Latency("inter-token latency", "mean over requests of the time per token after the first",
+                "itl", "itl_us", Duration),
+        Latency("modeled TTFT", "time to first token on the modeled clock", "mttft",
+                "modeled_ttft_us", Duration),
+        wall,
+        modeled,
+        fallbacks};
+  }
   if (kind == "prefill") {
     return {{"top-1 agreement", "share of positions whose top-1 logit matches the golden's",
              [](const CaseRow& row, const CaseFindings* cf) {
@@ -255,6 +277,7 @@ const char* KindTitle(const std::string& kind) {
   if (kind == "decode") return "decode cases";
   if (kind == "prefill") return "prefill cases";
   if (kind == "embed") return "embedding cases";
+  if (kind == "serving") return "serving traces";
   return "op cases";
 }
 
@@ -266,6 +289,13 @@ std::string KindNote(const std::string& kind) {
            "the case fails on a hard flip, on max logprob diff above its limit (the case's "
            "logprob_m times the yardstick's own max logprob diff, at least logprob_floor) or on "
            "too little top-k overlap. Times are medians of the repeats; wall is one whole decode.";
+  }
+  if (kind == "serving") {
+    return "A serving trace runs requests of their own lengths through continuous batching over a "
+           "paged KV cache; each request is judged by the decode rules against itself decoded "
+           "alone, and the trace fails when any request does (the message names the request and "
+           "the step). Times to first token are from a request's arrival; wall is one whole "
+           "trace.";
   }
   if (kind == "embed") {
     return "An embedding case fails when the cosine similarity of any sequence's embedding falls "

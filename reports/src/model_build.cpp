@@ -97,13 +97,15 @@ void FillSuites(const harness::RunRecord& cand, const harness::RunRecord* base, 
 }  // namespace
 
 std::string CaseKindOf(const CaseResult& r) {
-  bool tokens = false, latency = false, logits_top1 = false, embeddings = false;
+  bool tokens = false, latency = false, logits_top1 = false, embeddings = false, kv = false;
   for (const harness::Metric& m : r.metrics) {
+    kv = kv || m.output == "kv";
     tokens = tokens || m.output == "tokens";
     latency = latency || m.output == "latency";
     logits_top1 = logits_top1 || (m.output == "logits" && m.name == "top1_agreement");
     embeddings = embeddings || m.output == "embeddings";
   }
+  if (kv && latency) return "serving";  // a serving trace's KV blocks
   if (tokens && latency) return "decode";
   if (logits_top1) return "prefill";
   if (embeddings) return "embed";

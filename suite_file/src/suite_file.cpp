@@ -186,7 +186,7 @@ Status CheckCaseCount(const std::string& text, const std::string& file) {
 // ahead of the schema's generic "unknown member".
 static Status CheckModelLimitsPlace(const nlohmann::json& doc, const std::string& file) {
   if (!doc.is_object() || !doc.contains("cases") || !doc["cases"].is_array()) return Status::Ok();
-  static const std::set<std::string> kModelKinds = {"decode", "prefill", "embed"};
+  static const std::set<std::string> kModelKinds = {"decode", "prefill", "embed", "serving"};
   static const std::set<std::string> kOwnMembers = {
       "max_logprob_diff", "logprob_m", "logprob_floor", "min_top_k_overlap",
       "near_tie_margin",  "top_k",     "min_cosine"};

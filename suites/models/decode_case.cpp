@@ -3,13 +3,13 @@
 // not cascade), judged per step (decode_metrics.h) and timed as time to
 // first token, inter-token latency and tokens/s, wall and modeled.
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "decode_metrics.h"
+#include "decode_verdict.h"
 #include "harness/golden/golden.h"
 #include "base/host_probe.h"
 #include "harness/wall_sampler.h"
@@ -21,25 +21,6 @@ namespace {
 
 using harness::CaseResult;
 using harness::CaseStatus;
-using Clock = std::chrono::steady_clock;
-
-// The steps a criterion failed at, as ranges: "all 16 steps", "step 3",
-// "steps 0-3, 7, 9-11".
-std::string StepRanges(const std::vector<int64_t>& steps, int64_t total) {
-  if (total > 1 && static_cast<int64_t>(steps.size()) == total) {
-    return "all " + std::to_string(total) + " steps";
-  }
-  if (steps.size() == 1) return "step " + std::to_string(steps[0]);
-  std::string out;
-  for (size_t i = 0; i < steps.size();) {
-    size_t j = i;
-    while (j + 1 < steps.size() && steps[j + 1] == steps[j] + 1) ++j;
-    out += (out.empty() ? "" : ", ") + std::to_string(steps[i]);
-    if (j > i) out += (j == i + 1 ? ", " : "-") + std::to_string(steps[j]);
-    i = j + 1;
-  }
-  return "steps " + out;
-}
 
 // A token's text as terminals, JSON and HTML can show it: printable ASCII
 // as is, a backslash doubled, anything else escaped (a newline as \\n, a
@@ -120,48 +101,6 @@ std::string QuoteAt(const nlohmann::json& text, int64_t step, const char* which)
     out += after;
   }
   return "\"" + out + "\"";
-}
-
-double Us(Clock::time_point a, Clock::time_point b) {
-  return std::chrono::duration<double, std::micro>(b - a).count();
-}
-
-struct DecodeTiming {
-  double prefill_us = 0;  // time to first token: prefill + reading its logits
-  double steps_us = 0;    // the remaining N - 1 steps
-};
-
-// Runs the prompt and N - 1 steps. teacher [B, N] gives the token fed after
-// each step; when undefined, the argmax is fed (greedy; the golden run).
-// Returns logits [B, N, V] on the CPU as `out_dtype` (fp32 on the device;
-// the float64 golden run keeps its logits in float64, so the greedy tokens
-// are chosen from them).
-at::Tensor RunDecode(DecoderModel& model, const at::Tensor& prompts, const at::Tensor& teacher,
-                     int64_t steps, DecodeTiming* timing, at::ScalarType out_dtype = at::kFloat) {
-  std::vector<at::Tensor> outs;
-  const auto t0 = Clock::now();
-  outs.push_back(model.Prefill(prompts).select(1, -1).to(at::kCPU).to(out_dtype));
-  const auto t1 = Clock::now();
-  for (int64_t i = 1; i < steps; ++i) {
-    const at::Tensor next =
-        teacher.defined() ? teacher.narrow(1, i - 1, 1) : outs.back().argmax(-1, /*keepdim=*/true);
-    outs.push_back(model.Step(next).to(at::kCPU).to(out_dtype));
-  }
-  const auto t2 = Clock::now();
-  if (timing != nullptr) *timing = {Us(t0, t1), Us(t1, t2)};
-  return at::stack(outs, 1);
-}
-
-double Median(std::vector<double> v) {
-  if (v.empty()) return std::nan("");
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-void AddMetric(CaseResult* r, const std::string& output, const std::string& name, double value,
-               double limit = std::nan(""), bool failed = false) {
-  r->metrics.push_back({output, name, value, limit, failed});
 }
 
 // What a decode case runs on: the golden decode that teaches and judges it,
@@ -293,102 +232,6 @@ DecodePhaseProfiles ProfileDecodePhases(DecoderModel& model, const ModelCase& mc
   return p;
 }
 
-// The yardstick: the CPU computing the same decode in fp32 with weights
-// and activations held in the device's storage format for the dtype,
-// teacher-forced alike. Its logits before they leave in the dtype.
-at::Tensor DecodeYardstickFp32(const ModelCase& mc, const Weights& weights,
-                               const at::Tensor& teacher) {
-  const int64_t max_len = mc.prompts.size(1) + mc.steps;
-  DecoderModel yardstick_model(mc.config, weights, at::kCPU, at::kFloat, LayerImpl::kPortable,
-                               max_len, DeviceFormatRounding(mc.dtype));
-  return RunDecode(yardstick_model, mc.prompts, teacher, mc.steps, nullptr);
-}
-
-// "limit 0.06 = 3 x yardstick 0.02" / "limit 0.01 (floor; 3 x yardstick
-// 0.002)" / "fixed limit 0.05".
-std::string DecodeLimitText(const ModelCase& mc, double lp_limit, double yardstick,
-                            bool fixed_limit) {
-  if (fixed_limit) return "fixed limit " + Short(lp_limit);
-  if (lp_limit > mc.logprob_floor) {
-    return "limit " + Short(lp_limit) + " = " + Short(mc.logprob_m) + " x yardstick " +
-           Short(yardstick);
-  }
-  return "limit " + Short(lp_limit) + " (the floor; " + Short(mc.logprob_m) + " x yardstick " +
-         Short(yardstick) + " is below it)";
-}
-
-// The device's decode judged against the golden, with the limits its
-// yardstick sets, and which criteria failed.
-struct DecodeVerdict {
-  DecodeJudgement j;
-  double yardstick = 0;  // the yardstick's max |logprob diff|
-  bool judge_flips = false;
-  LogitFlips flips;
-  double flip_limit = 0;
-  bool flips_failed = false;
-  double lp_limit = 0;
-  bool fixed_limit = false;
-  std::string limit_text;
-  bool lp_failed = false;
-  bool topk_failed = false;
-};
-
-DecodeVerdict JudgeDecodeCase(const ModelCase& mc, const Weights& weights, const at::Tensor& logits,
-                              const at::Tensor& logprobs, const at::Tensor& teacher) {
-  DecodeVerdict v;
-  v.j = JudgeDecode(logits, logprobs, teacher, mc.top_k, mc.near_tie_margin);
-  const at::Tensor yardstick_fp32 = DecodeYardstickFp32(mc, weights, teacher);
-  // Its logits leave in the dtype, as the device's.
-  const at::Tensor yardstick_logits = yardstick_fp32.to(mc.dtype).to(at::kFloat);
-  v.yardstick = JudgeDecode(yardstick_logits, logprobs, teacher, mc.top_k, mc.near_tie_margin)
-                    .max_logprob_diff;
-  // Below the logprob rule's resolution when the logits leave in a coarser
-  // format than the device computes in (bfloat16 out of DL16): the share of
-  // logits rounded to another value than the golden's, against the
-  // yardstick's share (LogitFlips).
-  v.judge_flips = OutputCoarserThanStorage(mc.dtype);
-  if (v.judge_flips) v.flips = CountLogitFlips(logits, yardstick_fp32, logprobs, mc.dtype);
-  v.flip_limit = std::max(kLogitFlipFloor, mc.logit_flip_m * v.flips.yardstick_share);
-  v.flips_failed = v.judge_flips && v.flips.device_share > v.flip_limit;
-  v.lp_limit = LogprobLimit(mc, v.yardstick);
-  v.fixed_limit = !std::isnan(mc.max_logprob_diff);
-  v.limit_text = DecodeLimitText(mc, v.lp_limit, v.yardstick, v.fixed_limit);
-  v.lp_failed = v.j.max_logprob_diff > v.lp_limit;
-  v.topk_failed = v.j.min_top_k_overlap < mc.min_top_k_overlap;
-  return v;
-}
-
-double DecodeTop1Agreement(const DecodeJudgement& j) {
-  return static_cast<double>(j.agreeing) / static_cast<double>(j.pairs);
-}
-
-void AddDecodeAccuracyMetrics(const DecodeVerdict& v, const ModelCase& mc, CaseResult* r) {
-  const DecodeJudgement& j = v.j;
-  AddMetric(r, "tokens", "top1_agreement", DecodeTop1Agreement(j));
-  AddMetric(r, "tokens", "first_divergence_step", static_cast<double>(j.first_divergence));
-  AddMetric(r, "tokens", "near_ties", static_cast<double>(j.near_ties));
-  AddMetric(r, "tokens", "hard_flips", static_cast<double>(j.pairs - j.agreeing - j.near_ties), 0,
-            j.first_failure >= 0);
-  AddMetric(r, "logprobs", "max_logprob_diff", j.max_logprob_diff, v.lp_limit, v.lp_failed);
-  AddMetric(r, "logprobs", "logprob_yardstick", v.yardstick);
-  if (v.judge_flips) {
-    AddMetric(r, "logits", "logit_flip_share", v.flips.device_share, v.flip_limit, v.flips_failed);
-    AddMetric(r, "logits", "logit_flip_yardstick", v.flips.yardstick_share);
-  }
-  AddMetric(r, "logprobs", "min_top_k_overlap", j.min_top_k_overlap, mc.min_top_k_overlap,
-            v.topk_failed);
-  AddMetric(r, "logprobs", "mean_top_k_overlap", j.mean_top_k_overlap);
-  // How peaked the golden distributions are (a trained model's are; the
-  // synthetic models' are flatter, with more near ties).
-  int64_t close_calls = 0;
-  for (const double g : j.golden_top2_gap) close_calls += g < mc.near_tie_margin;
-  const double near_tie_rate =
-      static_cast<double>(close_calls) / static_cast<double>(j.golden_top2_gap.size());
-  AddMetric(r, "logprobs", "golden_top1_prob_median", Median(j.golden_top1_prob));
-  AddMetric(r, "logprobs", "golden_top2_gap_median", Median(j.golden_top2_gap));
-  AddMetric(r, "logprobs", "golden_near_tie_rate", near_tie_rate);
-  r->max_abs_err = j.max_logprob_diff;
-}
 
 struct DecodeModeledLatency {
   double ttft_us = 0, itl_us = 0, tokens_per_s = 0;
@@ -411,48 +254,6 @@ void AddDecodeLatencyMetrics(const DecodeSamples& s, const DecodeModeledLatency&
   AddMetric(r, "latency", "modeled_ttft_us", m.ttft_us);
   AddMetric(r, "latency", "modeled_itl_us", m.itl_us);
   AddMetric(r, "latency", "modeled_tokens_per_s", m.tokens_per_s);
-}
-
-std::vector<int64_t> DecodeStepsOverLimit(const nlohmann::json& per_step, double lp_limit) {
-  std::vector<int64_t> over;
-  for (const auto& step : per_step) {
-    if (step["max_logprob_diff"].get<double>() > lp_limit) {
-      over.push_back(step["step"].get<int64_t>());
-    }
-  }
-  return over;
-}
-
-// Every failed criterion, hard flips first.
-std::vector<std::string> DecodeProblems(const DecodeVerdict& v, const ModelCase& mc) {
-  const DecodeJudgement& j = v.j;
-  std::vector<std::string> problems;
-  if (j.first_failure >= 0) {
-    problems.push_back("token divergence: " + std::to_string(j.pairs - j.agreeing - j.near_ties) +
-                       " top-1 flip(s), first at " + j.failure);
-  }
-  if (v.lp_failed) {
-    problems.push_back("max |logprob diff| " + Short(j.max_logprob_diff) + " above the " +
-                       v.limit_text + " at " +
-                       StepRanges(DecodeStepsOverLimit(j.per_step, v.lp_limit), mc.steps) +
-                       (v.fixed_limit ? " (the case's \"model\": {\"max_logprob_diff\": ...})"
-                                      : " (the case's \"model\": {\"logprob_m\": ..., "
-                                        "\"logprob_floor\": ...} set the rule)"));
-  }
-  if (v.flips_failed) {
-    problems.push_back(Percent(v.flips.device_share) +
-                       " of the bfloat16 logits rounded to another value than the golden's, "
-                       "above the limit " +
-                       Percent(v.flip_limit) + " = " + Short(mc.logit_flip_m) + " x yardstick " +
-                       Percent(v.flips.yardstick_share) +
-                       " (an error below the logprob rule's resolution; the case's \"model\": "
-                       "{\"logit_flip_m\": ...} sets the rule)");
-  }
-  if (v.topk_failed) {
-    problems.push_back("top-" + std::to_string(mc.top_k) + " overlap " +
-                       Short(j.min_top_k_overlap) + " below " + Short(mc.min_top_k_overlap));
-  }
-  return problems;
 }
 
 // The first divergence as text: the flip at `at_step` of the earliest

@@ -28,6 +28,9 @@ const std::map<std::string, std::vector<std::string>>& AllowedMembers() {
       {"decode",
        {"steps", "top_k", "near_tie_margin", "max_logprob_diff", "logprob_m", "logprob_floor",
         "logit_flip_m", "min_top_k_overlap"}},
+      {"serving",
+       {"top_k", "near_tie_margin", "max_logprob_diff", "logprob_m", "logprob_floor",
+        "logit_flip_m", "min_top_k_overlap"}},
       {"prefill", {"tolerance", "min_cosine"}},
       {"embed", {"min_cosine"}}};
   return kAllowed;
@@ -41,6 +44,8 @@ const char* TaskName(ModelTask t) {
       return "prefill";
     case ModelTask::kEmbed:
       return "embed";
+    case ModelTask::kServing:
+      return "serving";
   }
   return "?";
 }
@@ -249,13 +254,26 @@ StatusOr<ModelCase> ParseModelCase(const harness::SuiteSpec& suite, const harnes
   if (impl != "portable" && impl != "fused")
     return InvalidInput(p + "/impl: use \"portable\" or \"fused\"");
   mc.impl = impl == "fused" ? LayerImpl::kFused : LayerImpl::kPortable;
-  SPYRE_ASSIGN_OR_RETURN(auto prompts, ParsePrompts(m, mc, p));
-  mc.prompts = prompts;
+  if (task == ModelTask::kServing) {
+    for (const char* key : {"prompts", "prompts_text", "batch", "seq"}) {
+      if (m.contains(key)) {
+        return InvalidInput(p + "/" + key +
+                            ": a serving case's prompts belong to its requests "
+                            "(\"serving\": {\"requests\": [{\"prompt\": ...}]})");
+      }
+    }
+    mc.prompts = at::zeros({0, 0}, at::kLong);  // the serving kind fills it
+  } else {
+    SPYRE_ASSIGN_OR_RETURN(auto prompts, ParsePrompts(m, mc, p));
+    mc.prompts = prompts;
+  }
   if (task == ModelTask::kDecode) {
     if (!m.contains("steps") || !m["steps"].is_number_integer() || m["steps"].get<int64_t>() < 1) {
       return InvalidInput(p + "/steps: a decode case needs a positive integer \"steps\"");
     }
     mc.steps = m["steps"].get<int64_t>();
+  }
+  if (task == ModelTask::kDecode || task == ModelTask::kServing) {
     double top_k = static_cast<double>(mc.top_k);
     SPYRE_RETURN_IF_ERROR(NumberMember(m, "top_k", p, 1, &top_k));
     mc.top_k = static_cast<int64_t>(std::min(top_k, static_cast<double>(mc.config.vocab)));
@@ -333,6 +351,8 @@ Status CheckModelGolden(const harness::SuiteSpec& suite, const ModelCase& mc,
     case ModelTask::kEmbed:
       wants = {{"embeddings", {b, mc.config.hidden}, false}};
       break;
+    case ModelTask::kServing:
+      break;  // per request: the serving kind checks them
   }
   const std::string regenerate =
       "; regenerate it with '" + harness::GoldenGenerateCommand(suite.name, suite.root, path) + "'";

@@ -30,7 +30,9 @@
 
 namespace suites {
 
-enum class ModelTask { kDecode, kPrefill, kEmbed };
+// kServing: the "serving" kind's model member: a decoder with decode's
+// judging members and no prompts (its requests carry them).
+enum class ModelTask { kDecode, kPrefill, kEmbed, kServing };
 
 struct ModelCase {
   ModelTask task = ModelTask::kDecode;

@@ -171,6 +171,7 @@ const std::vector<Entry>& Catalogue() {
     {"suite_repeat_past_int", {"run", "--suite", "repeatwrap", "--suites", "{ws}/suites"}, {}, {"repeatwrap.json", "/defaults/repeat", "at most 1000000"}},
     {"model_full_size_decode_generate", {"golden", "generate", "--suite", "bigmodel", "--suites", "{ws}/suites", "--golden", "{ws}/golden-big"}, {}, {"bigmodel.json", "case 'decode8b'", "granite-3.3-8b", "budget", "timing"}},
     {"model_full_size_decode_run", {"run", "--suite", "bigmodel", "--suites", "{ws}/suites"}, {}, {"bigmodel.json", "granite-3.3-8b", "GiB"}},
+    {"serving_prompt_over_token_budget", {"run", "--suite", "badserving", "--suites", "{ws}/suites"}, {}, {"badserving.json", "/cases/0/serving", "request 'long' (trace index 1)", "over the token budget of 16", "raise \"token_budget\""}},
     {"op_oversized_shape_generate", {"golden", "generate", "--suite", "bigshape", "--suites", "{ws}/suites", "--golden", "{ws}/golden-big"}, {}, {"bigshape.json", "case 'huge'", "budget"}},
     // Stores that must be left as they are, and messages that must be true
     {"store_corrupt_pages", {"run", "--suite", "smoke", "--filter", "^smoke/mul_scalar$", "--db", "{ws}/corrupt-pages.db"}, {}, {"corrupt-pages.db", "corrupt", "left untouched"}, nullptr, "{ws}/corrupt-pages.db"},

@@ -239,6 +239,11 @@ void WriteLimitSuites(const std::string& suites) {
   WriteFile(suites + "/bigmodel.json",
             R"({"name": "bigmodel", "cases": [{"id": "decode8b", "kind": "decode",
     "model": {"config": "granite-3.3-8b", "prompts": [[1, 2, 3]], "steps": 2}}]})");
+  WriteFile(suites + "/badserving.json",
+            R"({"name": "badserving", "cases": [{"id": "trace", "kind": "serving",
+    "model": {"config": "llama-tiny"}, "serving": {"token_budget": 16, "requests": [
+      {"id": "short", "prompt_len": 4, "max_new_tokens": 2},
+      {"id": "long", "arrival": 3, "prompt_len": 40, "max_new_tokens": 2}]}}]})");
   WriteFile(suites + "/bigshape.json", R"({"name": "bigshape", "cases": [{"id": "huge", "op": "neg",
     "inputs": [{"shape": [100000, 100000], "dtype": "float32"}]}]})");
 }

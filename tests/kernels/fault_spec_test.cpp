@@ -115,6 +115,22 @@ TEST(FaultSpecTest, MalformedSpecsNameTheEntryAndPosition) {
   }
 }
 
+// serving_* names are the serving engine's fault points: they alone take
+// request= and step=, integers from 0.
+TEST(FaultSpecTest, ServingFaultPointsTakeARequestAndAStep) {
+  const FaultPlan p = MustParse("serving_drop:request=3,step=7;mm:slow=2");
+  EXPECT_EQ(p.Find("serving_drop")->request, 3);
+  EXPECT_EQ(p.Find("serving_drop")->step, 7);
+  EXPECT_TRUE(p.Find("serving_drop")->any());
+  EXPECT_EQ(p.Find("mm")->request, -1);
+  EXPECT_THAT(MustFail("mm:request=1"), HasSubstr("only the serving_* fault points take it"));
+  EXPECT_THAT(MustFail("serving_drop:request=-1,step=2"),
+              HasSubstr("'request' needs an integer from 0: request=N"));
+  EXPECT_THAT(MustFail("serving_drop:request=1.5,step=2"), HasSubstr("an integer from 0"));
+  EXPECT_THAT(MustFail("serving_drop:step,request=1"), HasSubstr("'step' needs an integer"));
+  EXPECT_THAT(MustFail("serving_drop:step=1,step=2"), HasSubstr("'step' is given twice"));
+}
+
 TEST(FaultSpecTest, ErrorFactorIsDeterministicAndSigned) {
   int plus = 0, minus = 0;
   for (int64_t i = 0; i < 1000; ++i) {

@@ -1,6 +1,6 @@
 // Acceptance: with every mm output perturbed by 5e-3, every committed
 // decode case fails its yardstick-scaled limit and names the steps whose
-// log-probabilities moved. The
+// log-probabilities moved (a serving trace, the requests and their steps). The
 // fault is set through SetConfig: ctest's discovered ENVIRONMENT property
 // keeps only the first of several variables (see the report to the lead).
 #include <gtest/gtest.h>
@@ -26,6 +26,13 @@ TEST(ModelFaultTest, DecodeReportsLogprobErrorsForTheAffectedSteps) {
     const harness::CaseResult r = harness::ExecuteCase(*suite, c, o);
     EXPECT_EQ(r.status, harness::CaseStatus::kFailed) << c.id;
     EXPECT_NE(r.message.find("max |logprob diff|"), std::string::npos) << c.id << ": " << r.message;
+    if (c.kind == "serving") {
+      // A trace names the requests that failed and the step of each.
+      EXPECT_NE(r.message.find(" requests failed; "), std::string::npos) << r.message;
+      EXPECT_NE(r.message.find("request '"), std::string::npos) << r.message;
+      EXPECT_NE(r.message.find(" of the trace: "), std::string::npos) << r.message;
+      continue;
+    }
     // The limit scales with the yardstick; the message says how.
     const double limit = r.extra["max_logprob_diff_limit"].get<double>();
     const double yardstick = r.extra["logprob_yardstick"].get<double>();
@@ -55,7 +62,7 @@ TEST(ModelFaultTest, DecodeReportsLogprobErrorsForTheAffectedSteps) {
 namespace {
 
 // Acceptance: a matmul off by 0.1% (an eighth of a bfloat16 spacing) fails
-// every case of the trained model. fp16 logits show it in the logprobs;
+// every case of the trained model, serving traces included. fp16 logits show it in the logprobs;
 // bfloat16 logits round most of it away, so those cases fail on how many
 // logits land on another value than the golden's, and say so.
 TEST(ModelFaultTest, ATenthOfAPercentFailsEveryTrainedModelCase) {
@@ -73,6 +80,15 @@ TEST(ModelFaultTest, ATenthOfAPercentFailsEveryTrainedModelCase) {
   int trained = 0;
   for (const auto& c : suite->cases) {
     if (c.id.rfind("fortunes.", 0) != 0) continue;
+    if (c.kind == "serving") {
+      const harness::CaseResult r = harness::ExecuteCase(*suite, c, o);
+      EXPECT_EQ(r.status, harness::CaseStatus::kFailed) << c.id << ": " << r.message;
+      if (c.id.find(".bf16.") != std::string::npos) {
+        EXPECT_NE(r.message.find("of the trace's bfloat16 logits rounded"), std::string::npos)
+            << c.id << ": " << r.message;
+      }
+      continue;
+    }
     ++trained;
     const harness::CaseResult r = harness::ExecuteCase(*suite, c, o);
     EXPECT_EQ(r.status, harness::CaseStatus::kFailed) << c.id << ": " << r.message;

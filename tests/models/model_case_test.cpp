@@ -13,6 +13,7 @@
 #include "harness/wall_sampler.h"
 #include "model_case.h"
 #include "suites/models/checkpoint.h"
+#include "quick_options.h"
 #include "support/temp_dir.h"
 
 namespace {
@@ -20,12 +21,7 @@ namespace {
 using spyre_test::TempDir;
 
 harness::ExecOptions Options(const std::string& suites, const std::string& golden) {
-  harness::ExecOptions o;
-  o.suites_dir = suites;
-  o.golden_dir = golden;
-  o.warmup = 0;
-  o.repeat = 1;
-  return o;
+  return spyre_test::QuickOptions(suites, golden);
 }
 
 void WriteSuite(const TempDir& dir, const nlohmann::json& model,

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "fixture_store.h"
 #include "store/store.h"
 #include "support/temp_dir.h"
@@ -75,6 +77,20 @@ TEST_F(ReportModelTest, EverySuiteHasGeomeanCharts) {
     EXPECT_EQ(s.charts[0].metric, "modeled_us");
     EXPECT_EQ(s.charts[0].points.size(), 8u);
   }
+}
+
+// A result's kind, read from its metrics, picks its table's columns: a
+// serving trace records KV blocks beside its latency; a decode case tokens.
+TEST(ReportCaseKind, ServingTracesAreToldFromDecodeCases) {
+  harness::CaseResult serving;
+  serving.metrics = {{"r00", "top1_agreement", 1, std::nan(""), false},
+                     {"latency", "ttft_us", 10, std::nan(""), false},
+                     {"kv", "kv_blocks_peak", 8, std::nan(""), false}};
+  EXPECT_EQ(reports::CaseKindOf(serving), "serving");
+  harness::CaseResult decode;
+  decode.metrics = {{"tokens", "top1_agreement", 1, std::nan(""), false},
+                    {"latency", "ttft_us", 10, std::nan(""), false}};
+  EXPECT_EQ(reports::CaseKindOf(decode), "decode");
 }
 
 TEST(ReportModelErrors, MissingRunAndEmptyStoreAreNotFound) {

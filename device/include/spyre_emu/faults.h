@@ -20,6 +20,11 @@
 //   segv      the process dies of SIGSEGV when the op runs
 //   hang      the op never returns
 //   oom       the op fails with the device's out-of-memory error
+// An OP named serving_* is not an ATen operator but a fault point of the
+// harness's serving engine (the device never runs it; the serving case kind
+// reads the spec): serving_drop, serving_free_early. They take two more
+// kinds, request=N (a request's index in the trace) and step=N (an engine
+// step), both integers from 0; no other op takes them.
 // Spaces around entries, ops, kinds and values are ignored; an empty spec (or
 // only spaces) injects nothing; one trailing `;` is allowed. Anything else
 // malformed (unknown kind, missing or extra value, bad number, empty entry,
@@ -44,10 +49,13 @@ struct OpFaults {
   bool segv = false;
   bool hang = false;
   bool oom = false;
+  int64_t request = -1;  // serving_* fault points: the request, -1 none given
+  int64_t step = -1;     // and the step
   // What the op's host time is stretched by: slow and delay together.
   double wall_factor() const { return slow * delay; }
   bool any() const {
-    return slow != 1.0 || delay != 1.0 || error != 0.0 || nan || fallback || abort || segv || hang || oom;
+    return slow != 1.0 || delay != 1.0 || error != 0.0 || nan || fallback || abort || segv || hang ||
+           oom || request >= 0 || step >= 0;
   }
 };
 

@@ -1,6 +1,7 @@
 // The case-kind registry and the one entry point the worker calls.
 #include <exception>
 #include <mutex>
+#include <set>
 
 #include <c10/util/Exception.h>
 
@@ -12,6 +13,7 @@ namespace {
 struct Registry {
   std::mutex mu;
   std::map<std::string, std::unique_ptr<CaseKind>> kinds;
+  std::set<std::string> fault_points;
 };
 
 Registry& TheRegistry() {
@@ -38,6 +40,18 @@ void RegisterCaseKind(const std::string& name, CaseKindFactory factory) {
   Registry& r = TheRegistry();
   std::lock_guard<std::mutex> lock(r.mu);
   r.kinds[name] = factory();
+}
+
+void RegisterFaultPoint(const std::string& name) {
+  Registry& r = TheRegistry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  r.fault_points.insert(name);
+}
+
+bool IsFaultPoint(const std::string& name) {
+  Registry& r = TheRegistry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  return r.fault_points.count(name) != 0;
 }
 
 const CaseKind* FindCaseKind(const std::string& name) {

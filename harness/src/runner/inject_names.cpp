@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "base/suggest.h"
+#include "harness/case_kinds/case_kinds.h"
 
 namespace harness::runner_internal {
 namespace {
@@ -82,6 +83,10 @@ StatusOr<std::string> CheckInjectOps(const std::string& spec, const char* what) 
     }
     const size_t colon = entry.find(':');
     const std::string op = Trim(entry.substr(0, colon));
+    if (IsFaultPoint(op)) {  // a case kind's, not the device's
+      out += entry + ";";
+      continue;
+    }
     std::string mapped = op;
     if (ops.device.count(op) == 0) {
       std::vector<std::string> behind;

@@ -13,7 +13,8 @@ namespace harness::runner_internal {
 // fault on them would never fire). A composite name with one unambiguous
 // device op behind it (`softmax` -> `_softmax`, `layer_norm` ->
 // `native_layer_norm`) is mapped; any other unknown name is a usage error
-// naming the closest ops.
+// naming the closest ops. A case kind's fault point (IsFaultPoint,
+// harness/case_kinds/case_kinds.h) is kept as it is.
 StatusOr<std::string> CheckInjectOps(const std::string& spec, const char* what);
 
 }  // namespace harness::runner_internal

@@ -58,7 +58,8 @@ struct RunInfo {
   std::vector<std::string> warnings;
 };
 
-// What a case measures, read from the metrics it recorded: "decode" (tokens,
+// What a case measures, read from the metrics it recorded: "serving" (kv
+// and latency outputs), "decode" (tokens,
 // logprobs and latency outputs), "prefill" (logits with top-1 agreement),
 // "embed" (embeddings) or "op" (everything else: per-output error metrics).
 // The report gives each kind its own columns.

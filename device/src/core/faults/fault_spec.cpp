@@ -81,8 +81,27 @@ class EntryError {
   Span entry_;
 };
 
+// request=N and step=N: which request of a serving trace, and at which
+// step, a `serving_*` fault point (not an ATen op) misbehaves.
+Status ApplyServingIndex(const std::string& op, const std::string& name, bool has_value,
+                         const std::string& value, size_t at, const EntryError& err,
+                         OpFaults* f) {
+  if (op.rfind("serving_", 0) != 0) {
+    return err.Fail(at, "'" + name + "' picks a request or step of a serving trace; only the "
+                        "serving_* fault points take it, not '" + op + "'");
+  }
+  double v = 0;
+  if (!has_value || !ParseNumber(value, &v) || v < 0 || v != std::floor(v) || v > 1e9) {
+    return err.Fail(at, "'" + name + "' needs an integer from 0: " + name + "=N");
+  }
+  int64_t& field = name == "request" ? f->request : f->step;
+  if (field >= 0) return err.Fail(at, "'" + name + "' is given twice for this op");
+  field = static_cast<int64_t>(v);
+  return Status();
+}
+
 // Applies one `KIND[=VALUE]` to *f.
-Status ApplyKind(const Span& kind, const EntryError& err, OpFaults* f) {
+Status ApplyKind(const std::string& op, const Span& kind, const EntryError& err, OpFaults* f) {
   const size_t eq = kind.text.find('=');
   auto trim = [](std::string s) {
     while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
@@ -94,6 +113,9 @@ Status ApplyKind(const Span& kind, const EntryError& err, OpFaults* f) {
   const bool has_value = eq != std::string::npos;
   const std::string value = has_value ? trim(kind.text.substr(eq + 1)) : "";
   if (name.empty()) return err.Fail(kind.begin, "empty fault kind; " + std::string(kKindsHelp));
+  if (name == "request" || name == "step") {
+    return ApplyServingIndex(op, name, has_value, value, kind.begin, err, f);
+  }
 
   if (name == "slow" || name == "delay" || name == "error") {
     double v = 0;
@@ -167,7 +189,7 @@ Status FaultPlan::Parse(const std::string& spec, FaultPlan* out) {
     }
     OpFaults& faults = plan.ops_[op];
     for (const Span& kind : Split(entry.text.substr(colon + 1), entry.begin + colon + 1, ',')) {
-      Status applied = ApplyKind(kind, err, &faults);
+      Status applied = ApplyKind(op, kind, err, &faults);
       if (!applied.ok()) return applied;
     }
   }

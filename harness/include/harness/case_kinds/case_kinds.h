@@ -229,6 +229,17 @@ struct CaseKindRegistrar {
             new ::harness::case_kinds_internal::Adapter<Type>());       \
       })
 
+// Fault points: places in a case kind, not ATen operators, where a fault
+// spec (SPYRE_EMU_FAULTS, run --inject) makes the kind misbehave on
+// purpose, e.g. the serving engine's "serving_drop". A kind registers its
+// own when it loads; `run --inject` accepts their names beside the ops the
+// device runs, and the kind reads their entries from the spec itself.
+void RegisterFaultPoint(const std::string& name);
+bool IsFaultPoint(const std::string& name);
+struct FaultPointRegistrar {
+  explicit FaultPointRegistrar(const std::string& name) { RegisterFaultPoint(name); }
+};
+
 // Looks up the case's kind and executes it; an unknown kind or an exception
 // becomes status `error` with the message.
 CaseResult ExecuteCase(const SuiteSpec& suite, const CaseSpec& c, const ExecOptions& options);

@@ -5,6 +5,7 @@
 //   DecoderModel m(config, weights, DeviceUnderTest(), at::kHalf, LayerImpl::kPortable);
 //   at::Tensor logits = m.Prefill(prompt);       // [B, S, V], fills the KV cache
 //   at::Tensor next = m.Step(tokens);            // tokens [B, 1] -> logits [B, V]
+//   at::Tensor last = m.StepPaged(tokens, segments, &cache);   // serving
 //
 // Layers: RMSNorm, RoPE (rotate-half, HF layout), grouped-query attention
 // with a KV cache kept on the model's device, SwiGLU MLP, Granite's
@@ -12,6 +13,7 @@
 // lengths (no padding). Logits are returned in the model dtype.
 #include <cstdint>
 #include <functional>
+#include <vector>
 
 #include <ATen/ATen.h>
 #include <c10/core/Device.h>
@@ -40,6 +42,17 @@ struct BoundaryRounding {
   std::function<at::Tensor(const at::Tensor&)> activations;
 };
 
+class PagedKvCache;
+
+// One sequence's share of a serving step (StepPaged): `tokens` consecutive
+// positions from `position` on, its keys and values kept in the blocks
+// `blocks` lists.
+struct PagedSegment {
+  int64_t position = 0;
+  int64_t tokens = 1;
+  const std::vector<int64_t>* blocks = nullptr;
+};
+
 class DecoderModel {
  public:
   // Copies the weights to `device` in `dtype` (linear weights stored
@@ -56,6 +69,15 @@ class DecoderModel {
   at::Tensor Step(const at::Tensor& tokens);
   int64_t cached_length() const { return cached_; }
 
+  // One step of continuous batching: tokens [1, T] are the segments' tokens
+  // one after another (T their total). The projections and the MLP see all
+  // T at once; each segment's attention writes its keys and values to
+  // `cache` and reads its whole past back through its block table. Returns
+  // the logits of each segment's last position, [segments, V]. Leaves the
+  // model's own cache (Prefill / Step) alone.
+  at::Tensor StepPaged(const at::Tensor& tokens, const std::vector<PagedSegment>& segments,
+                       PagedKvCache* cache);
+
  private:
   struct Layer {
     at::Tensor input_norm, post_norm;
@@ -64,8 +86,14 @@ class DecoderModel {
     at::Tensor w_gate_up;         // fused: [hidden, 2 * intermediate]
     at::Tensor k_cache, v_cache;  // [B, kv_heads, T, head_dim]
   };
+  using AttentionFn = std::function<at::Tensor(Layer&, int64_t layer_index, const at::Tensor& x)>;
   at::Tensor Forward(const at::Tensor& tokens);  // [B, S] -> logits [B, S, V]
+  // The layers and the head over `tokens`, attention by `attend`.
+  at::Tensor RunLayers(const at::Tensor& tokens, const AttentionFn& attend);
   at::Tensor AttentionBlock(Layer& layer, const at::Tensor& x, int64_t pos);
+  at::Tensor PagedAttentionBlock(Layer& layer, int64_t layer_index, const at::Tensor& x,
+                                 const std::vector<PagedSegment>& segments, PagedKvCache* cache);
+  at::Tensor Attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v) const;
   // An activation as the model holds it (unchanged without a rounding).
   at::Tensor Held(const at::Tensor& t) const {
     return rounding_.activations ? rounding_.activations(t) : t;
