@@ -77,12 +77,7 @@ StatusOr<at::Tensor> ParseTextPrompts(const nlohmann::json& m, ModelCase* mc,
                           std::to_string(len) +
                           "; prompts of one case need equal lengths in tokens (no padding)");
     }
-    for (const int64_t id : t) {
-      if (id >= mc->config.vocab) {
-        return InvalidInput(ip + ": token " + std::to_string(id) + " is outside the model's " +
-                            std::to_string(mc->config.vocab) + "-token vocabulary");
-      }
-    }
+    SPYRE_RETURN_IF_ERROR(CheckTokensInVocab(t, mc->config.vocab, ip));
     ids.insert(ids.end(), t.begin(), t.end());
   }
   mc->tokenizer = tok;
@@ -103,19 +98,12 @@ StatusOr<at::Tensor> ParsePrompts(const nlohmann::json& m, ModelCase& mc_out,
     size_t len = 0;
     for (size_t i = 0; i < pr.size(); ++i) {
       const std::string ip = p + "/prompts/" + std::to_string(i);
-      if (!pr[i].is_array() || pr[i].empty())
-        return InvalidInput(ip + ": expected a non-empty array of token ids");
-      if (i == 0) len = pr[i].size();
-      if (pr[i].size() != len)
+      SPYRE_ASSIGN_OR_RETURN(const std::vector<int64_t> t,
+                             TokenIdsFromJson(pr[i], mc.config.vocab, ip));
+      if (i == 0) len = t.size();
+      if (t.size() != len)
         return InvalidInput(ip + ": prompts of one case need equal lengths (no padding)");
-      for (size_t k = 0; k < pr[i].size(); ++k) {
-        const nlohmann::json& t = pr[i][k];
-        if (!t.is_number_integer() || t.get<int64_t>() < 0 || t.get<int64_t>() >= mc.config.vocab) {
-          return InvalidInput(ip + "/" + std::to_string(k) + ": token ids are integers in [0, " +
-                              std::to_string(mc.config.vocab) + ")");
-        }
-        ids.push_back(t.get<int64_t>());
-      }
+      ids.insert(ids.end(), t.begin(), t.end());
     }
     return at::tensor(ids, at::kLong)
         .view({static_cast<int64_t>(pr.size()), static_cast<int64_t>(len)});
@@ -198,6 +186,34 @@ Status CheckMemoryBudget(const ModelConfig& cfg, const nlohmann::json& m, const 
 }
 
 }  // namespace
+
+StatusOr<std::vector<int64_t>> TokenIdsFromJson(const nlohmann::json& ids, int64_t vocab,
+                                                const std::string& path) {
+  if (!ids.is_array() || ids.empty()) {
+    return InvalidInput(path + ": expected a non-empty array of token ids");
+  }
+  std::vector<int64_t> out;
+  for (size_t k = 0; k < ids.size(); ++k) {
+    const nlohmann::json& t = ids[k];
+    if (!t.is_number_integer() || t.get<int64_t>() < 0 || t.get<int64_t>() >= vocab) {
+      return InvalidInput(path + "/" + std::to_string(k) + ": token ids are integers in [0, " +
+                          std::to_string(vocab) + ")");
+    }
+    out.push_back(t.get<int64_t>());
+  }
+  return out;
+}
+
+Status CheckTokensInVocab(const std::vector<int64_t>& ids, int64_t vocab,
+                          const std::string& path) {
+  for (const int64_t id : ids) {
+    if (id >= vocab) {
+      return InvalidInput(path + ": token " + std::to_string(id) + " is outside the model's " +
+                          std::to_string(vocab) + "-token vocabulary");
+    }
+  }
+  return Status::Ok();
+}
 
 StatusOr<ModelCase> ParseModelCase(const harness::SuiteSpec& suite, const harness::CaseSpec& c,
                                    ModelTask task) {

@@ -12,6 +12,7 @@
 //             "min_cosine": 0.999, "tolerance": {...}}
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include <ATen/ATen.h>
 #include <nlohmann/json.hpp>
@@ -71,6 +72,15 @@ struct ModelCase {
 // config.json is read here (its weights when the case runs).
 harness::StatusOr<ModelCase> ParseModelCase(const harness::SuiteSpec& suite,
                                             const harness::CaseSpec& c, ModelTask task);
+
+// Token ids given in a suite file at `path`: a non-empty array of integers
+// in [0, vocab); an error names the first that is not.
+harness::StatusOr<std::vector<int64_t>> TokenIdsFromJson(const nlohmann::json& ids, int64_t vocab,
+                                                         const std::string& path);
+// Ids a tokenizer made from a suite file's text at `path`: an id outside the
+// model's vocabulary is an error naming it.
+harness::Status CheckTokensInVocab(const std::vector<int64_t>& ids, int64_t vocab,
+                                   const std::string& path);
 
 // The CPU yardstick's rounding for a model computed in `dtype` on the
 // device: the storage format the op judge uses for that dtype

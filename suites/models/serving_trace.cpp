@@ -57,22 +57,7 @@ StatusOr<std::vector<int64_t>> RequestPrompt(const nlohmann::json& r, const std:
   }
   ModelCase& mc = sc->model;
   const int64_t vocab = mc.config.vocab;
-  if (r.contains("prompt")) {
-    const nlohmann::json& ids = r["prompt"];
-    if (!ids.is_array() || ids.empty()) {
-      return InvalidInput(p + "/prompt: expected a non-empty array of token ids");
-    }
-    std::vector<int64_t> out;
-    for (size_t k = 0; k < ids.size(); ++k) {
-      if (!ids[k].is_number_integer() || ids[k].get<int64_t>() < 0 ||
-          ids[k].get<int64_t>() >= vocab) {
-        return InvalidInput(p + "/prompt/" + std::to_string(k) +
-                            ": token ids are integers in [0, " + std::to_string(vocab) + ")");
-      }
-      out.push_back(ids[k].get<int64_t>());
-    }
-    return out;
-  }
+  if (r.contains("prompt")) return TokenIdsFromJson(r["prompt"], vocab, p + "/prompt");
   if (r.contains("prompt_len")) {
     int64_t len = 0;
     SPYRE_RETURN_IF_ERROR(TraceCount(r, "prompt_len", p, 1, true, &len));
@@ -101,12 +86,7 @@ StatusOr<std::vector<int64_t>> RequestPrompt(const nlohmann::json& r, const std:
     mc.text = true;
   }
   std::vector<int64_t> out = mc.tokenizer.Encode(r["prompt_text"].get<std::string>());
-  for (const int64_t id : out) {
-    if (id >= vocab) {
-      return InvalidInput(p + "/prompt_text: token " + std::to_string(id) +
-                          " is outside the model's " + std::to_string(vocab) + "-token vocabulary");
-    }
-  }
+  SPYRE_RETURN_IF_ERROR(CheckTokensInVocab(out, vocab, p + "/prompt_text"));
   return out;
 }
 
