@@ -71,13 +71,6 @@ at::Tensor RunDecode(DecoderModel& model, const at::Tensor& prompts, const at::T
   return at::stack(outs, 1);
 }
 
-double Median(std::vector<double> v) {
-  if (v.empty()) return std::nan("");
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 void AddMetric(CaseResult* r, const std::string& output, const std::string& name, double value,
                double limit, bool failed) {
   r->metrics.push_back({output, name, value, limit, failed});

@@ -12,6 +12,7 @@
 #include <ATen/ATen.h>
 
 #include "base/case_result.h"
+#include "base/stats.h"
 #include "decode_metrics.h"
 #include "model_case.h"
 
@@ -31,7 +32,7 @@ at::Tensor RunDecode(DecoderModel& model, const at::Tensor& prompts, const at::T
                      int64_t steps, DecodeTiming* timing, at::ScalarType out_dtype = at::kFloat);
 
 // The median; NaN for no values.
-double Median(std::vector<double> v);
+using harness::Median;
 
 void AddMetric(harness::CaseResult* r, const std::string& output, const std::string& name,
                double value, double limit = std::nan(""), bool failed = false);
