@@ -73,7 +73,10 @@ StatusOr<int> TorchWorker(const WorkerOptions& options, const GlobalOptions& glo
       },
       preloaded, [](const std::string& spec) -> Status {
         SPYRE_ASSIGN_OR_RETURN(const DeviceUnderTest* device, LoadDeviceUnderTest());
-        return device->InjectFaults(spec);
+        SPYRE_RETURN_IF_ERROR(device->InjectFaults(spec));
+        // The case kinds' own fault points (the serving engine's) follow.
+        SetFaultPointSpec(spec);
+        return Status::Ok();
       });
 }
 

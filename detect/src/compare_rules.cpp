@@ -60,6 +60,8 @@ Finding Make(const CaseResult& cand, FindingKind kind, const std::string& metric
 // What each kind's two figures are (Finding::statistic).
 constexpr const char* kAccuracyStatistic = "the outputs against the golden reference, once a run";
 constexpr const char* kModeledStatistic = "modeled device time of one call (deterministic)";
+constexpr const char* kRequestModeledStatistic =
+    "modeled time of the request in one pass of the trace (deterministic)";
 constexpr const char* kFallbackStatistic = "CPU-fallback calls in one call";
 constexpr const char* kMemoryStatistic = "peak device memory of one call";
 
@@ -173,11 +175,122 @@ void CompareAccuracy(const CaseResult& base, const CaseResult& cand, const Thres
   }
 }
 
+// A serving trace's requests: their modeled time to first token and
+// inter-token latency ("<id>.modeled_ttft_us", "<id>.modeled_itl_us" under
+// output "latency"), deterministic like the case's modeled time, so judged
+// by the same threshold. The request that moved most (relative) speaks for
+// the trace.
+struct RequestShift {
+  std::string request;
+  std::string metric;  // "latency/<id>.modeled_ttft_us"
+  bool first_token = true;  // time to first token; else inter-token latency
+  double base = 0, cand = 0, change = 0;
+  double wall_base = std::nan(""), wall_cand = std::nan("");
+  double first_token_step = std::nan("");
+  int moved = 0;  // requests with a modeled time past the threshold
+  int requests = 0;
+};
+
+std::optional<RequestShift> WorstRequestShift(const CaseResult& base, const CaseResult& cand,
+                                              const ThresholdValues& v) {
+  std::map<std::string, double> before, after;
+  for (const Metric& m : base.metrics) {
+    if (m.output == "latency") before[m.name] = m.value;
+  }
+  for (const Metric& m : cand.metrics) {
+    if (m.output == "latency") after[m.name] = m.value;
+  }
+  const auto value = [](const std::map<std::string, double>& in, const std::string& name) {
+    const auto it = in.find(name);
+    return it == in.end() ? std::nan("") : it->second;
+  };
+  std::optional<RequestShift> worst;
+  std::set<std::string> moved, requests;
+  for (const auto& [name, cand_value] : after) {
+    for (const bool ttft : {true, false}) {
+      const std::string tail = ttft ? ".modeled_ttft_us" : ".modeled_itl_us";
+      if (name.size() <= tail.size() ||
+          name.compare(name.size() - tail.size(), tail.size(), tail) != 0) {
+        continue;
+      }
+      const std::string id = name.substr(0, name.size() - tail.size());
+      requests.insert(id);
+      const double base_value = value(before, name);
+      if (!(base_value > 0) || !std::isfinite(cand_value)) continue;
+      const double change = cand_value / base_value - 1;
+      if (std::fabs(change) <= v.modeled_latency) continue;
+      moved.insert(id);
+      // Slower first: a regression outranks any improvement.
+      const bool pick = !worst                                  ? true
+                        : (change > 0) != (worst->change > 0) ? change > 0
+                                                              : std::fabs(change) > std::fabs(worst->change);
+      if (!pick) continue;
+      RequestShift r;
+      r.request = id;
+      r.metric = "latency/" + name;
+      r.first_token = ttft;
+      r.base = base_value;
+      r.cand = cand_value;
+      r.change = change;
+      const std::string wall = id + (ttft ? ".ttft_us" : ".itl_us");
+      r.wall_base = value(before, wall);
+      r.wall_cand = value(after, wall);
+      r.first_token_step = value(after, id + ".first_token_step");
+      worst = r;
+    }
+  }
+  if (worst) {
+    worst->moved = static_cast<int>(moved.size());
+    worst->requests = static_cast<int>(requests.size());
+  }
+  return worst;
+}
+
+// "request 'r03' (its prefill at step 4): modeled time to first token; 3
+// of 16 requests moved; the whole trace 5.1 ms -> 5.4 ms (+6.3%); its wall
+// time to first token 1.2 ms -> 3.5 ms (median of the timed passes)"
+std::string RequestShiftDetail(const RequestShift& r, const CaseResult& base,
+                               const CaseResult& cand) {
+  std::string d = "request '" + r.request + "'";
+  if (std::isfinite(r.first_token_step) && r.first_token_step >= 0) {
+    d += Fmt(" (its prefill at step %g)", r.first_token_step);
+  }
+  d += r.first_token ? ": modeled time to first token" : ": modeled inter-token latency";
+  if (r.requests > 1) d += Fmt("; %g of %g requests moved", r.moved, r.requests);
+  if (base.modeled_us > 0 && std::isfinite(cand.modeled_us)) {
+    d += "; the whole trace " + HumanDuration(base.modeled_us) + " -> " +
+         HumanDuration(cand.modeled_us) +
+         Fmt(" (%+.1f%%)", 100 * (cand.modeled_us / base.modeled_us - 1));
+  }
+  if (r.wall_base > 0 && std::isfinite(r.wall_cand)) {
+    d += std::string("; its wall ") + (r.first_token ? "time to first token " : "inter-token latency ") +
+         HumanDuration(r.wall_base) + " -> " + HumanDuration(r.wall_cand) +
+         " (median of the timed passes)";
+  }
+  return d;
+}
+
 void CompareModeled(const CaseResult& base, const CaseResult& cand, const ThresholdValues& v,
                     Comparison* out) {
-  if (!(base.modeled_us > 0) || !std::isfinite(cand.modeled_us)) return;
-  double change = cand.modeled_us / base.modeled_us - 1;
-  if (std::fabs(change) <= v.modeled_latency) return;
+  const std::optional<RequestShift> request = WorstRequestShift(base, cand, v);
+  const bool trace_known = base.modeled_us > 0 && std::isfinite(cand.modeled_us);
+  const double change = trace_known ? cand.modeled_us / base.modeled_us - 1 : 0;
+  const bool trace_moved = trace_known && std::fabs(change) > v.modeled_latency;
+  if (request && (!trace_moved || std::fabs(request->change) >= std::fabs(change))) {
+    // A serving trace: the request carries the news, the trace's total
+    // goes into the sentence.
+    Finding f = Make(cand, FindingKind::kModeledLatency, request->metric, request->base,
+                     request->cand, RequestShiftDetail(*request, base, cand));
+    f.statistic = kRequestModeledStatistic;
+    if (request->change > 0) {
+      if (trace_moved && change > 0) f.blamed_ops = BlameOps(base, cand, /*modeled=*/true, 3);
+      out->regressions.push_back(f);
+    } else {
+      out->improvements.push_back(f);
+    }
+    return;
+  }
+  if (!trace_moved) return;
   Finding f =
       Make(cand, FindingKind::kModeledLatency, "modeled_us", base.modeled_us, cand.modeled_us, "");
   f.statistic = kModeledStatistic;

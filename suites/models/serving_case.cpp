@@ -6,7 +6,6 @@
 // modeled, with the KV blocks the trace held.
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -48,17 +47,13 @@ nlohmann::json RequestExtra(const ServingRequest& req, const RequestRecord& rec,
 
 // The fault points `run --inject` and SPYRE_EMU_FAULTS may name
 // (serving_faults.h); --inject replaces SPYRE_EMU_FAULTS, as it does for
-// the device.
+// the device, and a paired timing switches them with the device's.
 const harness::FaultPointRegistrar kServingDropRegistrar(kServingDropPoint);
 const harness::FaultPointRegistrar kServingFreeEarlyRegistrar(kServingFreeEarlyPoint);
+const harness::FaultPointRegistrar kServingSlowPrefillRegistrar(kServingSlowPrefillPoint);
 
 ServingFaultSpec ServingFaultsFromEnvironment(const ServingCase& sc) {
-  const char* inject = std::getenv("SPYRE_REGRESS_INJECT");
-  const char* emu = std::getenv("SPYRE_EMU_FAULTS");
-  const std::string spec = inject != nullptr && *inject != '\0' ? inject
-                           : emu != nullptr                     ? emu
-                                                                : "";
-  return ParseServingFaults(spec, static_cast<int64_t>(sc.requests.size()));
+  return ParseServingFaults(harness::FaultPointSpec(), static_cast<int64_t>(sc.requests.size()));
 }
 
 class ServingCaseKind : public harness::CaseKindOf<ServingCase> {
@@ -132,6 +127,7 @@ class ServingCaseKind : public harness::CaseKindOf<ServingCase> {
     if (!faults.error.empty()) return CaseResult::Error(faults.error);
     ServingRunOptions run_options;
     run_options.faults = faults.faults;
+    run_options.slow_prefill = faults.slow_prefill;
     DecoderModel model(sc.model.config, inputs->weights, DeviceUnderTest(), sc.model.dtype,
                        sc.model.impl, sc.max_len);
     for (int i = 0; i < WarmupCount(suite, options); ++i) {

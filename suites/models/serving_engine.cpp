@@ -20,6 +20,31 @@ int64_t ServedToken(const std::vector<at::Tensor>& teachers, size_t r, int64_t k
   return logits_row.argmax().item<int64_t>();
 }
 
+// Whether `plan` prefills the request the slow-prefill fault names.
+bool PrefillsSlowedRequest(const StepPlan& plan, const SlowPrefill& slow) {
+  if (slow.request < 0 || !(slow.factor > 1)) return false;
+  for (const ScheduledWork& w : plan.work) {
+    if (w.kind == WorkKind::kPrefill && w.request == slow.request) return true;
+  }
+  return false;
+}
+
+// Waits until `factor` times the time since `begin` has passed, as a host
+// waiting on a slow device kernel does.
+void StretchSince(ServingClock::time_point begin, double factor) {
+  const auto until = begin + (ServingClock::now() - begin) * factor;
+  while (ServingClock::now() < until) {
+  }
+}
+
+void ScaleProfile(double factor, DeviceProfile* p) {
+  p->modeled_us *= factor;
+  for (harness::OpSummary& op : p->ops) {
+    op.modeled_us *= factor;
+    op.wall_us *= factor;
+  }
+}
+
 }  // namespace
 
 ServingRun RunServingTrace(DecoderModel& model, const ServingCase& sc,
@@ -60,11 +85,15 @@ ServingRun RunServingTrace(DecoderModel& model, const ServingCase& sc,
         next.push_back(ServedToken(teachers, r, k, logits[static_cast<int64_t>(i)]));
       }
     };
+    const bool slowed = PrefillsSlowedRequest(plan, options.slow_prefill);
+    const auto step_begin = ServingClock::now();
     if (options.profile_steps) {
       run.step_profiles.push_back(ProfileOnDevice(step));
+      if (slowed) ScaleProfile(options.slow_prefill.factor, &run.step_profiles.back());
     } else {
       step();
     }
+    if (slowed) StretchSince(step_begin, options.slow_prefill.factor);
     run.blocks_in_use.push_back(plan.blocks_in_use);
     scheduler.Commit(next);
     run.step_end_us.push_back(

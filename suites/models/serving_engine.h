@@ -16,6 +16,7 @@
 
 #include <ATen/ATen.h>
 
+#include "serving_faults.h"
 #include "serving_scheduler.h"
 #include "serving_trace.h"
 #include "suites/device_under_test.h"
@@ -25,6 +26,10 @@ namespace suites {
 
 struct ServingRunOptions {
   SchedulerFaults faults;
+  // The step that prefills this request takes `factor` times as long: its
+  // host time is stretched by waiting, and its profile's modeled and
+  // per-op times are scaled (serving_faults.h).
+  SlowPrefill slow_prefill;
   // Each step profiled on the device (ProfileOnDevice): modeled time, peak
   // device bytes and op totals per step in ServingRun::step_profiles.
   bool profile_steps = false;

@@ -68,6 +68,8 @@ ServingLatency MeasureLatency(const ServingCase& sc, const std::vector<ServingRu
     median.itl_us = Median(itl);  // NaN for a request of one token
     l.wall.push_back(median);
     l.modeled.push_back(TimesOf(profiled.records[r], sc.requests[r], modeled_end));
+    const std::vector<int64_t>& steps = profiled.records[r].token_steps;
+    l.first_token_step.push_back(steps.empty() ? -1 : steps.front());
   }
   for (const ServingRun& run : timed) {
     tps.push_back(static_cast<double>(TokenCount(run)) / (run.wall_us * 1e-6));
@@ -88,6 +90,7 @@ void AddServingLatencyMetrics(const ServingCase& sc, const ServingLatency& l, Ca
     AddMetric(r, "latency", id + ".itl_us", l.wall[i].itl_us);
     AddMetric(r, "latency", id + ".modeled_ttft_us", l.modeled[i].ttft_us);
     AddMetric(r, "latency", id + ".modeled_itl_us", l.modeled[i].itl_us);
+    AddMetric(r, "latency", id + ".first_token_step", static_cast<double>(l.first_token_step[i]));
     ttft.push_back(l.wall[i].ttft_us);
     itl.push_back(l.wall[i].itl_us);
     mttft.push_back(l.modeled[i].ttft_us);

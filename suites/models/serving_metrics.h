@@ -30,6 +30,7 @@ RequestTimes TimesOf(const RequestRecord& rec, const ServingRequest& req,
 
 struct ServingLatency {
   std::vector<RequestTimes> wall, modeled;  // per request
+  std::vector<int64_t> first_token_step;    // per request; -1 when it yielded none
   double tokens_per_s = std::nan(""), modeled_tokens_per_s = std::nan("");
 };
 
@@ -37,7 +38,8 @@ struct ServingLatency {
 ServingLatency MeasureLatency(const ServingCase& sc, const std::vector<ServingRun>& timed,
                               const ServingRun& profiled);
 
-// Per request "<id>.ttft_us", "<id>.itl_us" and their modeled twins, and the
+// Per request "<id>.ttft_us", "<id>.itl_us", their modeled twins and
+// "<id>.first_token_step" (its prefill step, which findings name), and the
 // means over requests ("ttft_us", "itl_us", ...) with the trace's tokens/s.
 void AddServingLatencyMetrics(const ServingCase& sc, const ServingLatency& l,
                               harness::CaseResult* r);

@@ -242,6 +242,61 @@ TEST(DetectTest, EachKindIsFoundWithItsMetric) {
   }
 }
 
+// A serving trace's per-request modeled times ("<id>.modeled_ttft_us",
+// "<id>.modeled_itl_us"): the request that moved most speaks for the case,
+// naming its prefill step, and a request that moved while the trace's
+// total did not is still found.
+void AddRequest(CaseResult* r, const std::string& id, double ttft, double itl, int step) {
+  r->metrics.push_back({"latency", id + ".modeled_ttft_us", ttft});
+  r->metrics.push_back({"latency", id + ".modeled_itl_us", itl});
+  r->metrics.push_back({"latency", id + ".ttft_us", ttft * 3});
+  r->metrics.push_back({"latency", id + ".first_token_step", static_cast<double>(step)});
+}
+
+TEST(DetectTest, AServingRequestWhoseModeledTimeMovedIsNamedWithItsStep) {
+  std::mt19937_64 rng(5);
+  auto base = MakeRun(1, {Case("trace", rng, 1000, 500)});
+  AddRequest(&base.cases[0], "r0", 40, 10, 0);
+  AddRequest(&base.cases[0], "r1", 60, 12, 3);
+  AddRequest(&base.cases[0], "r2", 50, std::nan(""), 5);  // one token: no ITL
+  auto cand = base;
+  cand.run_id = 2;
+  cand.cases[0].metrics.clear();
+  AddRequest(&cand.cases[0], "r0", 40, 13, 0);   // its ITL spans the slow step
+  AddRequest(&cand.cases[0], "r1", 180, 12, 3);  // its prefill step took 3x
+  AddRequest(&cand.cases[0], "r2", 50, std::nan(""), 5);
+  cand.cases[0].modeled_us = 620;
+  auto c = harness::CompareRuns(base, cand, harness::Thresholds{});
+  ASSERT_EQ(c.regressions.size(), 1u);
+  const harness::Finding& f = c.regressions[0];
+  EXPECT_EQ(f.kind, FindingKind::kModeledLatency);
+  EXPECT_EQ(f.metric, "latency/r1.modeled_ttft_us");
+  EXPECT_DOUBLE_EQ(f.ratio, 3);
+  EXPECT_NE(f.detail.find("request 'r1' (its prefill at step 3): modeled time to first token; "
+                          "2 of 3 requests moved; the whole trace 500 us -> 620 us (+24.0%)"),
+            std::string::npos)
+      << f.detail;
+  EXPECT_NE(f.detail.find("its wall time to first token 180 us -> 540 us"), std::string::npos)
+      << f.detail;
+
+  // The total unchanged (a scheduler that reorders): still found.
+  cand.cases[0].modeled_us = 500;
+  c = harness::CompareRuns(base, cand, harness::Thresholds{});
+  ASSERT_EQ(c.regressions.size(), 1u);
+  EXPECT_EQ(c.regressions[0].metric, "latency/r1.modeled_ttft_us");
+  // Faster only: an improvement; unchanged requests: nothing.
+  cand.cases[0].metrics.clear();
+  AddRequest(&cand.cases[0], "r0", 20, 10, 0);
+  AddRequest(&cand.cases[0], "r1", 60, 12, 3);
+  AddRequest(&cand.cases[0], "r2", 50, std::nan(""), 5);
+  c = harness::CompareRuns(base, cand, harness::Thresholds{});
+  EXPECT_TRUE(c.regressions.empty());
+  ASSERT_EQ(c.improvements.size(), 1u);
+  EXPECT_EQ(c.improvements[0].metric, "latency/r0.modeled_ttft_us");
+  c = harness::CompareRuns(base, base, harness::Thresholds{});
+  EXPECT_TRUE(c.regressions.empty() && c.improvements.empty());
+}
+
 TEST(DetectTest, TheCpuReferencesOwnErrorIsNotTheDevicesAccuracy) {
   EXPECT_FALSE(harness::IsAccuracyMetric("out0", "cpu_max_abs_err"));
   EXPECT_FALSE(harness::IsAccuracyMetric("out0", "cpu_rel_l2"));

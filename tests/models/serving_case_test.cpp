@@ -11,6 +11,7 @@
 #include "quick_options.h"
 #include "serving_engine.h"
 #include "serving_judge.h"
+#include "serving_metrics.h"
 #include "serving_trace.h"
 #include "support/run_command.h"
 #include "support/temp_dir.h"
@@ -219,6 +220,32 @@ TEST_F(ServingFaultTest, ADroppedRequestIsNamedWithItsLastStep) {
   EXPECT_EQ(Judge(f, 0), "");  // its neighbours are unharmed
 }
 
+TEST_F(ServingFaultTest, ASlowPrefillStretchesItsStepInModeledTime) {
+  // C is prefilled at step 2, beside A's and B's decodes; slowing its
+  // prefill 3x triples that step, so C's modeled time to first token
+  // triples, A's and B's first tokens (steps 0 and 1) do not move, and
+  // A's inter-token latency, which spans step 2, grows.
+  auto latency = [&](const suites::SlowPrefill& slow) {
+    suites::DecoderModel model(sc_.model.config, in_.weights, suites::DeviceUnderTest(),
+                               sc_.model.dtype, sc_.model.impl, sc_.max_len);
+    suites::ServingRunOptions o;
+    o.slow_prefill = slow;
+    o.profile_steps = true;
+    const suites::ServingRun run = suites::RunServingTrace(model, sc_, in_.tokens, o);
+    return suites::MeasureLatency(sc_, {run}, run);
+  };
+  const suites::ServingLatency clean = latency({});
+  const suites::ServingLatency slow = latency({2, 3.0});
+  EXPECT_EQ(slow.first_token_step, (std::vector<int64_t>{0, 1, 2}));
+  EXPECT_NEAR(slow.modeled[2].ttft_us / clean.modeled[2].ttft_us, 3.0, 1e-9);
+  EXPECT_DOUBLE_EQ(slow.modeled[0].ttft_us, clean.modeled[0].ttft_us);
+  EXPECT_DOUBLE_EQ(slow.modeled[1].ttft_us, clean.modeled[1].ttft_us);
+  EXPECT_GT(slow.modeled[0].itl_us, clean.modeled[0].itl_us * 1.05);
+  // Every request still gets its golden tokens: the fault is only time.
+  suites::SchedulerFaults none;
+  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(Judge(none, i), "") << i;
+}
+
 // The faults reach the serving kind the way the device's do: `run
 // --inject` with the fault points' names (serving_faults.h).
 TEST(ServingCliTest, InjectedServingFaultsFailTheRunNamingRequestAndStep) {
@@ -245,6 +272,26 @@ TEST(ServingCliTest, InjectedServingFaultsFailTheRunNamingRequestAndStep) {
     EXPECT_EQ(r.exit_code, 1) << spec << ": " << r.out << r.err;
     EXPECT_NE((r.out + r.err).find(needle), std::string::npos) << spec << ": " << r.out << r.err;
   }
+  // A slow prefill leaves every token right; compared with the clean run
+  // it is a modeled-latency regression naming the request and its step.
+  auto slow = spyre_test::RunCli(with({"run", "--db", dir.File("ok.db"), "--baseline", "auto",
+                                       "--inject", "serving_slow_prefill:request=2,slow=3"}));
+  EXPECT_EQ(slow.exit_code, 1) << slow.out << slow.err;
+  EXPECT_NE(slow.out.find("request 'C' (its prefill at step 2): modeled time to first token"),
+            std::string::npos)
+      << slow.out << slow.err;
+  // Timed, the slow step is a wall-time regression too, confirmed in
+  // processes that serve the trace with and without the fault in turn:
+  // the serving engine's faults switch with the device's.
+  auto timed_clean = spyre_test::RunCli(with(
+      {"run", "--db", dir.File("t.db"), "--baseline", "none", "--latency", "all"}));
+  EXPECT_EQ(timed_clean.exit_code, 0) << timed_clean.out << timed_clean.err;
+  auto timed = spyre_test::RunCli(
+      with({"run", "--db", dir.File("t.db"), "--baseline", "auto", "--latency", "all", "--inject",
+            "serving_slow_prefill:request=2,slow=30"}));
+  EXPECT_EQ(timed.exit_code, 1) << timed.out << timed.err;
+  EXPECT_NE(timed.out.find("s/c latency"), std::string::npos) << timed.out << timed.err;
+  EXPECT_NE(timed.out.find("fresh processes, paired"), std::string::npos) << timed.out << timed.err;
   // A fault point without its request is refused by the case, not ignored.
   auto bad = spyre_test::RunCli(with(
       {"run", "--db", dir.File("f.db"), "--baseline", "none", "--inject", "serving_drop:step=1"}));

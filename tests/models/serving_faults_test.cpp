@@ -34,4 +34,24 @@ TEST(ServingFaultsTest, AFaultPointWithoutItsRequestOrStepIsAnError) {
   EXPECT_NE(ParseServingFaults("serving_drop:nan", 4).error, "");
 }
 
+TEST(ServingFaultsTest, ASlowPrefillNamesItsRequestAndFactor) {
+  const auto f = ParseServingFaults("mm:slow=2; serving_slow_prefill: request = 2 , slow = 3.5", 4);
+  EXPECT_EQ(f.error, "");
+  EXPECT_EQ(f.slow_prefill.request, 2);
+  EXPECT_DOUBLE_EQ(f.slow_prefill.factor, 3.5);
+  EXPECT_EQ(f.faults.drop_request, -1);
+  // Its step is the request's prefill: a step= is refused, as is a
+  // factor that would not slow it.
+  for (const char* bad : {"serving_slow_prefill:request=2,step=1,slow=3",
+                          "serving_slow_prefill:request=2", "serving_slow_prefill:slow=3",
+                          "serving_slow_prefill:request=2,slow=1"}) {
+    const auto e = ParseServingFaults(bad, 4);
+    EXPECT_NE(e.error.find("'serving_slow_prefill' needs request=R"), std::string::npos)
+        << bad << ": " << e.error;
+    EXPECT_EQ(e.slow_prefill.request, -1) << bad;
+  }
+  EXPECT_EQ(ParseServingFaults("serving_slow_prefill:request=9,slow=3", 4).slow_prefill.request,
+            -1);
+}
+
 }  // namespace

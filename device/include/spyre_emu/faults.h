@@ -22,9 +22,10 @@
 //   oom       the op fails with the device's out-of-memory error
 // An OP named serving_* is not an ATen operator but a fault point of the
 // harness's serving engine (the device never runs it; the serving case kind
-// reads the spec): serving_drop, serving_free_early. They take two more
-// kinds, request=N (a request's index in the trace) and step=N (an engine
-// step), both integers from 0; no other op takes them.
+// reads the spec): serving_drop, serving_free_early, serving_slow_prefill.
+// They take two more kinds, request=N (a request's index in the trace) and
+// step=N (an engine step), both integers from 0; no other op takes them.
+// serving_slow_prefill takes slow=F as well.
 // Spaces around entries, ops, kinds and values are ignored; an empty spec (or
 // only spaces) injects nothing; one trailing `;` is allowed. Anything else
 // malformed (unknown kind, missing or extra value, bad number, empty entry,

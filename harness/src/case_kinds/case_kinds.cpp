@@ -1,6 +1,8 @@
 // The case-kind registry and the one entry point the worker calls.
+#include <cstdlib>
 #include <exception>
 #include <mutex>
+#include <optional>
 #include <set>
 
 #include <c10/util/Exception.h>
@@ -14,6 +16,7 @@ struct Registry {
   std::mutex mu;
   std::map<std::string, std::unique_ptr<CaseKind>> kinds;
   std::set<std::string> fault_points;
+  std::optional<std::string> switched_spec;  // SetFaultPointSpec's
 };
 
 Registry& TheRegistry() {
@@ -52,6 +55,24 @@ bool IsFaultPoint(const std::string& name) {
   Registry& r = TheRegistry();
   std::lock_guard<std::mutex> lock(r.mu);
   return r.fault_points.count(name) != 0;
+}
+
+std::string FaultPointSpec() {
+  {
+    Registry& r = TheRegistry();
+    std::lock_guard<std::mutex> lock(r.mu);
+    if (r.switched_spec) return *r.switched_spec;
+  }
+  const char* inject = std::getenv("SPYRE_REGRESS_INJECT");
+  if (inject != nullptr && *inject != '\0') return inject;
+  const char* emu = std::getenv("SPYRE_EMU_FAULTS");
+  return emu != nullptr ? emu : "";
+}
+
+void SetFaultPointSpec(const std::string& spec) {
+  Registry& r = TheRegistry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  r.switched_spec = spec;
 }
 
 const CaseKind* FindCaseKind(const std::string& name) {

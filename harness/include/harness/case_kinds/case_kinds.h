@@ -239,6 +239,14 @@ bool IsFaultPoint(const std::string& name);
 struct FaultPointRegistrar {
   explicit FaultPointRegistrar(const std::string& name) { RegisterFaultPoint(name); }
 };
+// The spec a kind reads its fault points' entries from: the one a paired
+// timing last switched this process to (SetFaultPointSpec), else
+// SPYRE_REGRESS_INJECT (run --inject) when set and not empty, else
+// SPYRE_EMU_FAULTS, else "".
+std::string FaultPointSpec();
+// Called with every fault switch of a paired timing (runner/worker_loop.h),
+// beside the device's own, so the kind's faults switch with the device's.
+void SetFaultPointSpec(const std::string& spec);
 
 // Looks up the case's kind and executes it; an unknown kind or an exception
 // becomes status `error` with the message.
