@@ -15,6 +15,16 @@ std::string Short(double v) {
   return buf;
 }
 
+namespace {
+
+// std::max passes over a NaN on either side; a non-finite logit must stay
+// in the figure the verdict reads.
+double MaxKeepingNan(double a, double b) {
+  return std::isnan(a) || std::isnan(b) ? std::nan("") : std::max(a, b);
+}
+
+}  // namespace
+
 DecodeJudgement JudgeDecode(const at::Tensor& device_logits, const at::Tensor& golden_logprobs,
                             const at::Tensor& golden_tokens, int64_t top_k,
                             double near_tie_margin) {
@@ -54,7 +64,7 @@ DecodeJudgement JudgeDecode(const at::Tensor& device_logits, const at::Tensor& g
         gold_set.insert(gt[i][s][k]);
         dev_set.insert(dt[i][s][k]);
         const double d = dl[i][s][gt[i][s][k]] - gl[i][s][gt[i][s][k]];
-        step_diff = std::max(step_diff, std::abs(d));
+        step_diff = MaxKeepingNan(step_diff, std::abs(d));
         sq_sum += d * d;
       }
       int64_t common = 0;
@@ -87,7 +97,7 @@ DecodeJudgement JudgeDecode(const at::Tensor& device_logits, const at::Tensor& g
     step["max_logprob_diff"] = step_diff;
     step["top_k_overlap"] = step_overlap;
     step["golden_top2_gap"] = step_gap;
-    j.max_logprob_diff = std::max(j.max_logprob_diff, step_diff);
+    j.max_logprob_diff = MaxKeepingNan(j.max_logprob_diff, step_diff);
     j.min_top_k_overlap = std::min(j.min_top_k_overlap, step_overlap);
     j.per_step.push_back(std::move(step));
   }

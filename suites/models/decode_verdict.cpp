@@ -30,7 +30,7 @@ std::string DecodeLimitText(const ModelCase& mc, double lp_limit, double yardsti
 std::vector<int64_t> DecodeStepsOverLimit(const nlohmann::json& per_step, double lp_limit) {
   std::vector<int64_t> over;
   for (const auto& step : per_step) {
-    if (step["max_logprob_diff"].get<double>() > lp_limit) {
+    if (!(step["max_logprob_diff"].get<double>() <= lp_limit)) {  // NaN: over
       over.push_back(step["step"].get<int64_t>());
     }
   }
@@ -110,7 +110,7 @@ DecodeVerdict JudgeDecodeAgainst(const ModelCase& mc, const at::Tensor& logits,
   v.lp_limit = LogprobLimit(mc, v.yardstick);
   v.fixed_limit = !std::isnan(mc.max_logprob_diff);
   v.limit_text = DecodeLimitText(mc, v.lp_limit, v.yardstick, v.fixed_limit);
-  v.lp_failed = v.j.max_logprob_diff > v.lp_limit;
+  v.lp_failed = !(v.j.max_logprob_diff <= v.lp_limit);  // a NaN logit fails
   v.topk_failed = v.j.min_top_k_overlap < mc.min_top_k_overlap;
   return v;
 }
@@ -160,7 +160,10 @@ std::vector<std::string> DecodeProblems(const DecodeVerdict& v, const ModelCase&
     problems.push_back("token divergence: " + std::to_string(j.pairs - j.agreeing - j.near_ties) +
                        " top-1 flip(s), first at " + j.failure);
   }
-  if (v.lp_failed) {
+  if (v.lp_failed && std::isnan(j.max_logprob_diff)) {
+    problems.push_back("non-finite device logits at " +
+                       StepRanges(DecodeStepsOverLimit(j.per_step, v.lp_limit), mc.steps));
+  } else if (v.lp_failed) {
     problems.push_back("max |logprob diff| " + Short(j.max_logprob_diff) + " above the " +
                        v.limit_text + " at " +
                        StepRanges(DecodeStepsOverLimit(j.per_step, v.lp_limit), mc.steps) +

@@ -2,6 +2,8 @@
 // but not failed, hard flips failed, logprob differences and top-k overlap.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "decode_metrics.h"
 
 namespace {
@@ -52,6 +54,18 @@ TEST(DecodeMetricsTest, TopKOverlapCountsSharedTokens) {
   const at::Tensor dev = LogProbs({{0.4, 0.1, 0.2, 0.3}});
   const auto j = suites::JudgeDecode(dev, gold, gold.argmax(-1), 2, 0.02);
   EXPECT_DOUBLE_EQ(j.min_top_k_overlap, 0.5);  // {0, 1} vs {0, 3}
+}
+
+TEST(DecodeMetricsTest, ANonFiniteLogitStaysInTheLogprobFigure) {
+  // The NaN sits on the golden token, so the device's argmax still picks
+  // it: only the logprob figure can fail the step.
+  const at::Tensor gold = LogProbs({{0.7, 0.1, 0.1, 0.1}, {0.6, 0.2, 0.1, 0.1}});
+  at::Tensor dev = gold.clone();
+  dev[0][1][0] = std::nan("");
+  const auto j = suites::JudgeDecode(dev, gold, gold.argmax(-1), 2, 0.02);
+  EXPECT_TRUE(std::isnan(j.max_logprob_diff)) << j.max_logprob_diff;
+  EXPECT_NEAR(j.per_step[0]["max_logprob_diff"].get<double>(), 0.0, 1e-12);
+  EXPECT_TRUE(std::isnan(j.per_step[1]["max_logprob_diff"].get<double>()));
 }
 
 }  // namespace
