@@ -45,6 +45,8 @@ nlohmann::json ShiftJson(const HistoryShift& s) {
           {"level_cause", s.suite_level ? nlohmann::json(LevelCauseName(s.level_cause)) : nlohmann::json()},
           {"probe_relative", NumberOrNull(s.probe_relative)},
           {"queue_relative", NumberOrNull(s.queue_relative)},
+          {"busy_before", NumberOrNull(s.busy_before)},
+          {"busy_after", NumberOrNull(s.busy_after)},
           {"env_change", env}};
 }
 
@@ -53,13 +55,18 @@ std::string LevelCauseText(const HistoryShift& s) {
   auto change = [](double relative) {
     return std::isfinite(relative) ? HumanChange(1 + relative) : std::string("not recorded");
   };
-  const std::string witnesses = "host probe " + change(s.probe_relative) + ", run-queue wait " +
-                                change(s.queue_relative);
+  std::string witnesses = "host probe " + change(s.probe_relative) + ", run-queue wait " +
+                          change(s.queue_relative);
+  if (std::isfinite(s.busy_before) && std::isfinite(s.busy_after)) {
+    witnesses += ", rest of the machine busy " + HumanPercent(s.busy_before) + " -> " +
+                 HumanPercent(s.busy_after);
+  }
   switch (s.level_cause) {
     case LevelCause::kHost:
       return "; the host moved with it (" + witnesses + "): divided out of the cases";
     case LevelCause::kNotHost:
-      return "; not the host: neither the host probe nor the run-queue wait moved with it (" +
+      return "; not the host: neither the host probe nor the run-queue wait moved with it, nor "
+             "the rest of the machine's load (" +
              witnesses + "), so it stays in each case's series";
     case LevelCause::kUnknown:
       break;
@@ -136,7 +143,8 @@ StatusOr<int> RunHistory(const HistoryOptions& o, const GlobalOptions& global) {
                              {"level", p.level},
                              {"divided", p.divided},
                              {"probe", NumberOrNull(p.probe)},
-                             {"queue", NumberOrNull(p.queue)}});
+                             {"queue", NumberOrNull(p.queue)},
+                             {"busy", NumberOrNull(p.busy)}});
     }
     std::cout << j.dump(2) << "\n";
     return 0;

@@ -3,8 +3,12 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
 
 #include "base/stats.h"
 
@@ -45,7 +49,52 @@ int64_t ThreadRunQueueWaitNs() {
   return after == end || wait < 0 ? -1 : static_cast<int64_t>(wait);
 }
 
+CpuTicks ReadCpuTicks() {
+  CpuTicks t;
+  {
+    std::ifstream in("/proc/stat");
+    std::string label;
+    in >> label;
+    if (label == "cpu") {
+      // user nice system idle iowait irq softirq steal (guest time is in user)
+      int64_t v[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+      for (int64_t& x : v) in >> x;
+      if (in) {
+        t.machine_busy = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
+        t.machine_total = t.machine_busy + v[3] + v[4];
+      }
+    }
+  }
+  std::ifstream self("/proc/self/stat");
+  std::string text;
+  std::getline(self, text);
+  // The command name (field 2) may hold spaces: count fields after its ')'.
+  const size_t close = text.rfind(')');
+  if (close != std::string::npos) {
+    std::istringstream fields(text.substr(close + 1));
+    std::string field;
+    int64_t utime = -1, stime = -1;
+    for (int i = 3; i <= 15 && fields >> field; ++i) {
+      if (i == 14) utime = std::strtoll(field.c_str(), nullptr, 10);
+      if (i == 15) stime = std::strtoll(field.c_str(), nullptr, 10);
+    }
+    if (utime >= 0 && stime >= 0) t.self = utime + stime;
+  }
+  return t;
+}
+
+BusyTicks OtherBusyTicks(const CpuTicks& begin, const CpuTicks& end) {
+  BusyTicks b;
+  if (begin.machine_total < 0 || end.machine_total < 0 || begin.self < 0 || end.self < 0) return b;
+  b.total = std::max<int64_t>(end.machine_total - begin.machine_total, 0);
+  // The two files are read a moment apart: clamp what that skews.
+  b.others = std::clamp<int64_t>(
+      (end.machine_busy - begin.machine_busy) - (end.self - begin.self), 0, b.total);
+  return b;
+}
+
 void HostProbe::Sample() {
+  if (samples_.empty()) first_ = ReadCpuTicks();
   ends_.push_back(ThreadRunQueueWaitNs());  // the previous sample ends here
   samples_.push_back(HostProbeOnceUs());
   starts_.push_back(ThreadRunQueueWaitNs());
@@ -65,6 +114,8 @@ std::vector<double> QueueWaitPerCallUs(const std::vector<int64_t>& starts,
 void HostProbe::Record(CaseResult* r) {
   if (samples_.empty()) return;
   r->extra["host_probe_us"] = Median(samples_);
+  const BusyTicks busy = OtherBusyTicks(first_, ReadCpuTicks());
+  if (busy.total > 0) r->extra["host_busy"] = BusyJson(busy);
   if (r->HasQueueWait()) return;  // the sampler read the waits itself, closer to the samples
   // Sample i ends where sample i + 1's probe starts; the last one here.
   std::vector<int64_t> ends(ends_.begin() + 1, ends_.end());
@@ -75,6 +126,24 @@ void HostProbe::Record(CaseResult* r) {
   std::vector<double> waits = QueueWaitPerCallUs(starts_, ends, batch);
   if (waits.size() == r->wall_us.size()) r->queue_us = std::move(waits);
 }
+
+BusyTicks HostBusy(const CaseResult& r) {
+  BusyTicks b;
+  auto it = r.extra.find("host_busy");
+  if (it == r.extra.end() || !it->is_object()) return b;
+  const auto others = it->find("others"), ticks = it->find("ticks");
+  if (others == it->end() || ticks == it->end() || !others->is_number_integer() ||
+      !ticks->is_number_integer()) {
+    return b;
+  }
+  const int64_t o = others->get<int64_t>(), t = ticks->get<int64_t>();
+  if (t <= 0 || o < 0 || o > t) return b;
+  b.others = o;
+  b.total = t;
+  return b;
+}
+
+nlohmann::json BusyJson(const BusyTicks& b) { return {{"others", b.others}, {"ticks", b.total}}; }
 
 double HostProbeUs(const CaseResult& r) {
   auto it = r.extra.find("host_probe_us");

@@ -151,6 +151,9 @@ def describe_suite(cps):
         cause = cp.get("level_cause") or "(cause not reported)"
         witnesses = ["%s %+.1f%%" % (name, 100 * cp[key]) for name, key in
                      (("probe", "probe_relative"), ("waits", "queue_relative")) if cp.get(key) is not None]
+        if cp.get("busy_before") is not None and cp.get("busy_after") is not None:
+            witnesses.append("others busy %.0f%% -> %.0f%%" % (100 * cp["busy_before"],
+                                                               100 * cp["busy_after"]))
         out.append("run %d %+.1f%% %s%s, %d of %d cases moved with it" % (
             cp["first_run_id"], 100 * cp["relative"], cause,
             " (%s)" % ", ".join(witnesses) if witnesses else "", len(cp["moved_with"]),
@@ -223,16 +226,17 @@ def main():
         doc = docs[(name, "this")][0]
         probe = {l["run_id"]: l.get("probe") for l in doc.get("levels", [])}
         queue = {l["run_id"]: l.get("queue") for l in doc.get("levels", [])}
+        busy = {l["run_id"]: l.get("busy") for l in doc.get("levels", [])}
         lvl = {l["run_id"]: l.get("level") for l in doc.get("levels", [])}
         print("\n%s store, per run: load, median wall / usual, history's level, probe and "
-              "wall over wall less waits" % name)
+              "wall over wall less waits, share of the machine other processes used" % name)
         for k, run in enumerate(ids[name]):
             ld = loads[name][k] if k < len(loads[name]) else float("nan")
             fault = name in ("pulse", "host") and first <= k + 1 <= last
             fmt = lambda v: "-" if v is None else "%.3f" % v
-            print("  run %2d%s load %.2f  wall x%.3f  level x%s  probe x%s  waits x%s" % (
+            print("  run %2d%s load %.2f  wall x%.3f  level x%s  probe x%s  waits x%s  others %s" % (
                 k + 1, "*" if fault else " ", ld, level.get(run, float("nan")), fmt(lvl.get(run)),
-                fmt(probe.get(run)), fmt(queue.get(run))))
+                fmt(probe.get(run)), fmt(queue.get(run)), fmt(busy.get(run))))
         if name in ("pulse", "host"):
             # What the fault or the hogs achieved: each case's median over the
             # pulse runs against its median over the others.

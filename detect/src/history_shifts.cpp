@@ -377,13 +377,52 @@ std::map<int64_t, double> RunQueueLogLevels(const SeriesTable& wall, const Serie
   return CentredRunMedians(by_run, min_cases);
 }
 
-LevelCause AttributeLevelShift(double level_log_shift, const WitnessRuns& probe,
-                               const WitnessRuns& queue, double* probe_relative,
-                               double* queue_relative) {
-  const double by_probe = WitnessShare(level_log_shift, probe, probe_relative);
-  const double by_queue = WitnessShare(level_log_shift, queue, queue_relative);
+std::map<int64_t, double> HostBusyLevels(const SeriesTable& others, const SeriesTable& ticks,
+                                         size_t min_cases) {
+  struct Pooled {
+    double others = 0, ticks = 0;
+    size_t cases = 0;
+  };
+  std::map<int64_t, Pooled> by_run;
+  for (const auto& [name, values] : ticks.cases) {
+    auto o = others.cases.find(name);
+    if (o == others.cases.end()) continue;
+    std::map<int64_t, double> others_of;
+    for (const auto& [at, v] : o->second) others_of[others.runs[at].run_id] = v;
+    for (const auto& [at, t] : values) {
+      const int64_t run = ticks.runs[at].run_id;
+      auto it = others_of.find(run);
+      if (it == others_of.end() || !(t > 0) || !(it->second >= 0) || it->second > t) continue;
+      Pooled& p = by_run[run];
+      p.others += it->second;
+      p.ticks += t;
+      ++p.cases;
+    }
+  }
+  std::map<int64_t, double> out;
+  for (const auto& [run, p] : by_run) {
+    if (p.cases >= std::max<size_t>(min_cases, 1) && p.ticks >= kMinBusyTicks) {
+      out[run] = p.others / p.ticks;
+    }
+  }
+  return out;
+}
+
+LevelCause AttributeLevelShift(double level_log_shift, const LevelWitnesses& w,
+                               WitnessChange* change) {
+  *change = WitnessChange();
+  const double by_probe = WitnessShare(level_log_shift, w.probe, &change->probe_relative);
+  const double by_queue = WitnessShare(level_log_shift, w.queue, &change->queue_relative);
+  bool busy_moved = false;
+  if (w.busy.before.size() >= kMinWitnessRuns && w.busy.after.size() >= kMinWitnessRuns) {
+    change->busy_before = Median(w.busy.before);
+    change->busy_after = Median(w.busy.after);
+    busy_moved = std::fabs(change->busy_after - change->busy_before) >= kHostBusyShift;
+  }
   // NaN compares false: a witness without runs cannot say "host".
-  if (by_probe >= kHostWitnessShare || by_queue >= kHostWitnessShare) return LevelCause::kHost;
+  if (by_probe >= kHostWitnessShare || by_queue >= kHostWitnessShare || busy_moved) {
+    return LevelCause::kHost;
+  }
   if (std::isnan(by_probe) || std::isnan(by_queue)) return LevelCause::kUnknown;
   return LevelCause::kNotHost;
 }
@@ -434,18 +473,25 @@ SuiteLevelSplit SplitSuiteLevel(const std::string& suite,
       if (MovesWith(before, after, s.point.relative)) s.moved_with.push_back(name);
     }
     // Whether the host's witnesses moved with it over the same runs.
-    WitnessRuns probe, queue;
+    LevelWitnesses w;
     for (size_t i = lo; i < hi; ++i) {
       const int64_t run = level_series[i].run_id;
-      if (auto p = host.probe.find(run); p != host.probe.end()) {
-        (i < at ? probe.before : probe.after).push_back(p->second);
-      }
-      if (auto q = host.queue.find(run); q != host.queue.end()) {
-        (i < at ? queue.before : queue.after).push_back(q->second);
-      }
+      const auto add = [&](const std::map<int64_t, double>& levels, WitnessRuns* runs) {
+        if (auto v = levels.find(run); v != levels.end()) {
+          (i < at ? runs->before : runs->after).push_back(v->second);
+        }
+      };
+      add(host.probe, &w.probe);
+      add(host.queue, &w.queue);
+      add(host.busy, &w.busy);
     }
     const double step = std::log(s.point.after) - std::log(s.point.before);
-    s.level_cause = AttributeLevelShift(step, probe, queue, &s.probe_relative, &s.queue_relative);
+    WitnessChange change;
+    s.level_cause = AttributeLevelShift(step, w, &change);
+    s.probe_relative = change.probe_relative;
+    s.queue_relative = change.queue_relative;
+    s.busy_before = change.busy_before;
+    s.busy_after = change.busy_after;
     // A shift the host did not make stays in the cases: from its first run
     // on, the level divided out is lower by its step.
     if (s.level_cause == LevelCause::kNotHost) {
@@ -496,6 +542,7 @@ void SearchWallSeries(const std::string& suite, const std::string& case_name,
     p.divided = std::exp(split.divided.at(run));
     if (auto probe = host.probe.find(run); probe != host.probe.end()) p.probe = std::exp(probe->second);
     if (auto queue = host.queue.find(run); queue != host.queue.end()) p.queue = std::exp(queue->second);
+    if (auto busy = host.busy.find(run); busy != host.busy.end()) p.busy = busy->second;
     levels_out->push_back(p);
   }
 }
@@ -522,6 +569,10 @@ StatusOr<std::vector<HistoryShift>> SuiteHistory(Store& store, const std::string
     SPYRE_ASSIGN_OR_RETURN(SeriesTable unqueued,
                            LoadSeriesTable(store, suite, "", "unqueued_us_median"));
     host.queue = RunQueueLogLevels(wall, unqueued);
+    SPYRE_ASSIGN_OR_RETURN(SeriesTable others,
+                           LoadSeriesTable(store, suite, "", "host_busy_others"));
+    SPYRE_ASSIGN_OR_RETURN(SeriesTable ticks, LoadSeriesTable(store, suite, "", "host_busy_ticks"));
+    host.busy = HostBusyLevels(others, ticks);
     host_read = true;
     return Status::Ok();
   };

@@ -3,7 +3,8 @@
 namespace harness::store_internal {
 
 bool StaysWithResult(const std::string& member) {
-  return member == "harness" || member == "host_probe_us" || member == "wall_batch" ||
+  return member == "harness" || member == "host_probe_us" || member == "host_busy" ||
+         member == "wall_batch" ||
          member == "confirm";
 }
 

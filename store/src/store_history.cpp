@@ -48,6 +48,13 @@ constexpr const char* kNormalizedWallSql =
 // metric of its own: a case's change points are never the probe's).
 constexpr const char* kHostProbe = "host_probe_us";
 constexpr const char* kHostProbeSql = "json_extract(r.extra_json, '$.host_probe_us')";
+// How busy the rest of the machine was while the case was timed
+// (base/host_probe.h), another of the host's witnesses: the clock ticks
+// other processes used, and the machine's.
+constexpr const char* kHostBusy = "host_busy_others";
+constexpr const char* kHostBusySql = "json_extract(r.extra_json, '$.host_busy.others')";
+constexpr const char* kHostBusyTicks = "host_busy_ticks";
+constexpr const char* kHostBusyTicksSql = "json_extract(r.extra_json, '$.host_busy.ticks')";
 
 
 
@@ -262,6 +269,10 @@ StatusOr<SeriesTable> LoadSeriesTable(Store& store, const std::string& suite,
     value_sql = kNormalizedWallSql;
   } else if (metric == kHostProbe) {
     value_sql = kHostProbeSql;
+  } else if (metric == kHostBusy) {
+    value_sql = kHostBusySql;
+  } else if (metric == kHostBusyTicks) {
+    value_sql = kHostBusyTicksSql;
   } else {
     // A result's metrics are its rows in `metrics` or, pruned, its shared set.
     const std::string agg = HigherIsBetter(metric) ? "MIN" : "MAX";
@@ -278,7 +289,8 @@ StatusOr<SeriesTable> LoadSeriesTable(Store& store, const std::string& suite,
   if (!case_name.empty()) s.Bind(2, case_name);
   if (metric == kNormalizedWall) {
     s.Bind(4, kHostProbeReferenceUs);
-  } else if (!ResultColumn(metric) && metric != kHostProbe) {
+  } else if (!ResultColumn(metric) && metric != kHostProbe && metric != kHostBusy &&
+             metric != kHostBusyTicks) {
     s.Bind(3, metric);
   }
   std::vector<std::pair<size_t, double>>* values = nullptr;

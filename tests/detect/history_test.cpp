@@ -375,7 +375,8 @@ class ProbedLevelTest : public HistoryTest {
  protected:
   static constexpr int kCases = 12;
   std::vector<int64_t> AddRuns(const std::vector<double>& host, const std::vector<double>& build,
-                               double probe_follows = 1.0, const std::vector<double>& queue = {}) {
+                               double probe_follows = 1.0, const std::vector<double>& queue = {},
+                               const std::vector<double>& busy = {}) {
     const double jitter[] = {1.0, 1.03, 0.98, 1.01, 0.97, 1.02, 0.99, 1.04, 0.96, 1.0, 1.02, 0.98, 1.01};
     std::vector<int64_t> ids;
     for (size_t r = 0; r < host.size(); ++r) {
@@ -386,6 +387,11 @@ class ProbedLevelTest : public HistoryTest {
         CaseResult res = Result("c" + std::to_string(c), 10, own * host[r] * build[r] * waited);
         for (double w : res.wall_us) res.queue_us.push_back(w * (1 - 1 / waited));
         res.extra["host_probe_us"] = 12.0 * std::pow(host[r], probe_follows) * jitter[(5 * r + c) % 13];
+        if (!busy.empty()) {
+          // Ten ticks a case, pooled over the run's twelve.
+          const auto others = static_cast<int64_t>(std::lround(10 * busy[r] * jitter[(7 * r + c) % 13]));
+          res.extra["host_busy"] = {{"others", std::min<int64_t>(others, 10)}, {"ticks", 10}};
+        }
         cases.push_back(std::move(res));
       }
       ids.push_back(AddRun("inductor", "cpu-a", cases));
@@ -510,8 +516,56 @@ TEST_F(ProbedLevelTest, UnchangedRunsOnANoisyHostHaveNoChangePoint) {
   }
 }
 
+// Every case 6% faster from run 12 on, as the rest of the machine went from
+// idle to a third busy, with neither the probe nor the waits moving: the
+// host's, divided out, no change point of a case. The same step without a
+// neighbour stays in the cases, as a build change must.
+TEST_F(ProbedLevelTest, ALevelStepThatCameWithANeighbourIsTheHosts) {
+  std::vector<double> build(20, 1.0), busy(20, 0.02);
+  for (size_t r = 12; r < 20; ++r) {
+    build[r] = 0.94;
+    busy[r] = 0.33;
+  }
+  const std::vector<int64_t> ids = AddRuns(std::vector<double>(20, 1.0), build, 1.0, {}, busy);
+  std::vector<harness::SuiteLevelPoint> levels;
+  int level_points = 0;
+  for (const auto& s : History("", &levels)) {
+    if (!s.suite_level) {
+      ADD_FAILURE() << s.case_name << " at run " << s.first_run_id << " " << s.point.relative;
+      continue;
+    }
+    ++level_points;
+    EXPECT_EQ(s.first_run_id, ids[12]);
+    EXPECT_EQ(s.level_cause, harness::LevelCause::kHost);
+    EXPECT_NEAR(s.busy_before, 0.0, 0.03);
+    EXPECT_NEAR(s.busy_after, 0.33, 0.05);
+  }
+  EXPECT_EQ(level_points, 1);
+  ASSERT_EQ(levels.size(), 20u);
+  EXPECT_NEAR(levels.back().busy, 0.33, 0.05);
+}
+
+TEST_F(ProbedLevelTest, TheSameStepWithTheMachineAsBusyAsBeforeIsTheBuilds) {
+  std::vector<double> build(20, 1.0);
+  for (size_t r = 12; r < 20; ++r) build[r] = 0.94;
+  const std::vector<int64_t> ids =
+      AddRuns(std::vector<double>(20, 1.0), build, 1.0, {}, std::vector<double>(20, 0.3));
+  int cases_moved = 0;
+  for (const auto& s : History()) {
+    if (s.suite_level) {
+      EXPECT_EQ(s.level_cause, harness::LevelCause::kNotHost);
+      continue;
+    }
+    // A 6% step against a few percent of jitter: found at run 12 or next to it.
+    EXPECT_GE(s.first_run_id, ids[11]) << s.case_name;
+    EXPECT_LE(s.first_run_id, ids[13]) << s.case_name;
+    EXPECT_LT(s.point.relative, 0) << s.case_name;
+    ++cases_moved;
+  }
+  EXPECT_GE(cases_moved, kCases / 2);
+}
+
 TEST(LevelAttributionTest, AWitnessMustMoveAtLeastHalfAsFarTheSameWay) {
-  using harness::AttributeLevelShift;
   using harness::LevelCause;
   using harness::WitnessRuns;
   const double level = std::log(2.0);
@@ -520,26 +574,62 @@ TEST(LevelAttributionTest, AWitnessMustMoveAtLeastHalfAsFarTheSameWay) {
   };
   const WitnessRuns still = moved(0.0);
   double probe = 0, queue = 0;
-  EXPECT_EQ(AttributeLevelShift(level, still, still, &probe, &queue), LevelCause::kNotHost);
+  auto attribute = [&](double shift, const WitnessRuns& p, const WitnessRuns& q) {
+    harness::WitnessChange change;
+    const LevelCause cause = harness::AttributeLevelShift(shift, {p, q, {}}, &change);
+    probe = change.probe_relative;
+    queue = change.queue_relative;
+    return cause;
+  };
+  EXPECT_EQ(attribute(level, still, still), LevelCause::kNotHost);
   EXPECT_NEAR(probe, 0.0, 1e-12);
   EXPECT_NEAR(queue, 0.0, 1e-12);
-  EXPECT_EQ(AttributeLevelShift(level, moved(0.49 * level), still, &probe, &queue), LevelCause::kNotHost);
-  EXPECT_EQ(AttributeLevelShift(level, moved(0.51 * level), still, &probe, &queue), LevelCause::kHost);
+  EXPECT_EQ(attribute(level, moved(0.49 * level), still), LevelCause::kNotHost);
+  EXPECT_EQ(attribute(level, moved(0.51 * level), still), LevelCause::kHost);
   EXPECT_NEAR(probe, std::expm1(0.51 * level), 1e-9);
-  EXPECT_EQ(AttributeLevelShift(level, still, moved(0.49 * level), &probe, &queue), LevelCause::kNotHost);
-  EXPECT_EQ(AttributeLevelShift(level, still, moved(0.51 * level), &probe, &queue), LevelCause::kHost)
+  EXPECT_EQ(attribute(level, still, moved(0.49 * level)), LevelCause::kNotHost);
+  EXPECT_EQ(attribute(level, still, moved(0.51 * level)), LevelCause::kHost)
       << "a busier host: the waits rose, the probe did not";
   EXPECT_NEAR(queue, std::expm1(0.51 * level), 1e-9);
-  EXPECT_EQ(AttributeLevelShift(level, moved(-level), still, &probe, &queue), LevelCause::kNotHost)
+  EXPECT_EQ(attribute(level, moved(-level), still), LevelCause::kNotHost)
       << "a probe that went the other way did not make the level rise";
-  EXPECT_EQ(AttributeLevelShift(-level, moved(-0.6 * level), still, &probe, &queue), LevelCause::kHost);
+  EXPECT_EQ(attribute(-level, moved(-0.6 * level), still), LevelCause::kHost);
   // Too few runs with a witness: unknown, unless the other one saw the host.
   const WitnessRuns few{{0.0, 0.0}, {0.0, 0.0, 0.0}};
-  EXPECT_EQ(AttributeLevelShift(level, few, still, &probe, &queue), LevelCause::kUnknown);
+  EXPECT_EQ(attribute(level, few, still), LevelCause::kUnknown);
   EXPECT_TRUE(std::isnan(probe));
-  EXPECT_EQ(AttributeLevelShift(level, still, few, &probe, &queue), LevelCause::kUnknown);
+  EXPECT_EQ(attribute(level, still, few), LevelCause::kUnknown);
   EXPECT_TRUE(std::isnan(queue));
-  EXPECT_EQ(AttributeLevelShift(level, few, moved(level), &probe, &queue), LevelCause::kHost);
+  EXPECT_EQ(attribute(level, few, moved(level)), LevelCause::kHost);
+}
+
+TEST(LevelAttributionTest, ANeighbourThatStartedOrStoppedMakesItTheHostsEitherWay) {
+  using harness::LevelCause;
+  using harness::WitnessRuns;
+  const WitnessRuns still{{0, 0.01, -0.01, 0}, {0, 0.01, -0.01}};
+  // The cases ran 5% faster from the run where the rest of the machine got
+  // busier (a neighbour kept the other CPU, so the case stayed on its
+  // own), with neither the probe nor the waits moving.
+  const double level = std::log(0.95);
+  harness::WitnessChange change;
+  const WitnessRuns busier{{0.02, 0.05, 0.03, 0.04}, {0.31, 0.28, 0.35}};
+  EXPECT_EQ(harness::AttributeLevelShift(level, {still, still, busier}, &change), LevelCause::kHost);
+  EXPECT_NEAR(change.busy_before, 0.035, 1e-12);
+  EXPECT_NEAR(change.busy_after, 0.31, 1e-12);
+  // The other way round, and slower: the host's as well.
+  const WitnessRuns quieter{busier.after, busier.before};
+  EXPECT_EQ(harness::AttributeLevelShift(-level, {still, still, quieter}, &change),
+            LevelCause::kHost);
+  // Less than kHostBusyShift of the machine: the build's.
+  const WitnessRuns wander{{0.02, 0.05, 0.03, 0.04}, {0.09, 0.12, 0.08}};
+  EXPECT_EQ(harness::AttributeLevelShift(level, {still, still, wander}, &change),
+            LevelCause::kNotHost);
+  EXPECT_NEAR(change.busy_after - change.busy_before, 0.055, 1e-12);
+  // Too few runs that recorded it (older runs): it says nothing, and the
+  // other two decide as before.
+  const WitnessRuns few{{0.0, 0.0}, {0.5, 0.5, 0.5}};
+  EXPECT_EQ(harness::AttributeLevelShift(level, {still, still, few}, &change), LevelCause::kNotHost);
+  EXPECT_TRUE(std::isnan(change.busy_before));
 }
 
 TEST(LevelAttributionTest, TheWitnessesAreTheRunsMediansRelativeToTheUsual) {

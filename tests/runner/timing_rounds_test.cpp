@@ -38,6 +38,27 @@ TEST(TimingRoundsTest, EverySampleIsKeptRoundAfterRoundWithTheRoundsSizes) {
   EXPECT_EQ(WallRoundValues(main), (std::vector<double>{20, 11.5, 14.5}));
 }
 
+TEST(TimingRoundsTest, HowBusyTheMachineWasIsPooledOverTheRounds) {
+  TimingRounds rounds;
+  CaseResult first = Timed("a", {10}, 9.0), second = Timed("a", {11}, 9.0);
+  first.extra["host_busy"] = harness::BusyJson({1, 5});
+  second.extra["host_busy"] = harness::BusyJson({4, 6});
+  rounds.Add(first);
+  rounds.Add(second);
+  rounds.Add(Timed("a", {12}, 9.0));  // a round that read none
+  CaseResult main = Timed("a", {13}, 9.0);
+  main.extra["host_busy"] = harness::BusyJson({0, 3});
+  rounds.MergeInto(&main, 4);
+  EXPECT_EQ(HostBusy(main).others, 5);
+  EXPECT_EQ(HostBusy(main).total, 14);
+  // Rounds that read none leave no figure, not a zero.
+  TimingRounds none;
+  none.Add(Timed("b", {1}, 9.0));
+  CaseResult b = Timed("b", {2}, 9.0);
+  none.MergeInto(&b, 2);
+  EXPECT_TRUE(b.extra.find("host_busy") == b.extra.end());
+}
+
 TEST(TimingRoundsTest, RoundsWithoutSamplesAddNothingAndResultsWithoutSamplesStayAsTheyAre) {
   TimingRounds rounds;
   EXPECT_FALSE(

@@ -9,8 +9,9 @@
 //
 //   HostProbe probe;
 //   for (int i = 0; i < repeat; ++i) { probe.Sample(); /* time one repeat */ }
-//   probe.Record(&result);  // extra["host_probe_us"] = median probe time
-//                           // and result.queue_us (below)
+//   probe.Record(&result);  // extra["host_probe_us"] = median probe time,
+//                           // result.queue_us (below) and
+//                           // extra["host_busy"] (the rest of the machine)
 //
 // Compare divides the candidate's wall samples by the two runs' probe ratio
 // (docs/detection.md); history's wall_us_normalized series is the
@@ -46,6 +47,26 @@ double HostProbeOnceUs();
 // the thread runs). -1 where the kernel does not provide it. About 2 us a read.
 int64_t ThreadRunQueueWaitNs();
 
+// CPU time in clock ticks (USER_HZ) of the whole machine, all CPUs
+// together (/proc/stat's "cpu" line), and of this process, all its threads
+// (/proc/self/stat); -1 where unreadable.
+struct CpuTicks {
+  int64_t machine_busy = -1;   // user, nice, system, irq, softirq, steal
+  int64_t machine_total = -1;  // the same plus idle and iowait
+  int64_t self = -1;           // this process's user and system time
+};
+CpuTicks ReadCpuTicks();
+
+// The machine's CPU time between two readings and the part of it other
+// processes used (0 / 0 when a reading is missing). Clock ticks are
+// coarse (10 ms of one CPU each): a short case sees a few, so the judges
+// pool them over a run's cases rather than read one case's share.
+struct BusyTicks {
+  int64_t others = 0;
+  int64_t total = 0;
+};
+BusyTicks OtherBusyTicks(const CpuTicks& begin, const CpuTicks& end);
+
 class HostProbe {
  public:
   void Sample();
@@ -53,10 +74,15 @@ class HostProbe {
   // r->queue_us already has one wait per wall sample (harness/wall_sampler.h
   // reads them at the timed region's edges), the wait between the probes
   // in r->queue_us when every reading succeeded and r->wall_us has one value
-  // per Sample(); does nothing when no sample was taken.
+  // per Sample(); does nothing when no sample was taken. Also stores how
+  // busy the rest of the machine was while the case was timed, from the
+  // first Sample() to Record(): extra["host_busy"] = {"others": ticks
+  // other processes used, "ticks": ticks of the whole machine}, when at
+  // least one tick passed.
   void Record(CaseResult* r);
 
  private:
+  CpuTicks first_;
   std::vector<double> samples_;
   std::vector<int64_t> starts_, ends_;  // run-queue wait at each sample's edges
 };
@@ -69,5 +95,9 @@ std::vector<double> QueueWaitPerCallUs(const std::vector<int64_t>& starts,
 // The recorded probe time of a case, or NaN when the case has none (older
 // runs, untimed cases).
 double HostProbeUs(const CaseResult& r);
+// The recorded extra["host_busy"] of a case; 0 / 0 when it has none.
+BusyTicks HostBusy(const CaseResult& r);
+// As it is recorded.
+nlohmann::json BusyJson(const BusyTicks& b);
 
 }  // namespace harness

@@ -76,6 +76,10 @@ struct HistoryShift {
   LevelCause level_cause = LevelCause::kUnknown;
   double probe_relative = std::nan("");
   double queue_relative = std::nan("");
+  // How busy the rest of the machine was (share of its CPU time, medians
+  // of the runs) on each side; NaN where too few runs recorded it.
+  double busy_before = std::nan("");
+  double busy_after = std::nan("");
 };
 
 // Cases a run needs for its suite level to be taken.
@@ -102,8 +106,15 @@ std::map<int64_t, double> HostProbeLogLevels(const SeriesTable& probes,
                                              size_t min_cases = kMinLevelCases);
 std::map<int64_t, double> RunQueueLogLevels(const SeriesTable& wall, const SeriesTable& unqueued,
                                             size_t min_cases = kMinLevelCases);
+//   busy   the share of the machine's CPU time other processes used while
+//          the run's cases were timed, their clock ticks pooled
+//          (LoadSeriesTable's host_busy_others over host_busy_ticks, at
+//          least kMinBusyTicks of them), as it is, not centred.
+inline constexpr double kMinBusyTicks = 50;
+std::map<int64_t, double> HostBusyLevels(const SeriesTable& others, const SeriesTable& ticks,
+                                         size_t min_cases = kMinLevelCases);
 struct HostSignals {
-  std::map<int64_t, double> probe, queue;
+  std::map<int64_t, double> probe, queue, busy;
 };
 
 // A shift of the suite's level is the host's when a witness moved the same
@@ -112,17 +123,31 @@ struct HostSignals {
 // witnesses have at least kMinWitnessRuns runs on each side and neither did.
 inline constexpr double kHostWitnessShare = 0.5;
 inline constexpr size_t kMinWitnessRuns = 3;
+// It is also the host's when the rest of the machine got busier or quieter
+// over the same runs by at least this share of its CPU time, either way: a
+// neighbour that starts or stops moves a case's speed through what it
+// shares (caches, memory bandwidth, where the scheduler places the case)
+// in either direction, while neither the probe, latency-bound and in
+// cache, nor the run-queue wait, zero while a CPU is free, need move.
+inline constexpr double kHostBusyShift = 0.1;
 
 // One witness's log levels in the runs before and after a level shift.
 struct WitnessRuns {
   std::vector<double> before, after;
 };
+// The witnesses of one level shift, and what each did over it.
+struct LevelWitnesses {
+  WitnessRuns probe, queue;  // log levels
+  WitnessRuns busy;          // shares, as they are; optional (older runs have none)
+};
+struct WitnessChange {
+  double probe_relative = std::nan(""), queue_relative = std::nan("");  // NaN: too few runs
+  double busy_before = std::nan(""), busy_after = std::nan("");
+};
 // LevelCause of a level shift of `level_log_shift` (log after / before);
-// *probe_relative and *queue_relative are set to each witness's own change
-// (NaN where it has too few runs).
-LevelCause AttributeLevelShift(double level_log_shift, const WitnessRuns& probe,
-                               const WitnessRuns& queue, double* probe_relative,
-                               double* queue_relative);
+// *change is set to each witness's own change.
+LevelCause AttributeLevelShift(double level_log_shift, const LevelWitnesses& w,
+                               WitnessChange* change);
 
 // The suite's level split for the search: the level's change points (each
 // with moved_with, level_cases and its cause) and, per run, the log level
@@ -143,6 +168,7 @@ SuiteLevelSplit SplitSuiteLevel(const std::string& suite,
 struct SuiteLevelPoint {
   int64_t run_id = 0;
   double level = 1, divided = 1, probe = std::nan(""), queue = std::nan("");
+  double busy = std::nan("");  // a share of the machine, as recorded
 };
 
 // Change points of one series (see changepoint.h), each with the environment

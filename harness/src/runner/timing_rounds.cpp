@@ -23,6 +23,9 @@ bool TimingRounds::Add(const CaseResult& r) {
   v.ops.push_back(r.ops);
   const double probe = HostProbeUs(r);
   if (std::isfinite(probe)) v.probe.push_back(probe);
+  const BusyTicks busy = HostBusy(r);
+  v.busy.others += busy.others;
+  v.busy.total += busy.total;
   return true;
 }
 
@@ -37,6 +40,9 @@ void TimingRounds::MergeInto(CaseResult* r, int planned, bool include_own) const
     rounds.ops.push_back(r->ops);
     const double own_probe = HostProbeUs(*r);
     if (std::isfinite(own_probe)) rounds.probe.push_back(own_probe);
+    const BusyTicks own_busy = HostBusy(*r);
+    rounds.busy.others += own_busy.others;
+    rounds.busy.total += own_busy.total;
   }
   r->wall_us.clear();
   r->queue_us.clear();
@@ -50,6 +56,11 @@ void TimingRounds::MergeInto(CaseResult* r, int planned, bool include_own) const
     r->queue_us.insert(r->queue_us.end(), round.begin(), round.end());
   if (r->queue_us.size() != r->wall_us.size()) r->queue_us.clear();
   if (!rounds.probe.empty()) r->extra["host_probe_us"] = Median(rounds.probe);
+  if (rounds.busy.total > 0) {
+    r->extra["host_busy"] = BusyJson(rounds.busy);
+  } else {
+    r->extra.erase("host_busy");
+  }
   std::map<std::string, std::vector<double>> op_wall;
   for (const std::vector<OpSummary>& round : rounds.ops) {
     for (const OpSummary& o : round) op_wall[o.op].push_back(o.wall_us);

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "base/case_result.h"
+#include "base/host_probe.h"
 
 namespace harness::runner_internal {
 
@@ -34,7 +35,8 @@ class TimingRounds {
   // Sets r's wall samples to those of the timing rounds collected for its
   // case followed by its own (unless `include_own` is false: a main pass run
   // beside other workers; its own are kept when no round timed the case),
-  // extra["host_probe_us"] to the median over rounds, and extra["rounds"] =
+  // extra["host_probe_us"] to the median over rounds, extra["host_busy"] to
+  // their ticks added up, and extra["rounds"] =
   // {"count": rounds, "planned": planned, "samples": [samples per round],
   //  "op_wall_us": {op: [wall time per round]}} (per-op times per process,
   // so that an op is blamed only for a change seen across processes).
@@ -52,6 +54,7 @@ class TimingRounds {
     std::vector<std::vector<double>> samples;
     std::vector<std::vector<double>> queue;  // each round's run-queue waits (may be empty)
     std::vector<double> probe;
+    BusyTicks busy;  // extra["host_busy"] of the rounds, added up
     std::vector<std::vector<OpSummary>> ops;  // each round's traced pass
   };
   std::map<std::pair<std::string, std::string>, Rounds> by_case_;

@@ -73,7 +73,9 @@ struct SeriesPoint {
 // run order. Runs where the value is NULL/NaN are left out. Besides the
 // history metrics, `metric` may be host_probe_us: the host probe's median
 // time recorded beside each timed case (base/host_probe.h), for the judges
-// that tell the host's speed from the case's.
+// that tell the host's speed from the case's; or host_busy_others and
+// host_busy_ticks: the clock ticks other processes used while the case was
+// timed, and the machine's.
 // `through_run_id` > 0: only runs up to that one in run order (what was
 // known when it ran); 0: all.
 StatusOr<std::vector<SeriesPoint>> LoadSeries(Store& store, const std::string& suite,
