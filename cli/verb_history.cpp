@@ -68,6 +68,11 @@ std::string LevelCauseText(const HistoryShift& s) {
       return "; not the host: neither the host probe nor the run-queue wait moved with it, nor "
              "the rest of the machine's load (" +
              witnesses + "), so it stays in each case's series";
+    case LevelCause::kSmall:
+      return "; no witness moved with it (" + witnesses +
+             "), but a whole suite moves that little on a shared host for reasons none of them "
+             "see: said for the suite, divided out of the cases (a step of 10% or more stays in "
+             "each case's series)";
     case LevelCause::kUnknown:
       break;
   }

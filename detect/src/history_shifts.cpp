@@ -312,6 +312,7 @@ const char* LevelCauseName(LevelCause cause) {
   switch (cause) {
     case LevelCause::kHost: return "host";
     case LevelCause::kNotHost: return "not_host";
+    case LevelCause::kSmall: return "small";
     case LevelCause::kUnknown: break;
   }
   return "unknown";
@@ -417,13 +418,15 @@ LevelCause AttributeLevelShift(double level_log_shift, const LevelWitnesses& w,
   if (w.busy.before.size() >= kMinWitnessRuns && w.busy.after.size() >= kMinWitnessRuns) {
     change->busy_before = Median(w.busy.before);
     change->busy_after = Median(w.busy.after);
-    busy_moved = std::fabs(change->busy_after - change->busy_before) >= kHostBusyShift;
+    busy_moved = std::fabs(change->busy_after - change->busy_before) >= kHostBusyShift &&
+                 std::fabs(level_log_shift) <= std::log1p(kHostBusyMaxStep);
   }
   // NaN compares false: a witness without runs cannot say "host".
   if (by_probe >= kHostWitnessShare || by_queue >= kHostWitnessShare || busy_moved) {
     return LevelCause::kHost;
   }
   if (std::isnan(by_probe) || std::isnan(by_queue)) return LevelCause::kUnknown;
+  if (std::fabs(level_log_shift) < std::log1p(kMinCaseLevelStep)) return LevelCause::kSmall;
   return LevelCause::kNotHost;
 }
 
