@@ -36,6 +36,24 @@ std::string LoadAverage() {
   return a + " " + b + " " + c;
 }
 
+// The installed version of a Debian package, from dpkg's status file; ""
+// when it is not installed or the file is not there.
+std::string PackageVersion(const std::string& package) {
+  std::ifstream in("/var/lib/dpkg/status");
+  std::string line;
+  bool ours = false;
+  while (std::getline(in, line)) {
+    if (line.empty()) {
+      ours = false;
+    } else if (line.rfind("Package: ", 0) == 0) {
+      ours = line.substr(9) == package;
+    } else if (ours && line.rfind("Version: ", 0) == 0) {
+      return line.substr(9);
+    }
+  }
+  return "";
+}
+
 int Usage(const std::string& why) {
   std::fprintf(stderr,
                "train_tiny_lm: %s\nusage: train_tiny_lm --out DIR [--seed N] [--steps N] "
@@ -70,6 +88,8 @@ int main(int argc, char** argv) {
     }
   }
   if (out.empty()) return Usage("--out is required");
+  std::string command = "build/train_tiny_lm";
+  for (int i = 1; i < argc; ++i) command += std::string(" ") + argv[i];
   at::set_num_threads(threads);
 
   // Every strfile text file of the installed fortune packages, sorted.
@@ -142,15 +162,26 @@ int main(int argc, char** argv) {
   const std::string load_after = LoadAverage();
   const double bpb = trainer.BitsPerByte(heldout);
   const double unigram = suites::UnigramBitsPerByte(*corpus);
-  const std::string prompt = "The best way to";
-  const std::string sample = tok.Decode(trainer.Greedy(tok.Encode(prompt), 60));
   std::printf("held-out: %.3f bits per byte (unigram byte model: %.3f)\n", bpb, unigram);
   std::printf("training: %.0f s wall, %.0f s CPU; load average %s before, %s after\n", train_wall,
               train_cpu, load_before.c_str(), load_after.c_str());
-  std::printf("sample: \"%s\" -> \"%s\"\n", prompt.c_str(), sample.c_str());
+  // Greedy continuations of the decode suite's text prompts.
+  nlohmann::json samples = nlohmann::json::array();
+  for (const char* prompt : {"The best way to ", "A man walks into", "Never trust a ma",
+                             "You will meet a "}) {
+    const std::string sample = tok.Decode(trainer.Greedy(tok.Encode(prompt), 60));
+    std::printf("sample: \"%s\" -> \"%s\"\n", prompt, sample.c_str());
+    samples.push_back({{"prompt", prompt}, {"greedy", sample}});
+  }
 
   nlohmann::json training = {
+      {"command", command},
       {"data", "Debian fortunes and fortunes-min text files, every 20th fortune held out"},
+      {"data_packages",
+       {{"fortunes", PackageVersion("fortunes")}, {"fortunes-min", PackageVersion("fortunes-min")}}},
+      {"seconds", train_wall},
+      {"cpu_seconds", train_cpu},
+      {"load_average", {{"before", load_before}, {"after", load_after}}},
       {"files", files.size()},
       {"train_bytes", corpus->train_bytes},
       {"heldout_bytes", corpus->heldout_bytes},
@@ -163,7 +194,7 @@ int main(int argc, char** argv) {
       {"heldout_bits_per_byte", bpb},
       {"unigram_bits_per_byte", unigram},
       {"loss", losses},
-      {"sample", {{"prompt", prompt}, {"greedy", sample}}}};
+      {"samples", samples}};
   harness::Status s = suites::WriteTinyLmCheckpoint(out, config, trainer.weights(), tok, training);
   if (!s.ok()) return Usage(s.message());
   std::printf("wrote %s\n", out.c_str());
