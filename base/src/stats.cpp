@@ -71,6 +71,15 @@ double Median(std::vector<double> v) {
   return (*std::max_element(v.begin(), v.begin() + mid) + hi) / 2;
 }
 
+double Quantile(std::vector<double> v, double q) {
+  if (v.empty() || !(q >= 0 && q <= 1)) return kNaN;
+  std::sort(v.begin(), v.end());
+  const double pos = q * static_cast<double>(v.size() - 1);
+  const auto lo = static_cast<size_t>(pos);
+  const size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
+}
+
 double Mean(const std::vector<double>& v) {
   if (v.empty()) return kNaN;
   return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());

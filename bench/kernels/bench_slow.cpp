@@ -25,9 +25,12 @@
 #include <string>
 #include <vector>
 
+#include "base/stats.h"
 #include "spyre_emu/spyre_emu.h"
 
 namespace {
+
+using harness::Quantile;
 
 double Load1() {
   std::ifstream in("/proc/loadavg");
@@ -63,14 +66,6 @@ void SetFaults(const std::string& spec) {
   spyre_emu::Config c = spyre_emu::CurrentConfig();
   c.faults = spec;
   spyre_emu::SetConfig(c);
-}
-
-double Quantile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  const double pos = q * static_cast<double>(v.size() - 1);
-  const auto lo = static_cast<size_t>(pos);
-  const size_t hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
 }
 
 std::vector<double> ParseFactors(const std::string& text) {

@@ -238,6 +238,19 @@ std::vector<Column> ColumnsFor(const std::string& kind) {
         modeled,
         fallbacks};
   }
+  if (kind == "timed_serving") {
+    return {Latency("modeled TTFT p50",
+                    "median over requests of the modeled time from arrival to first token", "mttft",
+                    "modeled_ttft_p50_us", Duration),
+            Latency("modeled TTFT p90", "90th percentile of the same", "mttft90",
+                    "modeled_ttft_p90_us", Duration),
+            Latency("modeled ITL p50",
+                    "median modeled gap between two tokens, over every request's gaps", "mitl",
+                    "modeled_itl_p50_us", Duration),
+            Latency("modeled tokens/s", "tokens generated over the trace's modeled time", "mtps",
+                    "modeled_tokens_per_s", Number),
+            modeled};
+  }
   if (kind == "prefill") {
     return {{"top-1 agreement", "share of positions whose top-1 logit matches the golden's",
              [](const CaseRow& row, const CaseFindings* cf) {
@@ -278,6 +291,7 @@ const char* KindTitle(const std::string& kind) {
   if (kind == "prefill") return "prefill cases";
   if (kind == "embed") return "embedding cases";
   if (kind == "serving") return "serving traces";
+  if (kind == "timed_serving") return "serving traces, timed only";
   return "op cases";
 }
 
@@ -296,6 +310,12 @@ std::string KindNote(const std::string& kind) {
            "alone, and the trace fails when any request does (the message names the request and "
            "the step). Times to first token are from a request's arrival; wall is one whole "
            "trace.";
+  }
+  if (kind == "timed_serving") {
+    return "A timed serving trace walks the serving scheduler over a model of any size through "
+           "the cost model, computing nothing: every figure is modeled, the same on every "
+           "machine. Modeled is the whole trace, which is what is judged against the baseline; "
+           "each request's times are among the case's metrics.";
   }
   if (kind == "embed") {
     return "An embedding case fails when the cosine similarity of any sequence's embedding falls "

@@ -98,14 +98,17 @@ void FillSuites(const harness::RunRecord& cand, const harness::RunRecord* base, 
 
 std::string CaseKindOf(const CaseResult& r) {
   bool tokens = false, latency = false, logits_top1 = false, embeddings = false, kv = false;
+  bool timed_trace = false;
   for (const harness::Metric& m : r.metrics) {
+    timed_trace = timed_trace || (m.output == "time" && m.name == "modeled_ttft_p50_us");
     kv = kv || m.output == "kv";
     tokens = tokens || m.output == "tokens";
     latency = latency || m.output == "latency";
     logits_top1 = logits_top1 || (m.output == "logits" && m.name == "top1_agreement");
     embeddings = embeddings || m.output == "embeddings";
   }
-  if (kv && latency) return "serving";  // a serving trace's KV blocks
+  if (timed_trace) return "timed_serving";  // a timing case's serving trace
+  if (kv && latency) return "serving";      // a serving trace's KV blocks
   if (tokens && latency) return "decode";
   if (logits_top1) return "prefill";
   if (embeddings) return "embed";

@@ -151,7 +151,8 @@ Status NumberMember(const nlohmann::json& m, const char* key, const std::string&
 // and the device's fp16 copy, then the activations: all bounded before any
 // of it is allocated, so a full-size configuration (timing only) or an
 // oversized checkpoint is a load error, not an exhausted host.
-Status CheckMemoryBudget(const ModelConfig& cfg, const nlohmann::json& m, const std::string& p) {
+Status CheckMemoryBudget(const ModelConfig& cfg, const nlohmann::json& m, const std::string& p,
+                         ModelTask task) {
   double batch = 1, length = 1;
   if (m.contains("prompts") && m["prompts"].is_array() && !m["prompts"].empty()) {
     batch = static_cast<double>(m["prompts"].size());
@@ -182,7 +183,10 @@ Status CheckMemoryBudget(const ModelConfig& cfg, const nlohmann::json& m, const 
       harness::ByteSizeText(static_cast<uint64_t>(std::min(need, 1.8e19))) +
       " of host memory for its weights, their reference copy and activations, over the " +
       harness::ByteSizeText(harness::kCaseMemoryBudget) +
-      " budget of one case; full-size configurations are for \"kind\": \"timing\" cases");
+      " budget of one case; full-size configurations are for \"kind\": \"timing\" cases" +
+      (task == ModelTask::kServing
+           ? " (a trace is timed by one with the trace as its \"serving\" member)"
+           : ""));
 }
 
 }  // namespace
@@ -253,7 +257,7 @@ StatusOr<ModelCase> ParseModelCase(const harness::SuiteSpec& suite, const harnes
     mc.checkpoint = dir;
     SPYRE_ASSIGN_OR_RETURN_CTX(mc.config, LoadCheckpointConfig(mc.checkpoint), p + "/checkpoint");
   }
-  SPYRE_RETURN_IF_ERROR(CheckMemoryBudget(mc.config, m, p + " (case '" + c.id + "')"));
+  SPYRE_RETURN_IF_ERROR(CheckMemoryBudget(mc.config, m, p + " (case '" + c.id + "')", task));
   const bool want_encoder = task == ModelTask::kEmbed;
   if ((mc.config.family == ModelFamily::kEncoder) != want_encoder) {
     return InvalidInput(p + ": model '" + mc.config.name + "' is " +

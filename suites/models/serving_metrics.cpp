@@ -37,18 +37,6 @@ int64_t TokenCount(const ServingRun& run) {
 
 }  // namespace
 
-RequestTimes TimesOf(const RequestRecord& rec, const ServingRequest& req,
-                     const std::vector<double>& step_end) {
-  RequestTimes t;
-  if (rec.token_steps.empty()) return t;
-  const double start = req.arrival_step == 0 ? 0.0 : step_end[req.arrival_step - 1];
-  const double first = step_end[rec.token_steps.front()];
-  t.ttft_us = first - start;
-  const auto n = static_cast<double>(rec.token_steps.size());
-  if (n > 1) t.itl_us = (step_end[rec.token_steps.back()] - first) / (n - 1);
-  return t;
-}
-
 ServingLatency MeasureLatency(const ServingCase& sc, const std::vector<ServingRun>& timed,
                               const ServingRun& profiled) {
   ServingLatency l;

@@ -5,28 +5,18 @@
 //   AddServingLatencyMetrics(sc, l, &result);   // output "latency"
 //   AddKvMetrics(sc, run, &result);             // output "kv"
 //
-// A request's time to first token runs from the start of its arrival step
-// to the end of the step that yielded its first token; its inter-token
-// latency is the time from its first token to its last over the tokens
-// between (NaN for a request of one token). Wall times are medians over the
+// A request's time to first token and inter-token latency are
+// serving_times.h's (its ttft_us and itl_us). Wall times are medians over the
 // timed runs; modeled times come from a run whose steps were each profiled.
 #include <cmath>
 #include <vector>
 
 #include "base/case_result.h"
 #include "serving_engine.h"
+#include "serving_times.h"
 #include "serving_trace.h"
 
 namespace suites {
-
-struct RequestTimes {
-  double ttft_us = std::nan("");
-  double itl_us = std::nan("");
-};
-
-// From the ends of the trace's steps (cumulative from its start).
-RequestTimes TimesOf(const RequestRecord& rec, const ServingRequest& req,
-                     const std::vector<double>& step_end);
 
 struct ServingLatency {
   std::vector<RequestTimes> wall, modeled;  // per request

@@ -122,22 +122,23 @@ Status RequestStop(const nlohmann::json& r, const std::string& p, ServingCase* s
   return Status::Ok();
 }
 
-Status ParseRequests(const nlohmann::json& s, const std::string& p, ServingCase* sc) {
+// A request's "arrival" is a step: the engine walks every step up to it,
+// so a far one would hold the trace for as many empty steps.
+constexpr int64_t kMaxArrivalStep = 1000000;
+
+Status ParseRequests(const nlohmann::json& s, const std::string& p, int64_t positions,
+                     const TraceRequestReader& reader, std::vector<ServingRequest>* out) {
   if (!s.contains("requests") || !s["requests"].is_array() || s["requests"].empty()) {
     return InvalidInput(p + "/requests: expected a non-empty array of requests");
   }
   const nlohmann::json& list = s["requests"];
   if (list.size() > 1024) return InvalidInput(p + "/requests: at most 1024 requests");
   std::set<std::string> ids;
-  const int64_t limit = sc->model.config.max_positions - sc->model.config.position_offset;
   for (size_t i = 0; i < list.size(); ++i) {
     const std::string rp = p + "/requests/" + std::to_string(i);
     const nlohmann::json& r = list[i];
     if (!r.is_object()) return InvalidInput(rp + ": expected an object");
-    SPYRE_RETURN_IF_ERROR(CheckMembers(r, rp,
-                                       {"id", "arrival", "prompt", "prompt_len", "prompt_text",
-                                        "max_new_tokens", "stop", "stop_text"},
-                                       "a request"));
+    SPYRE_RETURN_IF_ERROR(CheckMembers(r, rp, reader.members, "a request"));
     ServingRequest req;
     if (!r.contains("id") || !r["id"].is_string() || r["id"].get<std::string>().empty()) {
       return InvalidInput(rp + "/id: required, a non-empty string");
@@ -147,36 +148,32 @@ Status ParseRequests(const nlohmann::json& s, const std::string& p, ServingCase*
       return InvalidInput(rp + "/id: '" + req.id + "' is already the id of an earlier request");
     }
     SPYRE_RETURN_IF_ERROR(TraceCount(r, "arrival", rp, 0, false, &req.arrival_step));
+    if (req.arrival_step > kMaxArrivalStep) {
+      return InvalidInput(rp + "/arrival: at most step " + std::to_string(kMaxArrivalStep));
+    }
     SPYRE_RETURN_IF_ERROR(TraceCount(r, "max_new_tokens", rp, 1, true, &req.max_new_tokens));
-    SPYRE_ASSIGN_OR_RETURN(auto prompt, RequestPrompt(r, rp, sc, i));
-    req.prompt_len = static_cast<int64_t>(prompt.size());
-    if (req.prompt_len + req.max_new_tokens > limit) {
+    SPYRE_ASSIGN_OR_RETURN(req.prompt_len, reader.prompt(r, rp, i));
+    if (req.prompt_len + req.max_new_tokens > positions) {
       return InvalidInput(rp + ": prompt (" + std::to_string(req.prompt_len) +
                           " tokens) + max_new_tokens (" + std::to_string(req.max_new_tokens) +
-                          ") exceed the model's " + std::to_string(limit) + " positions");
+                          ") exceed the model's " + std::to_string(positions) + " positions");
     }
-    SPYRE_RETURN_IF_ERROR(RequestStop(r, rp, sc, &req));
-    sc->max_len = std::max(sc->max_len, req.prompt_len + req.max_new_tokens);
-    sc->requests.push_back(req);
-    sc->prompts.push_back(std::move(prompt));
+    if (reader.stop) {
+      SPYRE_RETURN_IF_ERROR(reader.stop(r, rp, &req));
+    }
+    out->push_back(req);
   }
   return Status::Ok();
 }
 
 }  // namespace
 
-StatusOr<ServingCase> ParseServingCase(const harness::SuiteSpec& suite,
-                                       const harness::CaseSpec& c) {
-  ServingCase sc;
-  SPYRE_ASSIGN_OR_RETURN(sc.model, ParseModelCase(suite, c, ModelTask::kServing));
-  const std::string p = c.body.value("pointer", std::string()) + "/serving";
-  if (!c.body.contains("serving") || !c.body["serving"].is_object()) {
-    return InvalidInput(p + ": a serving case needs a \"serving\" object with its \"requests\"");
-  }
-  const nlohmann::json& s = c.body["serving"];
+StatusOr<ServingTrace> ParseTrace(const nlohmann::json& s, const std::string& p, int64_t positions,
+                                  const TraceRequestReader& reader) {
   SPYRE_RETURN_IF_ERROR(CheckMembers(
       s, p, {"token_budget", "max_running", "block_size", "kv_blocks", "requests"}, "\"serving\""));
-  SchedulerLimits& l = sc.limits;
+  ServingTrace trace;
+  SchedulerLimits& l = trace.limits;
   SPYRE_RETURN_IF_ERROR(TraceCount(s, "token_budget", p, 1, false, &l.token_budget));
   SPYRE_RETURN_IF_ERROR(TraceCount(s, "max_running", p, 1, false, &l.max_running));
   SPYRE_RETURN_IF_ERROR(TraceCount(s, "block_size", p, 1, false, &l.block_size));
@@ -187,9 +184,51 @@ StatusOr<ServingCase> ParseServingCase(const harness::SuiteSpec& suite,
                         ": token_budget and kv_blocks are at most 65536, max_running and "
                         "block_size at most 4096");
   }
-  SPYRE_RETURN_IF_ERROR(ParseRequests(s, p, &sc));
-  const std::string problem = TraceProblem(sc.requests, sc.limits);
+  SPYRE_RETURN_IF_ERROR(ParseRequests(s, p, positions, reader, &trace.requests));
+  const std::string problem = TraceProblem(trace.requests, trace.limits);
   if (!problem.empty()) return InvalidInput(p + ": " + problem);
+  return trace;
+}
+
+StatusOr<ServingTrace> ParseTimedTrace(const nlohmann::json& s, const std::string& p,
+                                       int64_t positions) {
+  TraceRequestReader reader;
+  reader.members = {"id", "arrival", "prompt_len", "max_new_tokens"};
+  reader.prompt = [](const nlohmann::json& r, const std::string& rp, size_t) -> StatusOr<int64_t> {
+    int64_t len = 0;
+    SPYRE_RETURN_IF_ERROR(TraceCount(r, "prompt_len", rp, 1, true, &len));
+    return len;
+  };
+  return ParseTrace(s, p, positions, reader);
+}
+
+StatusOr<ServingCase> ParseServingCase(const harness::SuiteSpec& suite,
+                                       const harness::CaseSpec& c) {
+  ServingCase sc;
+  SPYRE_ASSIGN_OR_RETURN(sc.model, ParseModelCase(suite, c, ModelTask::kServing));
+  const std::string p = c.body.value("pointer", std::string()) + "/serving";
+  if (!c.body.contains("serving") || !c.body["serving"].is_object()) {
+    return InvalidInput(p + ": a serving case needs a \"serving\" object with its \"requests\"");
+  }
+  TraceRequestReader reader;
+  reader.members = {"id",          "arrival",        "prompt", "prompt_len",
+                    "prompt_text", "max_new_tokens", "stop",   "stop_text"};
+  reader.prompt = [&sc](const nlohmann::json& r, const std::string& rp,
+                        size_t i) -> StatusOr<int64_t> {
+    SPYRE_ASSIGN_OR_RETURN(auto prompt, RequestPrompt(r, rp, &sc, i));
+    sc.prompts.push_back(std::move(prompt));
+    return static_cast<int64_t>(sc.prompts.back().size());
+  };
+  reader.stop = [&sc](const nlohmann::json& r, const std::string& rp, ServingRequest* req) {
+    return RequestStop(r, rp, &sc, req);
+  };
+  const int64_t positions = sc.model.config.max_positions - sc.model.config.position_offset;
+  SPYRE_ASSIGN_OR_RETURN(ServingTrace trace, ParseTrace(c.body["serving"], p, positions, reader));
+  sc.limits = trace.limits;
+  sc.requests = std::move(trace.requests);
+  for (const ServingRequest& r : sc.requests) {
+    sc.max_len = std::max(sc.max_len, r.prompt_len + r.max_new_tokens);
+  }
   std::vector<int64_t> all;
   for (const auto& prompt : sc.prompts) all.insert(all.end(), prompt.begin(), prompt.end());
   sc.model.prompts = at::tensor(all, at::kLong).view({1, static_cast<int64_t>(all.size())});

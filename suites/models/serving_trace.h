@@ -20,6 +20,7 @@
 // never serve (a prompt over the token budget, a request needing more
 // blocks than the pool has) is an error when the suite loads.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,40 @@
 #include "suite_file/suite_file.h"
 
 namespace suites {
+
+// The trace as the scheduler takes it: its limits and each request's id,
+// arrival and lengths.
+struct ServingTrace {
+  SchedulerLimits limits;
+  std::vector<ServingRequest> requests;
+};
+
+// What a kind reads of a request: the members it allows (besides "id",
+// "arrival" and "max_new_tokens", which every trace reads), its prompt
+// (returning the prompt's length) and its stop token (none when `stop` is
+// empty).
+struct TraceRequestReader {
+  // Every member a request may have, in the order errors list them.
+  std::vector<std::string> members;
+  std::function<harness::StatusOr<int64_t>(const nlohmann::json& request, const std::string& path,
+                                           size_t index)>
+      prompt;
+  std::function<harness::Status(const nlohmann::json& request, const std::string& path,
+                                ServingRequest* out)>
+      stop;
+};
+
+// Parses a "serving" member found at JSON path `p`: the limits, the
+// requests (a prompt and max_new_tokens within `positions`), and whether
+// the scheduler can ever serve the trace (TraceProblem). Errors name the
+// member's path and what to write.
+harness::StatusOr<ServingTrace> ParseTrace(const nlohmann::json& serving, const std::string& p,
+                                           int64_t positions, const TraceRequestReader& reader);
+
+// A trace that is timed, not computed (the timing kind's serving traces):
+// each request gives a "prompt_len" and runs to its max_new_tokens.
+harness::StatusOr<ServingTrace> ParseTimedTrace(const nlohmann::json& serving, const std::string& p,
+                                                int64_t positions);
 
 struct ServingCase {
   // model.prompts holds every request's prompt one after another, [1, total]

@@ -9,12 +9,21 @@
 //   "model": {"figure": "softmax_us", "shape": [512, 1024], "cores": 1,
 //             "profile": "sendnn", "expected": 32.51}
 //   "model": {"figure": "matmul_reduction", "range": [0.29, 0.69]}
+//   "model": {"figure": "modeled", "config": "granite-3.3-8b", "profile": "inductor"},
+//   "serving": {"token_budget": 1024, "max_running": 8, "block_size": 64, "kv_blocks": 160,
+//               "requests": [{"id": "r00", "arrival": 0, "prompt_len": 512, "max_new_tokens": 32}]}
 // "rel_tol" (default 0.05) bounds |value / expected - 1|; a matmul_reduction
 // case passes when every matmul's 1 - inductor / sendnn (kernel times) lies in
 // the range widened by rel_tol at both ends: the published range is the spread
 // over a kernel set IBM does not list, so each of our kernels must fall inside
 // it, while our set's own spread is reported (min/max_reduction), not held to
 // the range's ends (spyre_emu/cost_model.h says why).
+// With a "serving" member (the serving kind's limits and requests, each with
+// a "prompt_len"), a modeled or speedup case times that trace through the
+// serving scheduler instead of one pass (serving_timing.h): per request its
+// modeled time to first token and gaps between tokens, over the trace their
+// medians and tokens/s; a speedup case's value is sendnn / inductor of the
+// median time to first token (phase prefill) or of the median gap (decode).
 #include <algorithm>
 #include <cmath>
 
@@ -22,8 +31,11 @@
 #include <spyre_emu/padding.h>
 
 #include "base/human_format.h"
+#include "decode_verdict.h"
 #include "harness/case_kinds/case_kinds.h"
 #include "model_case.h"
+#include "serving_timing.h"
+#include "serving_trace.h"
 #include "suites/models/timing_model.h"
 
 namespace suites {
@@ -44,6 +56,8 @@ struct TimingCase {
   std::vector<double> range;  // matmul_reduction
   double expected = std::nan("");
   double rel_tol = 0.05;
+  bool serving = false;  // a "serving" trace rather than one pass
+  ServingTrace trace;
 };
 
 const spyre_emu::CostProfile& ProfileNamed(const std::string& name) {
@@ -56,6 +70,8 @@ const spyre_emu::CostProfile& ProfileNamed(const std::string& name) {
   (void)spyre_emu::ParseConfig(spyre_emu::ProcessEnvironment(), &config);
   return spyre_emu::CostProfileFor(config.profile);
 }
+
+harness::Status ParseTimingTrace(const harness::CaseSpec& c, TimingCase* t);
 
 StatusOr<TimingCase> ParseTiming(const harness::CaseSpec& c) {
   const std::string p = c.body.value("pointer", std::string()) + "/model";
@@ -104,13 +120,89 @@ StatusOr<TimingCase> ParseTiming(const harness::CaseSpec& c) {
     return InvalidInput(p + "/range: a matmul_reduction case needs \"range\": [low, high]");
   }
   if (t.figure == "modeled" || t.figure == "speedup") {
-    SPYRE_ASSIGN_OR_RETURN_CTX(auto cfg, BuiltinConfig(m.value("config", std::string())),
-                               p + "/config");
-    if (cfg.family != ModelFamily::kDecoder)
-      return InvalidInput(p + "/config: timing needs a decoder");
-    t.config = cfg;
+    const std::string name = m.value("config", std::string());
+    auto cfg = BuiltinConfig(name);
+    if (!cfg.ok() || cfg->family != ModelFamily::kDecoder) {
+      // Timing walks a built-in decoder; a checkpoint is not read here.
+      std::string decoders;
+      for (const std::string& n : BuiltinConfigNames()) {
+        auto known = BuiltinConfig(n);
+        if (known.ok() && known->family == ModelFamily::kDecoder)
+          decoders += (decoders.empty() ? "" : ", ") + n;
+      }
+      return InvalidInput(
+          p + "/config: " +
+          (cfg.ok() ? "'" + name + "' is an encoder" : "unknown model config '" + name + "'") +
+          "; timing takes a built-in decoder: " + decoders);
+    }
+    t.config = *cfg;
   }
+  if (c.body.contains("serving")) SPYRE_RETURN_IF_ERROR(ParseTimingTrace(c, &t));
   return t;
+}
+
+// A "serving" member: the trace a modeled or speedup case times.
+harness::Status ParseTimingTrace(const harness::CaseSpec& c, TimingCase* t) {
+  const std::string pointer = c.body.value("pointer", std::string());
+  const std::string p = pointer + "/serving";
+  if (t->figure != "modeled" && t->figure != "speedup") {
+    return InvalidInput(p + ": a trace is timed by the figures modeled and speedup, not " +
+                        t->figure + "; remove \"serving\" or change the figure");
+  }
+  for (const char* key : {"batch", "seq"}) {
+    if (c.body["model"].contains(key)) {
+      return InvalidInput(pointer + "/model/" + key +
+                          ": a serving trace takes its lengths from its requests; remove it");
+    }
+  }
+  SPYRE_ASSIGN_OR_RETURN(t->trace, ParseTimedTrace(c.body["serving"], p, t->config.max_positions));
+  t->serving = true;
+  if (t->figure == "speedup" && t->shape.phase == Phase::kDecode &&
+      std::none_of(t->trace.requests.begin(), t->trace.requests.end(),
+                   [](const ServingRequest& r) { return r.max_new_tokens > 1; })) {
+    return InvalidInput(p +
+                        "/requests: a decode speedup compares the gaps between tokens and no "
+                        "request has a second token; give one a max_new_tokens of 2 or more");
+  }
+  return harness::Status::Ok();
+}
+
+// The case's pass under `profile`, or its whole trace (then also in *trace).
+TimingResult TimedPass(const TimingCase& t, const spyre_emu::CostProfile& profile,
+                       ServingTiming* trace) {
+  if (!t.serving) return ModelDecoderTime(t.config, t.shape, profile, t.cores);
+  *trace = TimeServingTrace(t.config, t.trace.requests, t.trace.limits, profile, t.cores);
+  return trace->steps;
+}
+
+// A trace's modeled figures, output "time" as a pass's modeled_us: per
+// request by its id, then over the trace; `extra` gets each request's steps.
+void AddTraceFigures(const TimingCase& t, const ServingTiming& s, CaseResult* r) {
+  nlohmann::json requests = nlohmann::json::array();
+  for (size_t i = 0; i < t.trace.requests.size(); ++i) {
+    const ServingRequest& req = t.trace.requests[i];
+    const RequestTimes& times = s.times[i];
+    AddMetric(r, "time", req.id + ".modeled_ttft_us", times.ttft_us);
+    AddMetric(r, "time", req.id + ".modeled_itl_us", times.itl_us);
+    AddMetric(r, "time", req.id + ".modeled_itl_p50_us", times.itl_p50_us);
+    AddMetric(r, "time", req.id + ".modeled_itl_max_us", times.itl_max_us);
+    requests.push_back({{"id", req.id},
+                        {"arrival", req.arrival_step},
+                        {"prompt_len", req.prompt_len},
+                        {"max_new_tokens", req.max_new_tokens},
+                        {"admitted_step", s.records[i].admitted_step},
+                        {"finished_step", s.records[i].finished_step},
+                        {"modeled_ttft_us", times.ttft_us},
+                        {"modeled_itl_us", times.itl_us}});
+  }
+  AddMetric(r, "time", "modeled_ttft_p50_us", s.ttft_p50_us);
+  AddMetric(r, "time", "modeled_ttft_p90_us", s.ttft_p90_us);
+  AddMetric(r, "time", "modeled_itl_p50_us", s.itl_p50_us);
+  AddMetric(r, "time", "modeled_tokens_per_s", s.tokens_per_s);
+  r->extra["requests"] = requests;
+  r->extra["steps"] = s.step_end_us.size();
+  r->extra["kv_blocks_peak"] = s.peak_blocks;
+  r->extra["modeled_tokens_per_s"] = s.tokens_per_s;
 }
 
 void AddKernels(const TimingResult& t, CaseResult* r) {
@@ -141,10 +233,11 @@ class TimingCaseKind : public harness::CaseKindOf<TimingCase> {
     double value = std::nan("");
     std::string unit;
     if (t.figure == "modeled" || t.figure == "speedup") {
-      const TimingResult cand = ModelDecoderTime(
-          t.config, t.shape,
-          ProfileNamed(t.profile.empty() && t.figure == "speedup" ? "inductor" : t.profile),
-          t.cores);
+      ServingTiming cand_trace;
+      const TimingResult cand = TimedPass(
+          t, ProfileNamed(t.profile.empty() && t.figure == "speedup" ? "inductor" : t.profile),
+          &cand_trace);
+      if (t.serving) AddTraceFigures(t, cand_trace, &r);
       AddKernels(cand, &r);
       r.modeled_us = cand.total_us;
       r.metrics.push_back({"time", "modeled_us", cand.total_us, std::nan(""), false});
@@ -160,10 +253,18 @@ class TimingCaseKind : public harness::CaseKindOf<TimingCase> {
       value = cand.total_us;
       unit = "us";
       if (t.figure == "speedup") {
-        const TimingResult base =
-            ModelDecoderTime(t.config, t.shape, ProfileNamed("sendnn"), t.cores);
+        ServingTiming base_trace;
+        const TimingResult base = TimedPass(t, ProfileNamed("sendnn"), &base_trace);
         value = base.total_us / cand.total_us;
         unit = "x";
+        if (t.serving) {
+          const double ttft = base_trace.ttft_p50_us / cand_trace.ttft_p50_us;
+          const double itl = base_trace.itl_p50_us / cand_trace.itl_p50_us;
+          AddMetric(&r, "figure", "ttft_p50_speedup", ttft);
+          AddMetric(&r, "figure", "itl_p50_speedup", itl);
+          AddMetric(&r, "figure", "trace_speedup", value);
+          value = t.shape.phase == Phase::kDecode ? itl : ttft;
+        }
         r.extra["sendnn_us"] = base.total_us;
         r.extra["inductor_us"] = cand.total_us;
       }

@@ -172,6 +172,9 @@ const std::vector<Entry>& Catalogue() {
     {"model_full_size_decode_generate", {"golden", "generate", "--suite", "bigmodel", "--suites", "{ws}/suites", "--golden", "{ws}/golden-big"}, {}, {"bigmodel.json", "case 'decode8b'", "granite-3.3-8b", "budget", "timing"}},
     {"model_full_size_decode_run", {"run", "--suite", "bigmodel", "--suites", "{ws}/suites"}, {}, {"bigmodel.json", "granite-3.3-8b", "GiB"}},
     {"serving_prompt_over_token_budget", {"run", "--suite", "badserving", "--suites", "{ws}/suites"}, {}, {"badserving.json", "/cases/0/serving", "request 'long' (trace index 1)", "over the token budget of 16", "raise \"token_budget\""}},
+    {"serving_full_size_run", {"run", "--suite", "bigserving", "--suites", "{ws}/suites"}, {}, {"bigserving.json", "case 'trace8b'", "granite-3.3-8b", "budget", "\"serving\" member"}},
+    {"timing_trace_prompt_ids", {"run", "--suite", "badtimedtrace", "--suites", "{ws}/suites"}, {}, {"badtimedtrace.json", "/cases/0/serving/requests/1/prompt", "unknown member of a request", "prompt_len"}},
+    {"timing_trace_unknown_config", {"run", "--suite", "badtimingconfig", "--suites", "{ws}/suites"}, {}, {"badtimingconfig.json", "/cases/0/model/config", "unknown model config 'granite-8b'", "granite-3.3-8b"}},
     {"op_oversized_shape_generate", {"golden", "generate", "--suite", "bigshape", "--suites", "{ws}/suites", "--golden", "{ws}/golden-big"}, {}, {"bigshape.json", "case 'huge'", "budget"}},
     // Stores that must be left as they are, and messages that must be true
     {"store_corrupt_pages", {"run", "--suite", "smoke", "--filter", "^smoke/mul_scalar$", "--db", "{ws}/corrupt-pages.db"}, {}, {"corrupt-pages.db", "corrupt", "left untouched"}, nullptr, "{ws}/corrupt-pages.db"},

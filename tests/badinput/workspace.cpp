@@ -244,6 +244,19 @@ void WriteLimitSuites(const std::string& suites) {
     "model": {"config": "llama-tiny"}, "serving": {"token_budget": 16, "requests": [
       {"id": "short", "prompt_len": 4, "max_new_tokens": 2},
       {"id": "long", "arrival": 3, "prompt_len": 40, "max_new_tokens": 2}]}}]})");
+  WriteFile(suites + "/bigserving.json",
+            R"({"name": "bigserving", "cases": [{"id": "trace8b", "kind": "serving",
+    "model": {"config": "granite-3.3-8b"}, "serving": {"requests": [
+      {"id": "a", "prompt_len": 4, "max_new_tokens": 2}]}}]})");
+  WriteFile(suites + "/badtimedtrace.json",
+            R"({"name": "badtimedtrace", "cases": [{"id": "trace", "kind": "timing",
+    "model": {"figure": "modeled", "config": "granite-3.3-8b"}, "serving": {"requests": [
+      {"id": "a", "prompt_len": 4, "max_new_tokens": 2},
+      {"id": "b", "arrival": 2, "prompt": [1, 2, 3], "max_new_tokens": 2}]}}]})");
+  WriteFile(suites + "/badtimingconfig.json",
+            R"({"name": "badtimingconfig", "cases": [{"id": "trace", "kind": "timing",
+    "model": {"figure": "modeled", "config": "granite-8b"}, "serving": {"requests": [
+      {"id": "a", "prompt_len": 4, "max_new_tokens": 2}]}}]})");
   WriteFile(suites + "/bigshape.json", R"({"name": "bigshape", "cases": [{"id": "huge", "op": "neg",
     "inputs": [{"shape": [100000, 100000], "dtype": "float32"}]}]})");
 }

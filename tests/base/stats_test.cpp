@@ -20,6 +20,21 @@ TEST(StatsTest, MedianMeanVariance) {
   EXPECT_DOUBLE_EQ(harness::RobustSigma({1, 2, 3, 4, 100}), 1.4826);
 }
 
+TEST(StatsTest, QuantileInterpolatesBetweenOrderStatistics) {
+  EXPECT_TRUE(std::isnan(harness::Quantile({}, 0.5)));
+  EXPECT_TRUE(std::isnan(harness::Quantile({1, 2}, 1.5)));
+  EXPECT_TRUE(std::isnan(harness::Quantile({1, 2}, std::nan(""))));
+  EXPECT_EQ(harness::Quantile({7}, 0.9), 7);
+  // Positions 0..10 over the sorted 10, 20, ..., 110: p90 sits at position 9.
+  const std::vector<double> v = {110, 10, 100, 20, 90, 30, 80, 40, 70, 50, 60};
+  EXPECT_DOUBLE_EQ(harness::Quantile(v, 0.9), 100);
+  EXPECT_DOUBLE_EQ(harness::Quantile(v, 0.0), 10);
+  EXPECT_DOUBLE_EQ(harness::Quantile(v, 1.0), 110);
+  EXPECT_DOUBLE_EQ(harness::Quantile({4, 1, 3, 2}, 0.5), harness::Median({4, 1, 3, 2}));
+  // Between two: position 0.9 * 3 = 2.7 of 1, 2, 3, 4.
+  EXPECT_DOUBLE_EQ(harness::Quantile({4, 1, 3, 2}, 0.9), 3.7);
+}
+
 TEST(StatsTest, StudentTMatchesTableQuantiles) {
   // Two-sided 5% critical values: df 10 -> 2.228, df 30 -> 2.042; normal 1.960.
   EXPECT_NEAR(harness::StudentTCdf(2.228, 10), 0.975, 2e-4);

@@ -3,7 +3,11 @@
 // KV reservation, retirement, block reuse, and the two scheduler faults.
 #include "serving_scheduler.h"
 
+#include <cmath>
+
 #include <gtest/gtest.h>
+
+#include "serving_times.h"
 
 namespace {
 
@@ -194,6 +198,28 @@ TEST(ServingSchedulerFaultTest, ABlockFreedEarlyIsHandedToTheNextRequest) {
   RunTrace(s);
   EXPECT_TRUE(s.Done());
   EXPECT_EQ(s.blocks_in_use(), 0);
+}
+
+// A request's times read off its steps' end times: from the start of its
+// arrival step (the end of step 0 here) to the end of the step of its
+// first token, then the gaps between the steps of its tokens.
+TEST(ServingTimesTest, TimesComeFromTheEndsOfTheStepsOfItsTokens) {
+  const std::vector<double> step_end = {10, 20, 30, 40, 50, 70};
+  suites::RequestRecord rec;
+  rec.token_steps = {2, 3, 5};
+  const suites::RequestTimes t = suites::TimesOf(rec, Req("a", 1, 4, 3), step_end);
+  EXPECT_DOUBLE_EQ(t.ttft_us, 30 - 10);
+  EXPECT_EQ(suites::TokenGaps(rec, step_end), (std::vector<double>{10, 30}));
+  EXPECT_DOUBLE_EQ(t.itl_us, (70 - 30) / 2.0);
+  EXPECT_DOUBLE_EQ(t.itl_p50_us, 20);
+  EXPECT_DOUBLE_EQ(t.itl_max_us, 30);
+  // Arriving at step 0, the time to first token starts at 0; one token has no gaps.
+  rec.token_steps = {1};
+  const suites::RequestTimes one = suites::TimesOf(rec, Req("b", 0, 4, 1), step_end);
+  EXPECT_DOUBLE_EQ(one.ttft_us, 20);
+  EXPECT_TRUE(std::isnan(one.itl_us) && std::isnan(one.itl_p50_us) && std::isnan(one.itl_max_us));
+  rec.token_steps.clear();
+  EXPECT_TRUE(std::isnan(suites::TimesOf(rec, Req("c", 0, 4, 1), step_end).ttft_us));
 }
 
 }  // namespace

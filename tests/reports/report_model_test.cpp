@@ -91,6 +91,16 @@ TEST(ReportCaseKind, ServingTracesAreToldFromDecodeCases) {
   decode.metrics = {{"tokens", "top1_agreement", 1, std::nan(""), false},
                     {"latency", "ttft_us", 10, std::nan(""), false}};
   EXPECT_EQ(reports::CaseKindOf(decode), "decode");
+  // A timing case's serving trace: modeled figures only, output "time".
+  harness::CaseResult timed;
+  timed.metrics = {{"time", "r00.modeled_ttft_us", 10, std::nan(""), false},
+                   {"time", "modeled_ttft_p50_us", 10, std::nan(""), false},
+                   {"time", "modeled_us", 100, std::nan(""), false}};
+  EXPECT_EQ(reports::CaseKindOf(timed), "timed_serving");
+  harness::CaseResult pass;
+  pass.metrics = {{"time", "modeled_us", 100, std::nan(""), false},
+                  {"figure", "modeled", 100, std::nan(""), false}};
+  EXPECT_EQ(reports::CaseKindOf(pass), "op");
 }
 
 TEST(ReportModelErrors, MissingRunAndEmptyStoreAreNotFound) {

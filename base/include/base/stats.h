@@ -11,6 +11,10 @@ namespace harness {
 
 // Median; NaN for an empty sample.
 double Median(std::vector<double> v);
+// The q-quantile (0 <= q <= 1), interpolated linearly between the two order
+// statistics around position q * (n - 1): Quantile(v, 0.5) is the median.
+// NaN for an empty sample or a q outside [0, 1].
+double Quantile(std::vector<double> v, double q);
 // Arithmetic mean; NaN for an empty sample.
 double Mean(const std::vector<double>& v);
 // Sample variance (n - 1 denominator); 0 for fewer than two values.

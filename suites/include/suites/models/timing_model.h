@@ -9,6 +9,7 @@
 //
 //   TimingResult t = ModelDecoderTime(granite8b, {1, 1024, Phase::kDecode}, sendnn, 32);
 //   t.total_us;  t.kernels[i].name, .calls, .us
+//   TimingResult s = ServingStepTime(granite8b, {{0, 512}, {700, 1}}, inductor, 32);
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -45,9 +46,33 @@ struct TimingResult {
   double weight_bytes = 0;          // DL16 weights read once per pass
   std::vector<KernelTime> kernels;  // in walk order
   double kernel_us() const { return total_us - launch_us; }
+  // Adds another pass (a later step of a trace): times, launches, rooflines
+  // and weights read add up, kernels by name.
+  void Add(const TimingResult& other);
 };
 
 TimingResult ModelDecoderTime(const ModelConfig& config, const TimingShape& shape,
                               const spyre_emu::CostProfile& profile, int cores);
+
+// One sequence's share of a continuous-batching step: `tokens` new tokens at
+// cache positions position .. position + tokens - 1, the last attending to
+// position + tokens keys. A prefill of P tokens is {0, P}; the decode of a
+// sequence with `seq` cached positions is {seq, 1}.
+struct SequenceStep {
+  int64_t position = 0;
+  int64_t tokens = 1;
+};
+
+// One step of a serving engine over a paged KV cache, walked as the engine
+// issues its kernels: the norms, projections, RoPE and MLP over every
+// sequence's new tokens at once, one logits row per sequence, and per
+// sequence its own attention over its context plus "kv_write", the store of
+// its new keys and values into its cache blocks. The attention reads the
+// blocks in place through the block table (a block holds whole rows of each
+// head, so it reads the bytes of a contiguous cache). A step of one sequence
+// is therefore ModelDecoderTime's pass at batch 1 and that length, plus
+// `layers` kv_write kernels. No sequences: an empty result.
+TimingResult ServingStepTime(const ModelConfig& config, const std::vector<SequenceStep>& sequences,
+                             const spyre_emu::CostProfile& profile, int cores);
 
 }  // namespace suites
