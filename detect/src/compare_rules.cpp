@@ -177,9 +177,9 @@ void CompareAccuracy(const CaseResult& base, const CaseResult& cand, const Thres
 
 // A serving trace's requests: their modeled time to first token and
 // inter-token latency ("<id>.modeled_ttft_us", "<id>.modeled_itl_us" under
-// output "latency"), deterministic like the case's modeled time, so judged
-// by the same threshold. The request that moved most (relative) speaks for
-// the trace.
+// output "latency", or "time" for a trace timed on the cost model alone),
+// deterministic like the case's modeled time, so judged by the same
+// threshold. The request that moved most (relative) speaks for the trace.
 struct RequestShift {
   std::string request;
   std::string metric;  // "latency/<id>.modeled_ttft_us"
@@ -193,20 +193,22 @@ struct RequestShift {
 
 std::optional<RequestShift> WorstRequestShift(const CaseResult& base, const CaseResult& cand,
                                               const ThresholdValues& v) {
-  std::map<std::string, double> before, after;
+  std::map<std::string, const Metric*> before, after;
+  const auto timing = [](const Metric& m) { return m.output == "latency" || m.output == "time"; };
   for (const Metric& m : base.metrics) {
-    if (m.output == "latency") before[m.name] = m.value;
+    if (timing(m)) before[m.name] = &m;
   }
   for (const Metric& m : cand.metrics) {
-    if (m.output == "latency") after[m.name] = m.value;
+    if (timing(m)) after[m.name] = &m;
   }
-  const auto value = [](const std::map<std::string, double>& in, const std::string& name) {
+  const auto value = [](const std::map<std::string, const Metric*>& in, const std::string& name) {
     const auto it = in.find(name);
-    return it == in.end() ? std::nan("") : it->second;
+    return it == in.end() ? std::nan("") : it->second->value;
   };
   std::optional<RequestShift> worst;
   std::set<std::string> moved, requests;
-  for (const auto& [name, cand_value] : after) {
+  for (const auto& [name, cand_metric] : after) {
+    const double cand_value = cand_metric->value;
     for (const bool ttft : {true, false}) {
       const std::string tail = ttft ? ".modeled_ttft_us" : ".modeled_itl_us";
       if (name.size() <= tail.size() ||
@@ -227,7 +229,7 @@ std::optional<RequestShift> WorstRequestShift(const CaseResult& base, const Case
       if (!pick) continue;
       RequestShift r;
       r.request = id;
-      r.metric = "latency/" + name;
+      r.metric = cand_metric->output + "/" + name;
       r.first_token = ttft;
       r.base = base_value;
       r.cand = cand_value;

@@ -297,6 +297,24 @@ TEST(DetectTest, AServingRequestWhoseModeledTimeMovedIsNamedWithItsStep) {
   EXPECT_TRUE(c.regressions.empty() && c.improvements.empty());
 }
 
+TEST(DetectTest, ATimedTracesRequestIsJudgedTheSameWay) {
+  // A trace timed on the cost model alone records its requests under
+  // output "time", without wall figures or steps.
+  std::mt19937_64 rng(6);
+  auto base = MakeRun(1, {Case("granite_8b", rng, 1000, 5e6)});
+  base.cases[0].metrics = {{"time", "r00.modeled_ttft_us", 4e5}, {"time", "r00.modeled_itl_us", 3e5},
+                           {"time", "r01.modeled_ttft_us", 5e5}, {"time", "r01.modeled_itl_us", 2e5}};
+  auto cand = base;
+  cand.run_id = 2;
+  cand.cases[0].metrics[3].value = 2.5e5;  // r01's inter-token latency +25%
+  const auto c = harness::CompareRuns(base, cand, harness::Thresholds{});
+  ASSERT_EQ(c.regressions.size(), 1u);
+  EXPECT_EQ(c.regressions[0].metric, "time/r01.modeled_itl_us");
+  EXPECT_NE(c.regressions[0].detail.find("request 'r01': modeled inter-token latency; 1 of 2"),
+            std::string::npos)
+      << c.regressions[0].detail;
+}
+
 TEST(DetectTest, TheCpuReferencesOwnErrorIsNotTheDevicesAccuracy) {
   EXPECT_FALSE(harness::IsAccuracyMetric("out0", "cpu_max_abs_err"));
   EXPECT_FALSE(harness::IsAccuracyMetric("out0", "cpu_rel_l2"));
