@@ -87,8 +87,9 @@ std::string HtmlDecodeText(const ReportModel& m) {
          "with text prompts: the prompt, then what the CPU (golden) wrote and what the device "
          "chose at each step given the golden text before it. The first divergence is "
          "<mark class=\"dv\">marked</mark>; later flips are <mark class=\"hf\">highlighted</mark>"
-         "; a flip between tokens whose golden probabilities differ by less than the near-tie "
-         "margin is labelled <span class=\"nt\">near tie</span> and does not fail the case.</p>";
+         "; a flip between tokens the golden put closer than a correct device can keep apart "
+         "(the near-tie margin in probability, or twice the yardstick in log-probability) is "
+         "labelled <span class=\"nt\">near tie</span> and does not fail the case.</p>";
   for (const DecodeTextCase& c : cases) {
     out << "<div class=\"decode-text\" data-case=\"" << EscapeHtml(c.case_id) << "\"><h4>"
         << EscapeHtml(c.suite) << " / " << EscapeHtml(c.case_id)

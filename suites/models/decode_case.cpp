@@ -49,7 +49,7 @@ std::string Printable(const std::string& bytes) {
 // golden tokens and the device's top-1 at each step (teacher forced: each
 // given the golden text before it), and the flips, near ties labelled.
 nlohmann::json DecodeTexts(const ModelCase& mc, const at::Tensor& golden_tokens,
-                           const at::Tensor& device_logits, double near_tie_margin,
+                           const at::Tensor& device_logits, NearTie near_tie,
                            const at::Tensor& golden_logprobs) {
   const at::Tensor dev = device_logits.argmax(-1);
   const at::Tensor gold = golden_tokens.to(at::kLong);
@@ -70,9 +70,10 @@ nlohmann::json DecodeTexts(const ModelCase& mc, const at::Tensor& golden_tokens,
       d.push_back(Printable(mc.tokenizer.TokenText(dt)));
       if (gt == dt) continue;
       if (first < 0) first = s;
-      const double gap =
-          std::exp(glp[i][s][gt].item<double>()) - std::exp(glp[i][s][dt].item<double>());
-      flips.push_back({{"step", s}, {"near_tie", gap < near_tie_margin}, {"golden_prob_gap", gap}});
+      const double lg = glp[i][s][gt].item<double>(), ld = glp[i][s][dt].item<double>();
+      const double gap = std::exp(lg) - std::exp(ld);
+      flips.push_back(
+          {{"step", s}, {"near_tie", near_tie.Holds(gap, lg - ld)}, {"golden_prob_gap", gap}});
     }
     out.push_back({{"sequence", i},
                    {"prompt", Printable(mc.tokenizer.Decode(prompt))},
@@ -387,7 +388,7 @@ class DecodeCaseKind : public ModelCaseKind {
     const std::vector<std::string> problems = DecodeProblems(v, mc);
     nlohmann::json texts;
     if (mc.text) {
-      texts = DecodeTexts(mc, teacher, samples.logits, mc.near_tie_margin, inputs->logprobs);
+      texts = DecodeTexts(mc, teacher, samples.logits, v.near_tie, inputs->logprobs);
     }
     if (!problems.empty()) FailDecodeCase(problems, v.j, texts, &r);
     RecordDecodeExtra(mc, v, samples, modeled, &r);

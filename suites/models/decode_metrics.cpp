@@ -27,7 +27,7 @@ double MaxKeepingNan(double a, double b) {
 
 DecodeJudgement JudgeDecode(const at::Tensor& device_logits, const at::Tensor& golden_logprobs,
                             const at::Tensor& golden_tokens, int64_t top_k,
-                            double near_tie_margin) {
+                            NearTie near_tie) {
   // Log-probabilities of the device's logits, computed on the CPU in double:
   // the device is judged on its logits, not on a host-side softmax.
   const at::Tensor dev_lp = at::log_softmax(device_logits.to(at::kDouble), -1);
@@ -77,21 +77,28 @@ DecodeJudgement JudgeDecode(const at::Tensor& device_logits, const at::Tensor& g
         continue;
       }
       const double gap = std::exp(gl[i][s][gold]) - std::exp(gl[i][s][dev]);
-      const bool near_tie = gap < near_tie_margin;
+      const double lp_gap = gl[i][s][gold] - gl[i][s][dev];
+      const bool tie = near_tie.Holds(gap, lp_gap);
       step["flips"].push_back({{"sequence", i},
                                {"golden_token", gold},
                                {"device_token", dev},
                                {"golden_prob_gap", gap},
-                               {"near_tie", near_tie}});
+                               {"golden_logprob_gap", lp_gap},
+                               {"near_tie", tie}});
       if (j.first_divergence < 0) j.first_divergence = s;
-      if (near_tie) {
+      if (tie) {
         ++j.near_ties;
       } else if (j.first_failure < 0) {
         j.first_failure = s;
         j.failure = "step " + std::to_string(s) + ", sequence " + std::to_string(i) +
                     ": device chose token " + std::to_string(dev) + ", golden " +
                     std::to_string(gold) + " (golden probabilities differ by " +
-                    Short(gap) + ", above the near-tie margin " + Short(near_tie_margin) + ")";
+                    Short(gap) + ", above the near-tie margin " + Short(near_tie.probability) +
+                    (near_tie.logprob > 0 ? "; log-probabilities by " + Short(lp_gap) +
+                                                ", above twice the yardstick's " +
+                                                Short(near_tie.logprob / 2)
+                                          : std::string()) +
+                    ")";
       }
     }
     step["max_logprob_diff"] = step_diff;

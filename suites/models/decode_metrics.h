@@ -3,9 +3,11 @@
 // both saw the same tokens, so steps are independent).
 //
 // For each step and sequence: top-1 agreement with the golden token; when
-// they differ, the golden probability gap p(golden token) - p(device token)
-// (below the margin: a near tie, reported, not failed); max |logprob diff|
-// over the golden top-k tokens; overlap of the two top-k sets.
+// they differ, how far apart the golden put the two tokens (a near tie,
+// reported, not failed, when their probabilities differ by less than the
+// margin or their log-probabilities by less than what an honest device in
+// the same formats moves them: NearTie); max |logprob diff| over the golden
+// top-k tokens; overlap of the two top-k sets.
 #include <string>
 #include <vector>
 
@@ -38,9 +40,21 @@ struct DecodeJudgement {
 // std::to_string's "0.040400").
 std::string Short(double v);
 
+// When a flip is a near tie. `probability` is the case's near_tie_margin;
+// `logprob` is twice the yardstick's max |logprob diff| (each of the two
+// tokens may move by that much the other way on an honest device), 0 where
+// no yardstick is known.
+struct NearTie {
+  double probability = 0.02;
+  double logprob = 0;
+  bool Holds(double prob_gap, double logprob_gap) const {
+    return prob_gap < probability || logprob_gap < logprob;
+  }
+};
+
 // device_logits, golden_logprobs: [B, N, V]; golden_tokens [B, N].
 DecodeJudgement JudgeDecode(const at::Tensor& device_logits, const at::Tensor& golden_logprobs,
-                            const at::Tensor& golden_tokens, int64_t top_k, double near_tie_margin);
+                            const at::Tensor& golden_tokens, int64_t top_k, NearTie near_tie);
 
 // Percent to three significant digits: "19.3%".
 std::string Percent(double share);

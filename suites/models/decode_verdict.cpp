@@ -88,7 +88,7 @@ double YardstickMaxLogprobDiff(const ModelCase& mc, const at::Tensor& yardstick_
                                const at::Tensor& logprobs, const at::Tensor& teacher) {
   // Its logits leave in the dtype, as the device's.
   const at::Tensor yardstick_logits = yardstick_fp32.to(mc.dtype).to(at::kFloat);
-  return JudgeDecode(yardstick_logits, logprobs, teacher, mc.top_k, mc.near_tie_margin)
+  return JudgeDecode(yardstick_logits, logprobs, teacher, mc.top_k, NearTie{mc.near_tie_margin})
       .max_logprob_diff;
 }
 
@@ -96,9 +96,14 @@ DecodeVerdict JudgeDecodeAgainst(const ModelCase& mc, const at::Tensor& logits,
                                  const at::Tensor& logprobs, const at::Tensor& teacher,
                                  const at::Tensor& yardstick_fp32, double yardstick_at_least) {
   DecodeVerdict v;
-  v.j = JudgeDecode(logits, logprobs, teacher, mc.top_k, mc.near_tie_margin);
   v.yardstick =
       std::max(yardstick_at_least, YardstickMaxLogprobDiff(mc, yardstick_fp32, logprobs, teacher));
+  // A flip between two tokens the golden put closer than the yardstick's
+  // own error could move them (one up, the other down) is a near tie, as
+  // one under the fixed probability margin is: bfloat16's logits are
+  // coarse enough to flip a 51/47 choice with no fault at all.
+  v.near_tie = NearTie{mc.near_tie_margin, 2 * v.yardstick};
+  v.j = JudgeDecode(logits, logprobs, teacher, mc.top_k, v.near_tie);
   // Below the logprob rule's resolution when the logits leave in a coarser
   // format than the device computes in (bfloat16 out of DL16): the share of
   // logits rounded to another value than the golden's, against the

@@ -53,6 +53,7 @@ at::Tensor DecodeYardstickFp32(const ModelCase& mc, const Weights& weights,
 struct DecodeVerdict {
   DecodeJudgement j;
   double yardstick = 0;  // the yardstick's max |logprob diff|
+  NearTie near_tie;      // the near-tie rule, its log-probability margin from the yardstick
   bool judge_flips = false;
   LogitFlips flips;
   double flip_limit = 0;

@@ -49,7 +49,9 @@ struct ModelCase {
   ByteTokenizer tokenizer;
   int64_t steps = 0;  // decode: generated tokens (the first comes from the prefill)
   int64_t top_k = 5;
-  double near_tie_margin = 0.02;  // golden probability gap below which a flip is a near tie
+  // Golden probability gap below which a flip is a near tie (so is one
+  // within twice the yardstick in log-probability: NearTie).
+  double near_tie_margin = 0.02;
   // The decode logprob limit: logprob_m times the yardstick's own max
   // |logprob diff| (the CPU computing the case in the device's storage
   // format, DeviceFormatRounding), at least logprob_floor; a given
