@@ -4,7 +4,7 @@
 // and BLAS kernel. Not part of ci/test: the committed checkpoint is the
 // product; tests/models trains a few steps to check that the loss falls.
 //
-//   build/train_tiny_lm --out suites/models/fortunes [--seed 1] [--steps 120]
+//   build/train_tiny_lm --out suites/models/fortunes [--seed 1] [--steps 8000]
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -67,7 +67,7 @@ int Usage(const std::string& why) {
 int main(int argc, char** argv) {
   std::string out, fortunes = "/usr/share/games/fortunes";
   suites::TrainOptions o;
-  o.steps = 120;
+  o.steps = 8000;
   int threads = 1;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -88,8 +88,16 @@ int main(int argc, char** argv) {
     }
   }
   if (out.empty()) return Usage("--out is required");
+  // The command as given, less where it wrote: the weights do not depend
+  // on it, and a path of one machine says nothing on another.
   std::string command = "build/train_tiny_lm";
-  for (int i = 1; i < argc; ++i) command += std::string(" ") + argv[i];
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--out") {
+      ++i;
+      continue;
+    }
+    command += std::string(" ") + argv[i];
+  }
   at::set_num_threads(threads);
 
   // Every strfile text file of the installed fortune packages, sorted.
