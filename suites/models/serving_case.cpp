@@ -146,6 +146,10 @@ class ServingCaseKind : public harness::CaseKindOf<ServingCase> {
     ServingRunOptions profiled_options = run_options;
     profiled_options.profile_steps = true;
     const ServingRun profiled = RunServingTrace(model, sc, inputs->tokens, profiled_options);
+    const std::string unfired =
+        UnfiredServingFault(run_options.faults, profiled.fired, profiled.records, sc.requests,
+                            static_cast<int64_t>(profiled.step_end_us.size()));
+    if (!unfired.empty()) return CaseResult::Error(unfired);
     DeviceProfile total;
     for (const DeviceProfile& p : profiled.step_profiles) total = MergeProfiles(total, p);
     FillProfile(total, &r);

@@ -101,6 +101,7 @@ ServingRun RunServingTrace(DecoderModel& model, const ServingCase& sc,
   }
   run.wall_us = run.step_end_us.empty() ? 0 : run.step_end_us.back();
   run.peak_blocks = scheduler.peak_blocks();
+  run.fired = scheduler.faults_fired();
   for (size_t r = 0; r < sc.requests.size(); ++r) {
     run.records.push_back(scheduler.record(static_cast<int64_t>(r)));
     run.logits.push_back(rows[r].empty() ? at::empty({1, 0, sc.model.config.vocab})

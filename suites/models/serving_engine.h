@@ -43,6 +43,7 @@ struct ServingRun {
   std::vector<DeviceProfile> step_profiles;  // per step when profile_steps
   int64_t peak_blocks = 0;
   double wall_us = 0;
+  FaultsFired fired;  // which of options.faults took effect
 };
 
 // teachers[i]: request i's golden tokens [n_i] (int64 CPU), fed after each

@@ -64,7 +64,14 @@ ServingFaultSpec ParseServingFaults(const std::string& spec, int64_t requests) {
                   op + ":request=0,step=2";
       return out;
     }
-    if (request >= requests) continue;
+    if (request >= requests) {
+      out.error = "fault point '" + entry + "' names request " + std::to_string(request) +
+                  ", but this trace has " + std::to_string(requests) + " (0 to " +
+                  std::to_string(requests - 1) +
+                  "): aim request= at one of them, or run only the traces that have it "
+                  "(--filter)";
+      return out;
+    }
     if (slow_prefill) {
       out.slow_prefill.request = request;
       out.slow_prefill.factor = slow;
@@ -77,6 +84,42 @@ ServingFaultSpec ParseServingFaults(const std::string& spec, int64_t requests) {
     }
   }
   return out;
+}
+
+std::string UnfiredServingFault(const SchedulerFaults& faults, const FaultsFired& fired,
+                                const std::vector<RequestRecord>& records,
+                                const std::vector<ServingRequest>& trace, int64_t steps) {
+  auto who = [&](int64_t r) {
+    return "request " + std::to_string(r) + " ('" + trace[static_cast<size_t>(r)].id + "')";
+  };
+  auto point = [](const char* op, int64_t r, int64_t s) {
+    return "fault point '" + std::string(op) + ":request=" + std::to_string(r) +
+           ",step=" + std::to_string(s) + "' did nothing: ";
+  };
+  const std::string of_steps = " of the trace's " + std::to_string(steps) + " steps";
+  if (faults.drop_request >= 0 && !fired.drop) {
+    const RequestRecord& rec = records[static_cast<size_t>(faults.drop_request)];
+    return point(kServingDropPoint, faults.drop_request, faults.drop_step) +
+           who(faults.drop_request) + " yielded its last token at step " +
+           std::to_string(rec.finished_step) + of_steps + "; aim step= at 0 to " +
+           std::to_string(rec.finished_step);
+  }
+  if (faults.free_early_request >= 0 && !fired.free_early) {
+    const RequestRecord& rec = records[static_cast<size_t>(faults.free_early_request)];
+    const std::string head = point(kServingFreeEarlyPoint, faults.free_early_request,
+                                   faults.free_early_step) +
+                             who(faults.free_early_request);
+    // Its blocks are taken at its prefill step; a step after that, up to
+    // the one that yields its last token, finds it reading them.
+    if (rec.finished_step <= rec.admitted_step) {
+      return head + " yields its only token at its prefill (step " +
+             std::to_string(rec.admitted_step) +
+             "), so no step finds it holding blocks; aim request= at one that decodes";
+    }
+    return head + " held KV blocks from step " + std::to_string(rec.admitted_step + 1) + " to " +
+           std::to_string(rec.finished_step) + of_steps + "; aim step= inside that span";
+  }
+  return "";
 }
 
 }  // namespace suites

@@ -14,10 +14,13 @@
 //                                         it runs in
 //
 // R is the request's index in the trace (0 for the first). Entries for ATen
-// ops are the device's and passed over here; so is a fault point whose
-// request is beyond a trace (the spec reaches every case of a run).
+// ops are the device's and passed over here. A fault point whose request
+// the trace does not have, or whose step finds its request gone or not yet
+// holding blocks, would leave the trace clean and the run green: it is
+// refused, with the range that would hit.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "serving_scheduler.h"
 
@@ -41,7 +44,15 @@ struct ServingFaultSpec {
 
 // `requests`: how many requests the trace has. A fault point missing what
 // it needs (request= and step=; serving_slow_prefill: request= and slow=,
-// and no step=, its step is the request's prefill) is an error.
+// and no step=, its step is the request's prefill), or naming a request
+// past the trace's last, is an error.
 ServingFaultSpec ParseServingFaults(const std::string& spec, int64_t requests);
+
+// After a run of the trace with `faults`: "" when each fault point took
+// effect (`fired`), else why one did not and which steps it would hit.
+// records: the run's, per request; steps: how many steps the run took.
+std::string UnfiredServingFault(const SchedulerFaults& faults, const FaultsFired& fired,
+                                const std::vector<RequestRecord>& records,
+                                const std::vector<ServingRequest>& trace, int64_t steps);
 
 }  // namespace suites

@@ -100,6 +100,7 @@ void ServingScheduler::ApplyFaults() {
     if (records_[drop].state == RequestState::kRunning) Release(drop);
     waiting_.erase(std::remove(waiting_.begin(), waiting_.end(), drop), waiting_.end());
     records_[drop].state = RequestState::kDropped;
+    fired_.drop = true;
   }
   const int64_t early = faults_.free_early_request;
   if (early >= 0 && step_ == faults_.free_early_step &&
@@ -108,6 +109,7 @@ void ServingScheduler::ApplyFaults() {
     pool_.Free(b);
     freed_.push_back(b);
     early_freed_[early] = b;
+    fired_.free_early = true;
   }
 }
 

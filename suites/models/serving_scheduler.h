@@ -80,6 +80,13 @@ struct SchedulerFaults {
   int64_t free_early_step = -1;
 };
 
+// Which faults took effect: one aimed at a step where its request was not
+// there to be hit (finished, or not yet holding blocks) does nothing.
+struct FaultsFired {
+  bool drop = false;
+  bool free_early = false;
+};
+
 enum class RequestState { kWaiting, kRunning, kFinished, kDropped };
 enum class FinishReason { kNone, kMaxTokens, kStopToken };
 
@@ -112,6 +119,7 @@ class ServingScheduler {
   int64_t peak_blocks() const { return pool_.peak_in_use(); }
   int64_t blocks_in_use() const { return pool_.in_use(); }
   const BlockAllocator& pool() const { return pool_; }
+  const FaultsFired& faults_fired() const { return fired_; }
 
  private:
   int64_t CachedPositions(int64_t request) const;
@@ -125,6 +133,7 @@ class ServingScheduler {
   std::vector<ServingRequest> trace_;
   SchedulerLimits limits_;
   SchedulerFaults faults_;
+  FaultsFired fired_;
   BlockAllocator pool_;
   std::vector<RequestRecord> records_;
   std::vector<int64_t> running_;      // admission order

@@ -298,6 +298,18 @@ TEST(ServingCliTest, InjectedServingFaultsFailTheRunNamingRequestAndStep) {
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_NE((bad.out + bad.err).find("'serving_drop' needs request=R"), std::string::npos)
       << bad.out << bad.err;
+  // So is one that would leave the trace as it was: a request it does not
+  // have, a step after its request finished.
+  const std::vector<std::pair<std::string, std::string>> misses = {
+      {"serving_drop:request=3,step=1", "names request 3, but this trace has 3 (0 to 2)"},
+      {"serving_drop:request=1,step=30", "did nothing: request 1 ('B') yielded its last token at"}};
+  for (const auto& [spec, needle] : misses) {
+    auto r = spyre_test::RunCli(
+        with({"run", "--db", dir.File("f.db"), "--baseline", "none", "--inject", spec}));
+    EXPECT_NE(r.exit_code, 0) << spec;
+    EXPECT_NE((r.out + r.err).find("error s/"), std::string::npos) << spec << ": " << r.out << r.err;
+    EXPECT_NE((r.out + r.err).find(needle), std::string::npos) << spec << ": " << r.out << r.err;
+  }
 }
 
 TEST(ServingCaseTest, CommittedServingTracesPassEveryRequest) {
