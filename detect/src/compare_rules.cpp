@@ -64,6 +64,8 @@ constexpr const char* kRequestModeledStatistic =
     "modeled time of the request in one pass of the trace (deterministic)";
 constexpr const char* kFallbackStatistic = "CPU-fallback calls in one call";
 constexpr const char* kMemoryStatistic = "peak device memory of one call";
+constexpr const char* kKvBlocksStatistic =
+    "KV-cache blocks in use at the trace's peak (an exact count)";
 
 // The op an accuracy or status break went through, from the shadow check
 // (base/op_error.h): the op whose own output first departed from the
@@ -976,6 +978,23 @@ void CompareWall(const CaseResult& base, const CaseResult& cand, const Threshold
   RecordWallFinding(cand, v, h, w, j, a, b, out);
 }
 
+// A serving trace's peak KV blocks: a count the scheduler decides, the same
+// on any host for the same trace and limits, so any change is the
+// scheduler's or the cache's, and a block more is device memory held.
+void CompareKvBlocks(const CaseResult& base, const CaseResult& cand, Comparison* out) {
+  const auto peak = [](const CaseResult& r) {
+    for (const Metric& m : r.metrics) {
+      if (m.output == "kv" && m.name == "kv_blocks_peak") return m.value;
+    }
+    return std::nan("");
+  };
+  const double b = peak(base), c = peak(cand);
+  if (std::isnan(b) || std::isnan(c) || b == c) return;
+  Finding f = Make(cand, FindingKind::kMemory, "kv/kv_blocks_peak", b, c, "");
+  f.statistic = kKvBlocksStatistic;
+  (c > b ? out->regressions : out->improvements).push_back(f);
+}
+
 void CompareCounts(const CaseResult& base, const CaseResult& cand, const ThresholdValues& v,
                    Comparison* out) {
   // -1: a count the device under test does not provide; nothing to compare.
@@ -1001,6 +1020,7 @@ void CompareCounts(const CaseResult& base, const CaseResult& cand, const Thresho
     f.statistic = kFallbackStatistic;
     out->improvements.push_back(f);
   }
+  CompareKvBlocks(base, cand, out);
   double pb = double(base.peak_device_bytes), pc = double(cand.peak_device_bytes);
   if (pc < 0) return;  // not provided by the device
   if (pb > 0 && (pc > pb * (1 + v.memory) || pc < pb)) {

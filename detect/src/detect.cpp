@@ -27,7 +27,8 @@ const char* FindingKindName(FindingKind k) {
 }
 
 bool IsAccuracyMetric(const std::string& output, const std::string& name) {
-  static const std::set<std::string> kNotAccuracyOutputs = {"latency", "time", "figure"};
+  // kv: a serving trace's KV blocks, counts judged as memory (CompareKvBlocks).
+  static const std::set<std::string> kNotAccuracyOutputs = {"latency", "time", "figure", "kv"};
   static const std::set<std::string> kDescriptive = {"first_divergence_step", "near_ties"};
   // cpu_*: the CPU reference's own error against the float64 reference
   // (the yardstick), recorded to set the device's limit; a change there

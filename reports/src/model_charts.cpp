@@ -15,8 +15,8 @@ std::string ChartMetricFor(const harness::Finding& f) {
       return "modeled_us";
     case harness::FindingKind::kFallback:
       return "fallback_ops";
-    case harness::FindingKind::kMemory:
-      return "peak_device_bytes";
+    case harness::FindingKind::kMemory:  // a serving trace's KV blocks have no stored series
+      return f.metric == "peak_device_bytes" ? f.metric : "";
     case harness::FindingKind::kAccuracy:
       return harness::IsHistoryMetric(f.metric) ? f.metric : "";
     case harness::FindingKind::kStatus:

@@ -297,6 +297,41 @@ TEST(DetectTest, AServingRequestWhoseModeledTimeMovedIsNamedWithItsStep) {
   EXPECT_TRUE(c.regressions.empty() && c.improvements.empty());
 }
 
+TEST(DetectTest, AServingTracesKvBlocksAreJudgedAsExactCountsOfMemory) {
+  std::mt19937_64 rng(6);
+  auto base = MakeRun(1, {Case("trace", rng, 1000, 500)});
+  auto kv = [](CaseResult* r, double peak, double mean) {
+    r->metrics.push_back({"kv", "kv_blocks_peak", peak});
+    r->metrics.push_back({"kv", "kv_blocks_mean", mean});
+    r->metrics.push_back({"kv", "kv_peak_bytes", peak * 4096});
+  };
+  kv(&base.cases[0], 7, 3.2);
+  auto cand = base;
+  cand.run_id = 2;
+  cand.cases[0].metrics.clear();
+  kv(&cand.cases[0], 8, 3.4);  // one block more at the peak: 14%, a memory regression
+  auto c = harness::CompareRuns(base, cand, harness::Thresholds{});
+  ASSERT_EQ(c.regressions.size(), 1u);
+  EXPECT_EQ(c.regressions[0].kind, FindingKind::kMemory);
+  EXPECT_EQ(c.regressions[0].metric, "kv/kv_blocks_peak");
+  EXPECT_DOUBLE_EQ(c.regressions[0].baseline, 7);
+  EXPECT_DOUBLE_EQ(c.regressions[0].candidate, 8);
+  EXPECT_NE(c.regressions[0].statistic.find("exact count"), std::string::npos);
+  // Not an accuracy drift note as well, and fewer blocks is an improvement.
+  for (const std::string& n : c.notes) EXPECT_EQ(n.find("kv_blocks"), std::string::npos) << n;
+  cand.cases[0].metrics.clear();
+  kv(&cand.cases[0], 6, 3.2);
+  c = harness::CompareRuns(base, cand, harness::Thresholds{});
+  EXPECT_TRUE(c.regressions.empty());
+  ASSERT_EQ(c.improvements.size(), 1u);
+  EXPECT_EQ(c.improvements[0].metric, "kv/kv_blocks_peak");
+  // The mean alone moving is the scheduler's timing, not memory held at the peak.
+  cand.cases[0].metrics.clear();
+  kv(&cand.cases[0], 7, 3.9);
+  c = harness::CompareRuns(base, cand, harness::Thresholds{});
+  EXPECT_TRUE(c.regressions.empty() && c.improvements.empty());
+}
+
 TEST(DetectTest, ATimedTracesRequestIsJudgedTheSameWay) {
   // A trace timed on the cost model alone records its requests under
   // output "time", without wall figures or steps.

@@ -229,9 +229,21 @@ StepEffect MeasureEffect(const Finding& f, const Comparison& c, const RunRecord&
       break;
     }
     case FindingKind::kModeledLatency: e.ratio = ratio(b->modeled_us, k->modeled_us); break;
-    case FindingKind::kMemory:
-      e.ratio = ratio(static_cast<double>(b->peak_device_bytes), static_cast<double>(k->peak_device_bytes));
+    case FindingKind::kMemory: {
+      if (f.metric == "peak_device_bytes") {
+        e.ratio = ratio(static_cast<double>(b->peak_device_bytes), static_cast<double>(k->peak_device_bytes));
+        break;
+      }
+      // A per-output count (a serving trace's kv/kv_blocks_peak).
+      const auto value = [&f](const CaseResult* r) {
+        for (const Metric& m : r->metrics) {
+          if (m.output + "/" + m.name == f.metric) return m.value;
+        }
+        return std::nan("");
+      };
+      e.ratio = ratio(value(b), value(k));
       break;
+    }
     case FindingKind::kFallback:
       e.status = std::to_string(k->fallback_ops) + " fallback call(s)";
       break;
