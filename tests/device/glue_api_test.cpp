@@ -57,6 +57,24 @@ TEST(GlueApiTest, RecordKernelCountsAndTraces) {
   EXPECT_FALSE(events[0].fallback);
 }
 
+TEST(GlueApiTest, AFallbackWithTwoReturnsHandsBackBoth) {
+  // int64 has no device reduction kernel: max.dim falls back, and the
+  // boxed call leaves values and indices as two stack entries.
+  reset_stats();
+  const at::Tensor cpu = at::tensor({3, -7, 12, 5, 12, -1}, at::kLong).view({2, 3});
+  const at::Tensor x = cpu.to(device());
+  const auto [values, indices] = at::max(x, 1, /*keepdim=*/true);
+  const auto [want_values, want_indices] = at::max(cpu, 1, true);
+  EXPECT_EQ(values.device(), device());
+  EXPECT_TRUE(at::equal(values.cpu(), want_values));
+  EXPECT_TRUE(at::equal(indices.cpu(), want_indices));
+  const auto [low, where] = at::min(x, 0);
+  EXPECT_TRUE(at::equal(low.cpu(), std::get<0>(at::min(cpu, 0))));
+  EXPECT_TRUE(at::equal(where.cpu(), std::get<1>(at::min(cpu, 0))));
+  EXPECT_EQ(stats().ops["max"].cpu_fallback, 1u);
+  EXPECT_EQ(stats().ops["min"].cpu_fallback, 1u);
+}
+
 TEST(GlueApiTest, ExplicitFallbackIsCounted) {
   reset_stats();
   TraceScope scope;

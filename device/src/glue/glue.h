@@ -36,6 +36,8 @@
 #include <cstdint>
 #include <initializer_list>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "spyre_emu/memory.h"
@@ -146,16 +148,39 @@ c10::OperatorHandle FindOp(const char* name, const char* overload = "");
 // throws an error naming the op instead.
 void RunCpuFallback(const c10::OperatorHandle& op, torch::jit::Stack* stack);
 
+// What a boxed call left on the stack, as the unboxed return type: one
+// entry per return, so an op with several returns (max.dim's values and
+// indices) leaves several entries, not one tuple.
+template <class Return>
+struct BoxedReturn {
+  static Return From(const torch::jit::Stack& stack) { return stack.back().to<Return>(); }
+};
+template <class... Ts>
+struct BoxedReturn<std::tuple<Ts...>> {
+  static std::tuple<Ts...> From(const torch::jit::Stack& stack) {
+    return At(stack, stack.size() - sizeof...(Ts), std::index_sequence_for<Ts...>{});
+  }
+  template <size_t... I>
+  static std::tuple<Ts...> At(const torch::jit::Stack& stack, size_t first,
+                              std::index_sequence<I...>) {
+    return std::tuple<Ts...>(stack[first + I].template to<Ts>()...);
+  }
+};
+
 // The same from an unboxed kernel (e.g. when a fault disables it):
 //   return glue::CallCpuFallback<at::Tensor>("aten::mm", "", a, b);
-// Return is the op's single return type (at::Tensor for Tensor and Tensor&).
+// Return is the op's return type (at::Tensor for Tensor and Tensor&;
+// std::tuple<at::Tensor, at::Tensor> for two).
 template <class Return, class... Args>
 Return CallCpuFallback(const char* name, const char* overload, const Args&... args) {
   const c10::OperatorHandle op = FindOp(name, overload);
   torch::jit::Stack stack;
   torch::jit::push(stack, args...);
   RunCpuFallback(op, &stack);
-  return stack.back().to<Return>();
+  TORCH_CHECK(stack.size() == op.schema().returns().size(),
+              "the CPU fallback of " + OpName(op) + " left " + std::to_string(stack.size()) +
+                  " values for " + std::to_string(op.schema().returns().size()) + " returns");
+  return BoxedReturn<Return>::From(stack);
 }
 
 }  // namespace spyre_emu::glue
