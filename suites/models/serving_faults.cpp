@@ -109,6 +109,10 @@ std::string UnfiredServingFault(const SchedulerFaults& faults, const FaultsFired
     const std::string head = point(kServingFreeEarlyPoint, faults.free_early_request,
                                    faults.free_early_step) +
                              who(faults.free_early_request);
+    if (rec.state == RequestState::kDropped) {
+      return head + " was dropped (" + kServingDropPoint + ") before step " +
+             std::to_string(faults.free_early_step) + "; aim one of the two elsewhere";
+    }
     // Its blocks are taken at its prefill step; a step after that, up to
     // the one that yields its last token, finds it reading them.
     if (rec.finished_step <= rec.admitted_step) {

@@ -93,6 +93,15 @@ TEST(ServingFaultsTest, AFaultThatHitsNothingSaysWhichStepsWould) {
             "yields its only token at its prefill (step 1), so no step finds it holding blocks; "
             "aim request= at one that decodes");
   EXPECT_EQ(Unfired({}), "");
+  // Dropped by the other fault point before its early free.
+  suites::SchedulerFaults both;
+  both.drop_request = 0;
+  both.drop_step = 1;
+  both.free_early_request = 0;
+  both.free_early_step = 2;
+  EXPECT_EQ(Unfired(both),
+            "fault point 'serving_free_early:request=0,step=2' did nothing: request 0 ('a') was "
+            "dropped (serving_drop) before step 2; aim one of the two elsewhere");
 }
 
 TEST(ServingFaultsTest, AFaultPointWithoutItsRequestOrStepIsAnError) {
