@@ -55,6 +55,13 @@ StatusOr<CaseStatus> ParseCaseStatus(const std::string& name) {
 
 double CaseResult::WallMedianUs() const { return Median(wall_us); }
 
+const Metric* CaseResult::FindMetric(const std::string& key) const {
+  for (const Metric& m : metrics) {
+    if ((m.output.empty() ? m.name : m.output + "/" + m.name) == key) return &m;
+  }
+  return nullptr;
+}
+
 std::vector<double> CaseResult::UnqueuedUs() const {
   std::vector<double> out;
   if (!HasQueueWait()) return out;

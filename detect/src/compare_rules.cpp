@@ -982,15 +982,13 @@ void CompareWall(const CaseResult& base, const CaseResult& cand, const Threshold
 // on any host for the same trace and limits, so any change is the
 // scheduler's or the cache's, and a block more is device memory held.
 void CompareKvBlocks(const CaseResult& base, const CaseResult& cand, Comparison* out) {
-  const auto peak = [](const CaseResult& r) {
-    for (const Metric& m : r.metrics) {
-      if (m.output == "kv" && m.name == "kv_blocks_peak") return m.value;
-    }
-    return std::nan("");
-  };
-  const double b = peak(base), c = peak(cand);
+  constexpr const char* kKey = "kv/kv_blocks_peak";
+  const Metric* before = base.FindMetric(kKey);
+  const Metric* after = cand.FindMetric(kKey);
+  if (before == nullptr || after == nullptr) return;
+  const double b = before->value, c = after->value;
   if (std::isnan(b) || std::isnan(c) || b == c) return;
-  Finding f = Make(cand, FindingKind::kMemory, "kv/kv_blocks_peak", b, c, "");
+  Finding f = Make(cand, FindingKind::kMemory, kKey, b, c, "");
   f.statistic = kKvBlocksStatistic;
   (c > b ? out->regressions : out->improvements).push_back(f);
 }

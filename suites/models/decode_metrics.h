@@ -45,7 +45,7 @@ std::string Short(double v);
 // tokens may move by that much the other way on an honest device), 0 where
 // no yardstick is known.
 struct NearTie {
-  double probability = 0.02;
+  double probability = 0;  // the case's margin: ModelCase::near_tie_margin
   double logprob = 0;
   bool Holds(double prob_gap, double logprob_gap) const {
     return prob_gap < probability || logprob_gap < logprob;

@@ -64,6 +64,9 @@ struct CaseResult {
   nlohmann::json extra = nlohmann::json::object();  // kind-specific details (tokens, steps...)
 
   double WallMedianUs() const;  // NaN when there are no samples
+  // The metric a finding names by "output/name" ("name" alone when its
+  // output is empty); nullptr when the result has none.
+  const Metric* FindMetric(const std::string& key) const;
   // queue_us has one value per wall sample.
   bool HasQueueWait() const { return !wall_us.empty() && queue_us.size() == wall_us.size(); }
   // Wall time less run-queue wait, per sample ("unqueued" time: on a CPU or

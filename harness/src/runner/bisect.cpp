@@ -213,11 +213,10 @@ StepEffect MeasureEffect(const Finding& f, const Comparison& c, const RunRecord&
   switch (f.kind) {
     case FindingKind::kStatus: e.status = CaseStatusName(k->status); break;
     case FindingKind::kAccuracy:
-      e.status = f.metric + " not recorded";
-      for (const Metric& m : k->metrics) {
-        if ((m.output.empty() ? m.name : m.output + "/" + m.name) == f.metric) {
-          e.status = f.metric + " " + HumanNumber(m.value);
-        }
+      if (const Metric* m = k->FindMetric(f.metric)) {
+        e.status = f.metric + " " + HumanNumber(m->value);
+      } else {
+        e.status = f.metric + " not recorded";
       }
       break;
     case FindingKind::kLatency: {
@@ -235,13 +234,9 @@ StepEffect MeasureEffect(const Finding& f, const Comparison& c, const RunRecord&
         break;
       }
       // A per-output count (a serving trace's kv/kv_blocks_peak).
-      const auto value = [&f](const CaseResult* r) {
-        for (const Metric& m : r->metrics) {
-          if (m.output + "/" + m.name == f.metric) return m.value;
-        }
-        return std::nan("");
-      };
-      e.ratio = ratio(value(b), value(k));
+      const Metric* before = b->FindMetric(f.metric);
+      const Metric* after = k->FindMetric(f.metric);
+      if (before != nullptr && after != nullptr) e.ratio = ratio(before->value, after->value);
       break;
     }
     case FindingKind::kFallback:
